@@ -1,0 +1,79 @@
+"""The co-hosted service: MCP endpoints and the REST API in front of Reflex's backend.
+
+Reflex calls `build_api` (its `api_transformer`) each time it builds its ASGI app, so everything
+here is built fresh per call: a Starlette app or a session manager cannot be started twice.
+Reflex never runs a mounted app's lifespan, so `mcp_lifespan` is registered with Reflex and
+runs the session managers of the servers built last.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from fastapi import FastAPI
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from mcp_service.auth import BotTokenGate
+from mcp_service.ccweb_server import build_ccweb_server
+from mcp_service.rest import build_rest_router
+from mcp_service.rest.errors import install_error_handlers
+from mcp_service.tooling import StrictMCPServer
+from topic_dashboard.settings import get_settings
+
+TOPIC_MCP_PATH = "/api/mcp/topic"
+CCWEB_MCP_PATH = "/api/mcp/ccweb"
+
+_current_servers: list[StrictMCPServer] = []
+
+
+def transport_security() -> TransportSecuritySettings:
+    settings = get_settings()
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=list(settings.allowed_hosts),
+        allowed_origins=list(settings.allowed_origins),
+    )
+
+
+def _mcp_route(path: str, server: StrictMCPServer) -> Route:
+    inner = server.streamable_http_app(
+        streamable_http_path=path,
+        stateless_http=True,
+        json_response=True,
+        transport_security=transport_security(),
+    )
+    return Route(path, endpoint=BotTokenGate(inner), methods=["GET", "POST", "DELETE"], include_in_schema=False)
+
+
+def build_api(reflex_app: ASGIApp) -> ASGIApp:
+    """Reflex's api_transformer: MCP and REST routes first, then everything else to Reflex."""
+    from mcp_service.topic_server import build_topic_server
+
+    topic = build_topic_server()
+    ccweb = build_ccweb_server()
+    api = FastAPI(
+        title="Topic Dashboard API",
+        version="1",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+    )
+    install_error_handlers(api)
+    api.include_router(build_rest_router())
+    api.router.routes.append(_mcp_route(TOPIC_MCP_PATH, topic))
+    api.router.routes.append(_mcp_route(CCWEB_MCP_PATH, ccweb))
+    api.mount("", reflex_app)
+    _current_servers[:] = [topic, ccweb]
+    return api
+
+
+@contextlib.asynccontextmanager
+async def mcp_lifespan() -> AsyncIterator[None]:
+    """Run the session managers of the MCP servers that `build_api` built last."""
+    async with contextlib.AsyncExitStack() as stack:
+        for server in list(_current_servers):
+            await stack.enter_async_context(server.session_manager.run())
+        yield

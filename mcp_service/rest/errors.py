@@ -1,0 +1,39 @@
+"""The REST surface's one mapping of errors: `{"error": {"code", "message", ...}}` with the right status."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from topic_dashboard.errors import AppError
+
+
+def error_response(error: AppError) -> JSONResponse:
+    headers = {}
+    if error.code == "rate_limited" and "retry_after_seconds" in error.details:
+        headers["Retry-After"] = str(int(error.details["retry_after_seconds"]))
+    if error.status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    return JSONResponse({"error": error.to_dict()}, status_code=error.status, headers=headers)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def _app_error(_request: Request, exc: AppError) -> JSONResponse:
+        return error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        loc = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")]
+        field = ".".join(loc) or None
+        if first.get("type") == "json_invalid":
+            return error_response(AppError("invalid_json", "the request body is not valid JSON"))
+        return error_response(AppError("validation_error", f"{field or 'request'}: {first.get('msg', 'invalid')}", field=field))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "invalid_argument"}.get(exc.status_code, "invalid_argument")
+        return JSONResponse({"error": {"code": code, "message": str(exc.detail)}}, status_code=exc.status_code)

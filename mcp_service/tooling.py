@@ -1,0 +1,98 @@
+"""What every MCP tool here shares: strict argument models, JSON-text results, JSON tool errors.
+
+nanobot passes only a tool result's text to its model, so every result carries its JSON as text
+and as structuredContent; every refusal is a tool error (`isError`) whose text is
+`{"ok": false, "error": {"code": ..., "message": ...}}`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ConfigDict, ValidationError
+
+from topic_dashboard.errors import AppError
+
+
+def ok_result(payload: dict[str, Any]) -> CallToolResult:
+    body = {"ok": True, **payload}
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))], structured_content=body
+    )
+
+
+def error_result(error: AppError) -> CallToolResult:
+    body = {"ok": False, "error": error.to_dict()}
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
+        structured_content=body,
+        is_error=True,
+    )
+
+
+def _describe_validation_error(exc: ValidationError) -> AppError:
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first.get("loc", ())) or None
+    if first.get("type") == "extra_forbidden":
+        message = f"unknown argument {field!r}: remove it; see the tool's input schema for the arguments it takes"
+    else:
+        message = f"argument {field!r}: {first.get('msg', 'is invalid')}"
+    return AppError("invalid_argument", message, field=field)
+
+
+class StrictMCPServer(MCPServer):
+    """An MCPServer whose tools reject unknown arguments and answer every failure as JSON."""
+
+    def strict_tool(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str,
+        description: str,
+        title: str | None = None,
+        read_only: bool = False,
+        idempotent: bool = False,
+    ) -> None:
+        """Register `fn` with `additionalProperties: false` in its input schema, enforced on calls."""
+        self.add_tool(
+            fn,
+            name=name,
+            title=title,
+            description=description,
+            annotations=ToolAnnotations(
+                title=title,
+                read_only_hint=read_only,
+                destructive_hint=False,
+                idempotent_hint=idempotent or read_only,
+                open_world_hint=False,
+            ),
+            structured_output=False,
+        )
+        tool = self._tool_manager.get_tool(name)
+        assert tool is not None
+        base = tool.fn_metadata.arg_model
+        strict = type(
+            base.__name__,
+            (base,),
+            {"model_config": ConfigDict(extra="forbid", arbitrary_types_allowed=True), "__module__": base.__module__},
+        )
+        tool.fn_metadata.arg_model = strict
+        tool.parameters = strict.model_json_schema(by_alias=True)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, AppError):
+                return error_result(cause)
+            if isinstance(cause, ValidationError):
+                return error_result(_describe_validation_error(cause))
+            if cause is None and str(exc).startswith("Unknown tool"):
+                return error_result(AppError("not_found", f"{exc}; call tools/list for the tools this server has"))
+            raise

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Install what the project needs, once; quick when nothing changed.
+#   scripts/bootstrap.sh          venv with pinned dependencies + bun (to build Reflex's frontend)
+#   scripts/bootstrap.sh --test   also Debian's Chromium (browser tests) and nanobot's own venv
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PYTHON="${PYTHON:-python3}"
+BUN_VERSION="1.4.4"          # the version Reflex 0.10.1 pins
+NANOBOT_VERSION="0.3.5"
+
+log() { printf '\033[1;34m[bootstrap]\033[0m %s\n' "$*" >&2; }
+
+# 1. Python venv with the pinned tree (requirements.txt) and the project itself.
+stamp_src="$(cat requirements.txt pyproject.toml | sha256sum | cut -c1-16)"
+if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$stamp_src" ]; then
+  log "creating the Python environment (.venv) from requirements.txt"
+  [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade "pip==26.3"
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+  echo "$stamp_src" > .venv/.stamp
+fi
+
+# 2. bun from the npm registry (Reflex's own download of bun cannot work here).
+if [ ! -x ".tools/node_modules/bun/bin/bun.exe" ]; then
+  command -v npm >/dev/null || { log "npm is needed to install bun: apt-get install -y npm"; exit 1; }
+  log "installing bun $BUN_VERSION from the npm registry into .tools/"
+  mkdir -p .tools
+  npm install --silent --no-audit --no-fund --prefix .tools "bun@$BUN_VERSION" >/dev/null
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  # 3. Debian's Chromium for Playwright (Playwright's own browser download cannot work here).
+  if [ ! -x /usr/bin/chromium ]; then
+    log "installing Debian's chromium for browser tests"
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  fi
+  # 4. nanobot in its own venv: it needs mcp<2 and cannot share ours.
+  if [ ! -x .tools/nanobot-venv/bin/python ] || ! .tools/nanobot-venv/bin/python -c "import nanobot" 2>/dev/null; then
+    log "installing nanobot-ai $NANOBOT_VERSION into .tools/nanobot-venv (compatibility tests)"
+    "$PYTHON" -m venv .tools/nanobot-venv
+    .tools/nanobot-venv/bin/python -m pip install --quiet --disable-pip-version-check "nanobot-ai==$NANOBOT_VERSION"
+  fi
+fi

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Run the dashboard on the embedded default (SQLite under ./data): `make run`.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/bootstrap.sh
+source scripts/env.sh
+
+.venv/bin/topic-dashboard db upgrade >/dev/null
+base_url="$(.venv/bin/python -c 'from topic_dashboard.settings import get_settings as g; print(g().public_base_url.rstrip("/"))')"
+setup_token="$(.venv/bin/topic-dashboard setup-token)"
+
+echo
+echo "  Topic Dashboard      $base_url/"
+echo "  REST API (OpenAPI)   $base_url/api/openapi.json"
+echo "  topic_mcp for bots   $base_url/api/mcp/topic"
+echo "  ccweb MCP            $base_url/api/mcp/ccweb"
+echo
+case "$setup_token" in
+  tdsetup_*)
+    echo "  First start: open $base_url/login and create the first admin with this one-time setup token:"
+    echo "      $setup_token"
+    echo "  (or run: .venv/bin/topic-dashboard user create --admin)";;
+  *)
+    echo "  Log in with your account. More accounts: .venv/bin/topic-dashboard user create [--admin]";;
+esac
+echo
+# Its own process group, so that Ctrl-C stops the frontend server too.
+exec .venv/bin/reflex run --env prod

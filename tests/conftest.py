@@ -1,0 +1,68 @@
+"""Fixtures shared by the suite: real databases (SQLite, and PostgreSQL when configured) and the real app."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from tests.support.databases import backends, migrated_database
+from tests.support.server import LiveServer, configured, serve_app
+from topic_dashboard.db import create_db_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The toolchain environment scripts/env.sh sets, for runs that start pytest directly.
+os.environ.setdefault("REFLEX_BUN_PATH", str(ROOT / ".tools/node_modules/bun/bin/bun.exe"))
+os.environ.setdefault("REFLEX_TELEMETRY_ENABLED", "false")
+os.environ.setdefault("REFLEX_CHECK_LATEST_VERSION", "false")
+os.environ.setdefault("REFLEX_DIR", str(ROOT / ".tools/reflex"))
+os.chdir(ROOT)  # Reflex finds rxconfig.py in the working directory
+
+
+@pytest.fixture(params=backends())
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh database at the latest migration, on each configured backend."""
+    with migrated_database(request.param, str(tmp_path)) as url:
+        yield url
+
+
+@pytest.fixture
+def engine(db_url: str, tmp_path: Path) -> Iterator[Engine]:
+    with configured(db_url, str(tmp_path / "data")):
+        engine = create_db_engine(db_url)
+        yield engine
+        engine.dispose()
+
+
+@pytest.fixture
+def session(engine: Engine) -> Iterator[Session]:
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+
+
+@pytest.fixture(scope="session")
+def app_base_url() -> Iterator[str]:
+    with serve_app() as base_url:
+        yield base_url
+
+
+@pytest.fixture(scope="session", params=backends())
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, app_base_url: str) -> Iterator[LiveServer]:
+    """The real app over HTTP, on a fresh database of each backend."""
+    tmp = tmp_path_factory.mktemp(f"server-{request.param}")
+    with migrated_database(request.param, str(tmp)) as url, configured(url, str(tmp / "data")):
+        yield LiveServer(base_url=app_base_url, database_url=url)
+
+
+@pytest.fixture
+def server_session(server: LiveServer) -> Iterator[Session]:
+    """A session on the live server's own database, for arranging and checking rows."""
+    engine = create_db_engine(server.database_url)
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+    engine.dispose()

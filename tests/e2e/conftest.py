@@ -1,0 +1,66 @@
+"""Browser flows: the real app through Reflex's AppHarness, driven by Playwright in Debian's Chromium."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reflex.testing import AppHarness
+from sqlalchemy.engine import Engine
+
+from tests.support.server import configured, free_port
+from topic_dashboard.db import create_db_engine
+from topic_dashboard.migrate import upgrade_database
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@dataclass
+class E2EApp:
+    url: str
+    backend_url: str
+    database_url: str
+    engine: Engine
+
+    def path(self, route: str) -> str:
+        return self.url.rstrip("/") + route
+
+
+@pytest.fixture(scope="session")
+def e2e_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EApp]:
+    """One app for the whole browser suite (starting it takes seconds): SQLite in a temp dir."""
+    tmp = tmp_path_factory.mktemp("e2e")
+    url = f"sqlite:///{tmp}/e2e.db"
+    upgrade_database(url)
+    backend_port = free_port()
+    with configured(url, str(tmp / "data"), TOPIC_DASHBOARD_PORT=str(free_port())):
+        harness = AppHarness.create(root=ROOT, app_name="topic_dashboard")
+        harness._initialize_app()
+        harness._start_backend(port=backend_port)
+        harness._start_frontend()
+        harness._wait_frontend()
+        engine = create_db_engine(url)
+        try:
+            assert harness.frontend_url
+            yield E2EApp(url=harness.frontend_url, backend_url=f"http://127.0.0.1:{backend_port}", database_url=url, engine=engine)
+        finally:
+            engine.dispose()
+            harness.stop()

@@ -1,0 +1,79 @@
+"""Storage behaviour the app relies on: SQLite pragmas, write locks taken up front, migrations at head."""
+
+import threading
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from topic_dashboard.db import create_db_engine, ping, read_session, write_session
+from topic_dashboard.migrate import current_revision_is_head, upgrade_database
+from topic_dashboard.models import TopicBotSettings
+from topic_dashboard.services.bots import create_bot
+
+
+def test_sqlite_connections_get_wal_normal_busy_timeout_and_foreign_keys(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/p.db"
+    upgrade_database(url)
+    engine = create_db_engine(url, busy_timeout_seconds=7)
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 7000
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    engine.dispose()
+
+
+def test_concurrent_read_then_write_transactions_all_succeed_on_sqlite(tmp_path: Path) -> None:
+    """Deferred transactions fail with 'database is locked' here; BEGIN IMMEDIATE makes them queue."""
+    url = f"sqlite:///{tmp_path}/c.db"
+    upgrade_database(url)
+    engine = create_db_engine(url, busy_timeout_seconds=30)
+    with write_session(engine) as session:
+        bot, _ = create_bot(session=session, name="counter")
+    errors: list[BaseException] = []
+    rounds, workers = 40, 4
+
+    def work() -> None:
+        try:
+            for _ in range(rounds):
+                with write_session(engine) as session:
+                    row = session.get(TopicBotSettings, 1)
+                    assert row is not None
+                    row.rules_version += 1  # read, then write
+                    session.add(row)
+                    session.commit()
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with read_session(engine) as session:
+        row = session.get(TopicBotSettings, 1)
+        assert row is not None and row.rules_version == rounds * workers
+    engine.dispose()
+
+
+def test_migrations_reach_head_and_ping_answers(db_url: str, engine: Engine) -> None:
+    assert current_revision_is_head(db_url)
+    assert ping(engine)
+
+
+def test_ping_reports_an_unreachable_database() -> None:
+    engine = create_db_engine("postgresql://nobody@127.0.0.1:1/none")
+    assert ping(engine) is False
+
+
+def test_read_sessions_do_not_take_the_write_lock(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/r.db"
+    upgrade_database(url)
+    engine = create_db_engine(url, busy_timeout_seconds=0.2)
+    with write_session(engine) as writer:
+        writer.exec(sa.text("UPDATE topic_bot_settings SET rules_version = 1"))  # holds the write lock
+        with read_session(engine) as reader:
+            assert reader.exec(sa.text("SELECT count(*) FROM bot")).one()[0] == 0  # type: ignore[call-overload]
+    engine.dispose()

@@ -1,0 +1,78 @@
+"""The login page, and the one-time first-admin form while no account exists."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from topic_dashboard.auth.state import AuthState
+
+
+def _field(label: str, name: str, type_: str = "text", **props: object) -> rx.Component:
+    return rx.vstack(
+        rx.text(label, size="2", weight="medium"),
+        rx.input(name=name, type=type_, id=f"login-{name.replace('_', '-')}", width="100%", size="3", **props),
+        spacing="1",
+        width="100%",
+    )
+
+
+def _error() -> rx.Component:
+    return rx.cond(
+        AuthState.login_error != "",
+        rx.callout(AuthState.login_error, icon="triangle-alert", color_scheme="red", size="1", id="login-error"),
+    )
+
+
+def login_form() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            _field("Username", "username", auto_focus=True, required=True),
+            _field("Password", "password", "password", required=True),
+            _error(),
+            rx.button("Log in", type="submit", width="100%", size="3", id="login-submit"),
+            spacing="4",
+            width="100%",
+        ),
+        on_submit=AuthState.log_in,
+        reset_on_submit=False,
+    )
+
+
+def setup_form() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            rx.text(
+                "No account exists yet. Paste the setup token that `make run` printed, and choose the first admin's name and password.",
+                size="2",
+                color=rx.color("gray", 11),
+            ),
+            _field("Setup token", "setup_token", required=True),
+            _field("Admin username", "username", required=True),
+            _field("Password (10+ characters)", "password", "password", required=True),
+            _error(),
+            rx.button("Create admin and log in", type="submit", width="100%", size="3", id="setup-submit"),
+            spacing="4",
+            width="100%",
+        ),
+        on_submit=AuthState.set_up_first_admin,
+        reset_on_submit=False,
+    )
+
+
+def login_page() -> rx.Component:
+    return rx.center(
+        rx.card(
+            rx.vstack(
+                rx.hstack(rx.icon("layers", size=24, color=rx.color("accent", 9)), rx.heading("Topic Dashboard", size="6"), align="center"),
+                rx.text("Read, route and trust what your bots produce.", size="2", color=rx.color("gray", 10)),
+                rx.cond(AuthState.needs_setup, setup_form(), login_form()),
+                spacing="4",
+                width="100%",
+            ),
+            width="min(420px, 92vw)",
+            size="4",
+        ),
+        rx.box(rx.color_mode.button(size="1", variant="ghost"), position="fixed", top="1rem", right="1rem"),
+        min_height="100vh",
+        background=rx.color("gray", 2),
+    )

@@ -1,0 +1,115 @@
+"""`topic-dashboard`: admin chores from the shell."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from topic_dashboard.db import write_session
+from topic_dashboard.errors import AppError
+from topic_dashboard.migrate import upgrade_database
+from topic_dashboard.services import accounts, bots
+from topic_dashboard.settings import get_settings
+
+
+def _fail(error: AppError) -> None:
+    click.echo(f"error [{error.code}]: {error.message}", err=True)
+    sys.exit(2)
+
+
+@click.group()
+def main() -> None:
+    """Topic Dashboard administration."""
+
+
+@main.group()
+def db() -> None:
+    """Database chores."""
+
+
+@db.command("upgrade")
+def db_upgrade() -> None:
+    """Apply all migrations to the configured database."""
+    upgrade_database()
+    click.echo("database is at the latest revision")
+
+
+@main.group()
+def user() -> None:
+    """Accounts of people who use the dashboard."""
+
+
+@user.command("create")
+@click.option("--username", prompt=True)
+@click.option("--admin", "role", flag_value="admin", help="Create an admin (can change everything).")
+@click.option("--viewer", "role", flag_value="viewer", default=True, help="Create a viewer (reads only).")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+def user_create(username: str, role: str, password_stdin: bool) -> None:
+    """Create an account (there are no default accounts or passwords)."""
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        with write_session() as session:
+            created = accounts.create_user(session=session, username=username, password=password, role=role)
+    except AppError as error:
+        _fail(error)
+        return
+    click.echo(f"created {created.role} {created.username!r}")
+
+
+@main.group("api-token")
+def api_token() -> None:
+    """Tokens for the REST API (Authorization: Bearer ...)."""
+
+
+@api_token.command("create")
+@click.option("--name", required=True)
+@click.option("--role", type=click.Choice(accounts.ROLES), default="admin", show_default=True)
+def api_token_create(name: str, role: str) -> None:
+    """Create an API token; the token is the last line printed (it is not shown again)."""
+    try:
+        with write_session() as session:
+            token = accounts.create_api_token(session=session, name=name, role=role)
+    except AppError as error:
+        _fail(error)
+        return
+    click.echo(f"created {role} API token {name!r}; store it now, it is not shown again:")
+    click.echo(token)
+
+
+@main.group()
+def bot() -> None:
+    """Bots that publish through topic_mcp."""
+
+
+@bot.command("create")
+@click.option("--name", required=True)
+def bot_create(name: str) -> None:
+    """Create a bot; prints JSON with bot_id and token (the token is not shown again)."""
+    try:
+        with write_session() as session:
+            created, token = bots.create_bot(session=session, name=name)
+    except AppError as error:
+        _fail(error)
+        return
+    settings = get_settings()
+    click.echo(json.dumps({"bot_id": created.bot_id, "name": created.name, "token": token, "mcp_url": settings.mcp_topic_url}))
+
+
+@main.command("setup-token")
+def setup_token() -> None:
+    """Print a one-time token to create the first admin in the browser (only while no account exists)."""
+    with write_session() as session:
+        token = accounts.issue_setup_token(session=session)
+    if token is None:
+        click.echo("accounts exist already: log in, or create more with `topic-dashboard user create`")
+    else:
+        click.echo(token)
+
+
+if __name__ == "__main__":
+    main()

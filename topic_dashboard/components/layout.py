@@ -1,0 +1,104 @@
+"""The page shell: navigation, who is logged in, theme switch."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from topic_dashboard.auth.state import AuthState
+
+NAV = [
+    ("Topics", "/", "rss"),
+    ("Rules", "/rules", "list-filter"),
+    ("Bots", "/bots", "bot"),
+    ("Conversations", "/conversations", "messages-square"),
+    ("Audit", "/audit", "scroll-text"),
+]
+
+
+def _nav_link(label: str, href: str, icon: str) -> rx.Component:
+    active = rx.State.router.page.path == href  # type: ignore[attr-defined]
+    return rx.link(
+        rx.hstack(rx.icon(icon, size=16), rx.text(label, size="2"), spacing="2", align="center"),
+        href=href,
+        underline="none",
+        padding_x="0.75rem",
+        padding_y="0.5rem",
+        border_radius="var(--radius-2)",
+        color=rx.cond(active, rx.color("accent", 11), rx.color("gray", 11)),
+        background=rx.cond(active, rx.color("accent", 3), "transparent"),
+        _hover={"background": rx.color("gray", 3)},
+        id=f"nav-{label.lower()}",
+    )
+
+
+def sidebar() -> rx.Component:
+    return rx.vstack(
+        rx.hstack(rx.icon("layers", size=20, color=rx.color("accent", 9)), rx.heading("Topic Dashboard", size="3"), align="center"),
+        rx.vstack(*[_nav_link(*item) for item in NAV], spacing="1", width="100%", margin_top="1rem"),
+        rx.spacer(),
+        rx.hstack(
+            rx.icon("circle-user", size=16),
+            rx.text(AuthState.username, size="2", id="current-user"),
+            rx.badge(AuthState.role, variant="soft", id="current-role"),
+            align="center",
+            spacing="2",
+        ),
+        rx.hstack(
+            rx.color_mode.button(size="1", variant="ghost", id="theme-toggle"),
+            rx.button(rx.icon("log-out", size=14), "Log out", size="1", variant="soft", on_click=AuthState.log_out, id="logout"),
+            spacing="2",
+        ),
+        padding="1rem",
+        width="220px",
+        min_width="220px",
+        height="100vh",
+        position="sticky",
+        top="0",
+        border_right=f"1px solid {rx.color('gray', 4)}",
+        background=rx.color("gray", 1),
+        display=["none", "none", "flex"],
+    )
+
+
+def mobile_nav() -> rx.Component:
+    return rx.hstack(
+        *[rx.link(rx.icon(icon, size=18), href=href, title=label, padding="0.5rem") for label, href, icon in NAV],
+        rx.spacer(),
+        rx.color_mode.button(size="1", variant="ghost"),
+        rx.icon_button(rx.icon("log-out", size=14), size="1", variant="soft", on_click=AuthState.log_out),
+        display=["flex", "flex", "none"],
+        padding="0.5rem",
+        border_bottom=f"1px solid {rx.color('gray', 4)}",
+        width="100%",
+    )
+
+
+def page_shell(*children: rx.Component, title: str) -> rx.Component:
+    """A logged-in page: sidebar, then the page's own content."""
+    return rx.hstack(
+        sidebar(),
+        rx.vstack(
+            mobile_nav(),
+            rx.box(*children, width="100%", padding=["0.75rem", "1rem", "1.5rem"]),
+            width="100%",
+            spacing="0",
+            min_height="100vh",
+        ),
+        spacing="0",
+        width="100%",
+        align="start",
+    )
+
+
+def empty_state(icon: str, title: str, hint: str | rx.Component = "") -> rx.Component:
+    return rx.center(
+        rx.vstack(
+            rx.icon(icon, size=36, color=rx.color("gray", 8)),
+            rx.heading(title, size="4", color=rx.color("gray", 11)),
+            rx.text(hint, size="2", color=rx.color("gray", 10), text_align="center") if isinstance(hint, str) else hint,
+            align="center",
+            spacing="2",
+        ),
+        padding="3rem",
+        width="100%",
+    )

@@ -1,0 +1,87 @@
+"""One catalogue of application errors, each with a stable code and an HTTP status.
+
+Every surface maps `AppError` once: the REST API to `{"error": {...}}` with `status`,
+MCP tools to a tool error whose text is `{"ok": false, "error": {...}}`, the UI to a toast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# code -> HTTP status. Codes are part of the public contract: never rename one.
+CATALOGUE: dict[str, int] = {
+    # generic
+    "invalid_json": 400,
+    "invalid_argument": 422,
+    "validation_error": 422,
+    "not_found": 404,
+    "conflict": 409,
+    "payload_too_large": 413,
+    "rate_limited": 429,
+    "database_unavailable": 503,
+    "internal_error": 500,
+    # access
+    "unauthorized": 401,
+    "invalid_credentials": 401,
+    "session_expired": 401,
+    "forbidden": 403,
+    "user_exists": 409,
+    "weak_password": 422,
+    "setup_done": 409,
+    # bots and their nanobot config
+    "bot_not_found": 404,
+    "invalid_mcp_config": 422,
+    "locked_field": 422,
+    "config_io_error": 500,
+    # topics, rules, items
+    "topic_not_found": 404,
+    "topic_exists": 409,
+    "invalid_topic_key": 422,
+    "invalid_rule": 422,
+    "immutable_field": 422,
+    "fallback_protected": 409,
+    "topic_disabled": 409,
+    "filtered_progress": 422,
+    "filtered_tool_hint": 422,
+    "invalid_view": 422,
+    "item_not_found": 404,
+    "invalid_cursor": 400,
+    # conversations and user inputs
+    "missing_source_conversation": 400,
+    "invalid_conversation_id": 400,
+    "conversation_not_found": 404,
+    "message_not_found": 404,
+    "not_a_guide_card": 409,
+    "guide_card_already_submitted": 409,
+}
+
+
+class AppError(Exception):
+    """An error a caller can act on: `code` is stable, `message` says what to do instead.
+
+    `field` names the offending input (a JSON path such as `view.rows[2]`) where there is one;
+    `details` carries extra machine-readable context (e.g. `retry_after_seconds`).
+    """
+
+    def __init__(self, code: str, message: str, *, field: str | None = None, **details: Any) -> None:
+        if code not in CATALOGUE:
+            raise ValueError(f"unknown error code {code!r}: add it to errors.CATALOGUE")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.details = details
+
+    @property
+    def status(self) -> int:
+        return CATALOGUE[self.code]
+
+    def to_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.field is not None:
+            body["field"] = self.field
+        body.update(self.details)
+        return body
+
+    def __repr__(self) -> str:
+        return f"AppError({self.code!r}, {self.message!r})"

@@ -1,0 +1,25 @@
+"""All tables. Importing this package registers them on SQLModel.metadata (Alembic reads it)."""
+
+from topic_dashboard.models._common import iso_utc, utcnow
+from topic_dashboard.models.accounts import ApiToken, LoginSession, SetupToken, User
+from topic_dashboard.models.audit import AuditLog
+from topic_dashboard.models.bots import Bot, TopicBotSettings
+from topic_dashboard.models.conversations import Conversation, Message
+from topic_dashboard.models.topics import TopicItem, TopicRuleChange, TopicTopic
+
+__all__ = [
+    "ApiToken",
+    "AuditLog",
+    "Bot",
+    "Conversation",
+    "LoginSession",
+    "Message",
+    "SetupToken",
+    "TopicBotSettings",
+    "TopicItem",
+    "TopicRuleChange",
+    "TopicTopic",
+    "User",
+    "iso_utc",
+    "utcnow",
+]

@@ -1,0 +1,78 @@
+"""Topics, their items and the history of rule changes (design §6.2, §6.3)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from topic_dashboard.models._common import json_field, utcnow
+
+
+class TopicTopic(SQLModel, table=True):
+    __tablename__ = "topic_topic"
+    __table_args__ = (sa.UniqueConstraint("bot_id", "topic_key", name="uq_topic_topic_bot_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: str = Field(
+        sa_column=sa.Column(sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), index=True, nullable=False)
+    )
+    topic_key: str = Field(max_length=64)
+    name: str = Field(max_length=100)
+    description: str = Field(default="", max_length=2000)
+    is_active: bool = Field(default=True)
+    is_default_fallback: bool = Field(default=False)
+    routing_json: dict[str, Any] = json_field(default_factory=dict)
+    view_schema_json: dict[str, Any] = json_field(default_factory=dict)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class TopicItem(SQLModel, table=True):
+    __tablename__ = "topic_item"
+    __table_args__ = (
+        # The panel's stream: a bot's (or a topic's) items newest first, paged by id.
+        sa.Index("ix_topic_item_bot_id_id", "bot_id", "id"),
+        sa.Index("ix_topic_item_bot_topic_id", "bot_id", "topic_key", "id"),
+        # Unread counts per topic.
+        sa.Index("ix_topic_item_bot_topic_read", "bot_id", "topic_key", "is_read"),
+        # Dedupe look-ups and the per-minute rate window.
+        sa.Index("ix_topic_item_bot_dedupe_created", "bot_id", "dedupe_key", "created_at"),
+        sa.Index("ix_topic_item_bot_created", "bot_id", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: str = Field(
+        sa_column=sa.Column(sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), nullable=False)
+    )
+    topic_key: str = Field(max_length=64)
+    title: str = Field(max_length=500)
+    content: str = Field(sa_column=sa.Column(sa.Text, nullable=False))
+    level: str = Field(default="info", max_length=16)  # info | warn | error | success
+    tags_json: list[str] = json_field(default_factory=list)
+    view_json: dict[str, Any] | None = json_field(nullable=True)
+    source: str = Field(default="mcp", max_length=16)  # mcp | manual | system
+    message_type: str | None = Field(default=None, max_length=32)
+    dedupe_key: str | None = Field(default=None, max_length=200)
+    is_read: bool = Field(default=False)
+    is_pinned: bool = Field(default=False)
+    is_archived: bool = Field(default=False)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class TopicRuleChange(SQLModel, table=True):
+    """Who changed which topic's rule, when, and what it was before and after."""
+
+    __tablename__ = "topic_rule_change"
+    __table_args__ = (sa.Index("ix_topic_rule_change_bot_topic", "bot_id", "topic_key", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: str = Field(max_length=64)
+    topic_key: str = Field(max_length=64)
+    actor: str = Field(max_length=100)
+    action: str = Field(max_length=16)  # create | update | delete
+    before_json: dict[str, Any] | None = json_field(nullable=True)
+    after_json: dict[str, Any] | None = json_field(nullable=True)
+    created_at: datetime = Field(default_factory=utcnow)

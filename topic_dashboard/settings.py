@@ -1,0 +1,76 @@
+"""The one settings object. Every value can be set through `TOPIC_DASHBOARD_<NAME>` or `.env`."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from typing_extensions import Annotated
+
+ENV_PREFIX = "TOPIC_DASHBOARD_"
+
+# Named defaults (design §6 and §10). Per-bot settings start from these.
+DEFAULT_PUBLISH_RATE_PER_MINUTE = 60
+DEFAULT_DEDUPE_WINDOW_SECONDS = 600
+DEFAULT_FALLBACK_POLICY = "inbox"
+DEFAULT_FALLBACK_TOPIC_KEY = "inbox"
+DEFAULT_TOOL_TIMEOUT_SECONDS = 30
+DEFAULT_SESSION_TTL_HOURS = 12
+DEFAULT_PORT = 3000
+
+
+def _split_csv(value: object) -> object:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_file=".env", extra="ignore")
+
+    data_dir: Path = Field(default=Path("data"), description="Where the SQLite file and bot workspaces live.")
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL; default: SQLite file in data_dir.")
+    redis_url: str | None = Field(default=None, description="Redis for Reflex state when several workers run.")
+    port: int = Field(default=DEFAULT_PORT, description="The port the dashboard (UI, REST and MCP) listens on.")
+    public_base_url: str = Field(
+        default=f"http://127.0.0.1:{DEFAULT_PORT}",
+        description="The base URL bots use to reach /api/mcp/*; written into each bot's nanobot config.",
+    )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        description="Host headers accepted by the MCP endpoints (DNS-rebinding protection). Comma-separated.",
+    )
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        description="Origin headers accepted by the MCP endpoints. Comma-separated.",
+    )
+    admin_token: SecretStr | None = Field(default=None, description="Accepted as an admin API token when set.")
+    session_ttl_hours: int = Field(default=DEFAULT_SESSION_TTL_HOURS, ge=1)
+    sqlite_busy_timeout_seconds: float = Field(default=15.0, gt=0)
+
+    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        return _split_csv(value)
+
+    @property
+    def effective_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'topic_dashboard.db').resolve()}"
+
+    @property
+    def mcp_topic_url(self) -> str:
+        return self.public_base_url.rstrip("/") + "/api/mcp/topic"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def reset_settings_cache() -> None:
+    """Forget the cached settings (tests change the environment between cases)."""
+    get_settings.cache_clear()

@@ -1,0 +1,48 @@
+"""The Reflex app: pages, and the co-hosted MCP/REST service mounted into its backend."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from mcp_service.app import build_api, mcp_lifespan
+from topic_dashboard.auth.page import login_page
+from topic_dashboard.auth.state import AuthState
+from topic_dashboard.shell.pages import placeholder
+
+app = rx.App(
+    api_transformer=build_api,
+    head_components=[rx.el.meta(name="referrer", content="no-referrer")],
+)
+app.register_lifespan_task(mcp_lifespan)
+
+app.add_page(login_page, route="/login", title="Log in · Topic Dashboard", on_load=AuthState.load_login_page)
+app.add_page(
+    lambda: placeholder("Topics", "rss", "Items your bots publish through topic_mcp will appear here."),
+    route="/",
+    title="Topics · Topic Dashboard",
+    on_load=AuthState.require_login,
+)
+app.add_page(
+    lambda: placeholder("Rules", "list-filter", "Topics and their routing rules will be edited here."),
+    route="/rules",
+    title="Rules · Topic Dashboard",
+    on_load=AuthState.require_login,
+)
+app.add_page(
+    lambda: placeholder("Bots", "bot", "Create a bot with `topic-dashboard bot create --name NAME`."),
+    route="/bots",
+    title="Bots · Topic Dashboard",
+    on_load=AuthState.require_login,
+)
+app.add_page(
+    lambda: placeholder("Conversations", "messages-square", "Conversations of the dashboard channel will appear here."),
+    route="/conversations",
+    title="Conversations · Topic Dashboard",
+    on_load=AuthState.require_login,
+)
+app.add_page(
+    lambda: placeholder("Audit", "scroll-text", "Every MCP tool call will be listed here."),
+    route="/audit",
+    title="Audit · Topic Dashboard",
+    on_load=AuthState.require_login,
+)
