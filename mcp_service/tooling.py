@@ -8,9 +8,11 @@ and as structuredContent; every refusal is a tool error (`isError`) whose text i
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -45,8 +47,19 @@ def _describe_validation_error(exc: ValidationError) -> AppError:
     return AppError("invalid_argument", message, field=field)
 
 
+Auditor = Callable[[Any, str, CallToolResult, float], None]
+
+
 class StrictMCPServer(MCPServer):
-    """An MCPServer whose tools reject unknown arguments and answer every failure as JSON."""
+    """An MCPServer whose tools reject unknown arguments and answer every failure as JSON.
+
+    With an `auditor`, every tool call (accepted, refused, or with invalid arguments) is reported
+    once to `auditor(context, tool_name, result, latency_ms)`.
+    """
+
+    def __init__(self, *args: Any, auditor: Auditor | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._auditor = auditor
 
     def strict_tool(
         self,
@@ -85,6 +98,15 @@ class StrictMCPServer(MCPServer):
         tool.parameters = strict.model_json_schema(by_alias=True)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        started = time.perf_counter()
+        result = await self._call_tool_as_json(name, arguments, context)
+        if self._auditor is not None and isinstance(result, CallToolResult):
+            await anyio.to_thread.run_sync(
+                self._auditor, context, name, result, (time.perf_counter() - started) * 1000
+            )
+        return result
+
+    async def _call_tool_as_json(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -93,6 +115,6 @@ class StrictMCPServer(MCPServer):
                 return error_result(cause)
             if isinstance(cause, ValidationError):
                 return error_result(_describe_validation_error(cause))
-            if cause is None and str(exc).startswith("Unknown tool"):
+            if cause is None and "Unknown tool" in str(exc):
                 return error_result(AppError("not_found", f"{exc}; call tools/list for the tools this server has"))
             raise

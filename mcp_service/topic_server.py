@@ -1,8 +1,26 @@
-"""The `topic_mcp` server: how a bot learns its topics, asks where a result belongs and publishes it."""
+"""The `topic_mcp` server: how a bot learns its topics, asks where a result belongs and publishes it.
+
+Tools are thin adapters: read the bot from the request (never from arguments), call one service,
+shape the answer. Topics belong to people: there is no topic_create or topic_delete here.
+"""
 
 from __future__ import annotations
 
-from mcp_service.tooling import StrictMCPServer
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from mcp_service.audit import audit_tool_call
+from mcp_service.context import current_bot_id
+from mcp_service.tooling import StrictMCPServer, ok_result
+from topic_dashboard.db import read_session, write_session
+from topic_dashboard.routing import RouteRequest, validate_routing
+from topic_dashboard.services.publishing import MESSAGE_TYPES, PublishRequest, publish_item
+from topic_dashboard.services.routing_service import route_for_bot
+from topic_dashboard.services.topics import list_topics, load_settings
+from topic_dashboard.views import LEVELS, parse_allowed_view_types, schema_document, view_json_schema
 
 INSTRUCTIONS = (
     "Publish task results (not chat, progress or tool hints) to the user's Topic panel. "
@@ -10,7 +28,147 @@ INSTRUCTIONS = (
     "whether and where it belongs, then topic_publish when topic_route says should_publish=true."
 )
 
+HOW_TO_ROUTE = (
+    "For each finished task result: call topic_route with its content (and title/message_type). "
+    "If should_publish is true, call topic_publish with the returned topic_key. If false, keep the "
+    "message in the chat only. Never publish progress updates ('working on it...') or tool hints."
+)
+
+MessageType = Annotated[
+    str | None,
+    Field(description=f"What the message is: one of {', '.join(MESSAGE_TYPES)}. Task results are 'result'; "
+                      "'progress' and 'tool_hint' are never published."),
+]
+Level = Annotated[str | None, Field(description=f"Severity: one of {', '.join(LEVELS)} (default info).")]
+Tags = Annotated[list[str] | None, Field(description="Short labels, e.g. ['ci', 'release'] (at most 10).")]
+
+
+def list_topics_tool(ctx: Context) -> CallToolResult:
+    bot_id = current_bot_id(ctx)
+    with read_session() as session:
+        settings = load_settings(session=session, bot_id=bot_id)
+        topics = list_topics(session=session, bot_id=bot_id, active_only=True)
+        fallback = next((topic.topic_key for topic in topics if topic.is_default_fallback), None)
+        entries = []
+        for topic in topics:
+            rule = validate_routing(topic.routing_json or {})
+            entries.append({
+                "topic_key": topic.topic_key,
+                "name": topic.name,
+                "description": topic.description,
+                "purpose": rule.purpose,
+                "include_when": list(rule.include_when),
+                "exclude_when": list(rule.exclude_when),
+                "priority": rule.priority,
+                "is_fallback": topic.is_default_fallback,
+                "allowed_view_types": parse_allowed_view_types(topic.view_schema_json),
+            })
+    return ok_result({
+        "topic_enabled": settings.topic_enabled,
+        "fallback_policy": settings.fallback_policy,
+        "fallback_topic_key": fallback,
+        "topics": entries,
+        "how_to_route": HOW_TO_ROUTE,
+    })
+
+
+def get_schema_tool(ctx: Context) -> CallToolResult:
+    bot_id = current_bot_id(ctx)
+    with read_session() as session:
+        topics = list_topics(session=session, bot_id=bot_id, active_only=True)
+        pairs = [(topic.topic_key, parse_allowed_view_types(topic.view_schema_json)) for topic in topics]
+    return ok_result(schema_document(pairs))
+
+
+def route_tool(
+    content: Annotated[str, Field(description="The candidate result, as you would publish it.")],
+    ctx: Context,
+    title: Annotated[str | None, Field(description="Its title, if it has one.")] = None,
+    message_type: MessageType = None,
+    tags: Tags = None,
+    level: Level = None,
+    summary: Annotated[str | None, Field(description="A one-line summary, if you have one.")] = None,
+) -> CallToolResult:
+    bot_id = current_bot_id(ctx)
+    with read_session() as session:
+        decision = route_for_bot(
+            session=session, bot_id=bot_id,
+            request=RouteRequest(content=content, title=title, message_type=message_type, tags=tuple(tags or ()),
+                                 level=level, summary=summary),
+        )
+    return ok_result(decision.to_dict())
+
+
+def publish_tool(
+    title: Annotated[str, Field(description="A short headline for the result (at most 200 characters).")],
+    content: Annotated[str, Field(description="The result itself, in markdown (no raw HTML; links http(s)/mailto).")],
+    ctx: Context,
+    topic_key: Annotated[str | None, Field(description="The topic from topic_route. Omit it to let the rules decide.")] = None,
+    level: Level = None,
+    tags: Tags = None,
+    view: Annotated[dict[str, Any] | None, Field(description="Optional structured view (see topic_get_schema): "
+                                                           "markdown, card, table, checklist, metric or timeline.")] = None,
+    dedupe_key: Annotated[str | None, Field(description="A stable key for this result; the same key within the "
+                                                        "bot's dedupe window returns the first item instead of a copy.")] = None,
+    message_type: MessageType = None,
+) -> CallToolResult:
+    bot_id = current_bot_id(ctx)
+    request = PublishRequest(topic_key=topic_key, title=title, content=content, level=level, tags=tags, view=view,
+                             dedupe_key=dedupe_key, message_type=message_type)
+    with write_session() as session:
+        result = publish_item(session=session, bot_id=bot_id, request=request, source="mcp")
+    return ok_result(result.model_dump())
+
 
 def build_topic_server() -> StrictMCPServer:
-    server = StrictMCPServer(name="topic_mcp", instructions=INSTRUCTIONS, version="1")
+    server = StrictMCPServer(name="topic_mcp", instructions=INSTRUCTIONS, version="1", auditor=audit_tool_call)
+    server.strict_tool(
+        list_topics_tool, name="topic_list_topics", title="List topics", read_only=True,
+        description=(
+            "List the topics this bot may publish to: key, name, purpose, include/exclude conditions, priority, "
+            "which one is the fallback, and allowed view types; plus whether Topic delivery is on (topic_enabled) "
+            "and the fallback policy. Call it once before routing. " + HOW_TO_ROUTE
+        ),
+    )
+    server.strict_tool(
+        get_schema_tool, name="topic_get_schema", title="Get the item schema", read_only=True,
+        description=(
+            "Get the JSON Schema of the optional `view` of an item (declarative only: markdown, card, table, "
+            "checklist, metric, timeline; no HTML, no scripts), the limits on title, content, tags and sizes, the "
+            "levels, and which view types each topic allows. Call it before sending a `view`."
+        ),
+    )
+    server.strict_tool(
+        route_tool, name="topic_route", title="Route a result", read_only=True,
+        description=(
+            "Ask whether a candidate message belongs in a topic and which one. Returns should_publish, topic_key, "
+            "confidence (0..1), a reason naming the rule that decided, and the runner-up topics. Call it for every "
+            "finished task result before topic_publish. Chat, greetings, acknowledgements, progress updates and tool "
+            "hints come back with should_publish=false: keep those in the chat."
+        ),
+    )
+    server.strict_tool(
+        publish_tool, name="topic_publish", title="Publish a result",
+        description=(
+            "Publish one task result to a topic (use the topic_key topic_route gave you). Returns item_id, topic_key, "
+            "deduplicated (true when the same dedupe_key was published within the window: nothing new stored) and "
+            "fallback (true when the topic was unknown or inactive and the item went to the fallback topic). "
+            "Refused with a JSON error when Topic delivery is off (topic_disabled), for progress/tool hints, for "
+            "invalid fields or views (the error names the field), or when publishing too fast (rate_limited, with "
+            "retry_after_seconds)."
+        ),
+    )
+    _describe_view_parameter(server)
     return server
+
+
+def _describe_view_parameter(server: StrictMCPServer) -> None:
+    """Show models the real shape of `view` in topic_publish's input schema (validated by validate_view)."""
+    tool = server._tool_manager.get_tool("topic_publish")
+    assert tool is not None
+    view = tool.parameters["properties"]["view"]
+    tool.parameters["properties"]["view"] = {
+        "anyOf": [view_json_schema(), {"type": "null"}],
+        "default": None,
+        "description": view.get("description", ""),
+    }

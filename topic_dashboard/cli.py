@@ -100,6 +100,17 @@ def bot_create(name: str) -> None:
     click.echo(json.dumps({"bot_id": created.bot_id, "name": created.name, "token": token, "mcp_url": settings.mcp_topic_url}))
 
 
+@main.command("demo")
+@click.option("--name", default="Demo bot", show_default=True)
+def demo(name: str) -> None:
+    """Create a demo bot with template topics and sample items of every view type."""
+    from topic_dashboard.demo import seed_demo
+
+    with write_session() as session:
+        created, token = seed_demo(session=session, name=name)
+    click.echo(json.dumps({"bot_id": created.bot_id, "name": created.name, "token": token}))
+
+
 @main.command("setup-token")
 def setup_token() -> None:
     """Print a one-time token to create the first admin in the browser (only while no account exists)."""

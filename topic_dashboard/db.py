@@ -88,14 +88,12 @@ def write_session(engine: Engine | None = None) -> Iterator[Session]:
     """A session whose transactions take the write lock first (SQLite: BEGIN IMMEDIATE).
 
     Services own their transactions (they commit); whatever is left uncommitted when the
-    block exits, by error or not, is rolled back.
+    block exits, by error or not, is rolled back when the session closes. Rows read stay
+    readable after the block (closing detaches them without expiring their attributes).
     """
     engine = engine or get_engine()
     with Session(engine, expire_on_commit=False) as session:
-        try:
-            yield session
-        finally:
-            session.rollback()
+        yield session
 
 
 @contextmanager
@@ -104,10 +102,7 @@ def read_session(engine: Engine | None = None) -> Iterator[Session]:
     engine = engine or get_engine()
     bind = engine.execution_options(sqlite_begin="DEFERRED") if is_sqlite(engine) else engine
     with Session(bind, expire_on_commit=False) as session:
-        try:
-            yield session
-        finally:
-            session.rollback()
+        yield session
 
 
 def ping(engine: Engine | None = None) -> bool:

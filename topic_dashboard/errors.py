@@ -45,6 +45,7 @@ CATALOGUE: dict[str, int] = {
     "filtered_tool_hint": 422,
     "invalid_view": 422,
     "item_not_found": 404,
+    "not_routed": 422,
     "invalid_cursor": 400,
     # conversations and user inputs
     "missing_source_conversation": 400,

@@ -8,20 +8,18 @@ from mcp_service.app import build_api, mcp_lifespan
 from topic_dashboard.auth.page import login_page
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.shell.pages import placeholder
+from topic_dashboard.topic_panel.page import topic_panel_page
+from topic_dashboard.topic_panel.state import TopicPanelState
 
 app = rx.App(
     api_transformer=build_api,
     head_components=[rx.el.meta(name="referrer", content="no-referrer")],
+    stylesheets=["/styles.css"],
 )
 app.register_lifespan_task(mcp_lifespan)
 
 app.add_page(login_page, route="/login", title="Log in · Topic Dashboard", on_load=AuthState.load_login_page)
-app.add_page(
-    lambda: placeholder("Topics", "rss", "Items your bots publish through topic_mcp will appear here."),
-    route="/",
-    title="Topics · Topic Dashboard",
-    on_load=AuthState.require_login,
-)
+app.add_page(topic_panel_page, route="/", title="Topics · Topic Dashboard", on_load=TopicPanelState.load_page)
 app.add_page(
     lambda: placeholder("Rules", "list-filter", "Topics and their routing rules will be edited here."),
     route="/rules",

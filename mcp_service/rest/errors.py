@@ -2,12 +2,39 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from topic_dashboard.errors import AppError
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    field: str | None = None
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in (
+        (400, "Bad request (invalid_json, invalid_cursor, ...)"),
+        (401, "Missing or unknown API token"),
+        (403, "A viewer tried to write"),
+        (404, "Not found (bot_not_found, topic_not_found, item_not_found)"),
+        (409, "Conflict (topic_exists, fallback_protected, ...)"),
+        (422, "Invalid input; `field` names it"),
+        (429, "Rate limited"),
+    )
+}
 
 
 def error_response(error: AppError) -> JSONResponse:

@@ -16,7 +16,7 @@ NAV = [
 
 
 def _nav_link(label: str, href: str, icon: str) -> rx.Component:
-    active = rx.State.router.page.path == href  # type: ignore[attr-defined]
+    active = rx.State.router.url.path == href  # type: ignore[attr-defined]
     return rx.link(
         rx.hstack(rx.icon(icon, size=16), rx.text(label, size="2"), spacing="2", align="center"),
         href=href,

@@ -1,14 +1,28 @@
-"""Bots: creation (with their settings and fallback topic), token look-up and rotation."""
+"""Bots: creation (settings, fallback topic, nanobot config), tokens, status, the locked MCP config."""
 
 from __future__ import annotations
 
+from datetime import datetime, time
+from pathlib import Path
+from typing import Any
+
 import sqlalchemy as sa
+from pydantic import BaseModel
 from sqlmodel import Session, SQLModel, select
 
+from topic_dashboard.bot_config import (
+    LOCKED_SERVER,
+    ensure_topic_mcp,
+    managed_entry,
+    mcp_servers_of,
+    merge_mcp_servers,
+    read_config,
+    write_config_atomic,
+)
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import Bot, TopicBotSettings, TopicTopic, iso_utc, utcnow
+from topic_dashboard.models import AuditLog, Bot, Conversation, TopicBotSettings, TopicItem, TopicTopic, iso_utc, utcnow
 from topic_dashboard.security import BOT_TOKEN_PREFIX, hash_token, new_token, token_matches
-from topic_dashboard.settings import DEFAULT_FALLBACK_TOPIC_KEY
+from topic_dashboard.settings import DEFAULT_FALLBACK_TOPIC_KEY, get_settings
 
 FALLBACK_TOPIC_ROUTING = {
     "purpose": "Results that matter but fit no other topic.",
@@ -28,39 +42,74 @@ class BotPublic(SQLModel):
     created_at: str | None
 
 
+class BotStatus(BotPublic):
+    token_age_days: float
+    last_mcp_call_at: str | None
+    items_today: int
+    items_total: int
+    topic_enabled: bool
+
+
+class McpConfigPublic(BaseModel):
+    bot_id: str
+    config_path: str | None
+    servers: dict[str, Any]
+    locked: dict[str, bool]
+    restored: bool = False
+
+
 def to_public(bot: Bot) -> BotPublic:
     return BotPublic(
-        bot_id=bot.id,
-        name=bot.name,
-        config_path=bot.config_path,
-        token_created_at=iso_utc(bot.token_created_at),
-        created_at=iso_utc(bot.created_at),
+        bot_id=bot.id, name=bot.name, config_path=bot.config_path,
+        token_created_at=iso_utc(bot.token_created_at), created_at=iso_utc(bot.created_at),
     )
 
 
-def create_bot(*, session: Session, name: str, config_path: str | None = None) -> tuple[BotPublic, str]:
-    """Create a bot with its topic settings and its `inbox` fallback topic.
+def _write_managed_config(bot: Bot, token: str) -> None:
+    """(Re)write the bot's config.json with the managed topic_mcp entry. Raises config_io_error, invalid_mcp_config."""
+    if not bot.config_path:
+        return
+    path = Path(bot.config_path)
+    config = read_config(path) if path.exists() else {}
+    mcp_url = get_settings().mcp_topic_url
+    write_config_atomic(path, ensure_topic_mcp(config, managed_entry(mcp_url=mcp_url, token=token), mcp_url=mcp_url))
 
-    Returns the bot and its token (shown once; only the digest is stored). Raises validation_error.
+
+def create_bot(*, session: Session, name: str, config_path: str | None = None, write_config: bool = True) -> tuple[BotPublic, str]:
+    """Create a bot with its topic settings, its `inbox` fallback topic and its nanobot config.
+
+    `config_path` adopts an existing nanobot config.json (everything in it survives); without it,
+    a workspace is made under the data directory. Returns the bot and its token (shown once).
+    Raises validation_error, invalid_mcp_config, config_io_error.
     """
     name = name.strip()
     if not name or len(name) > 100:
         raise AppError("validation_error", "name: 1-100 characters", field="name")
+    if config_path is not None:
+        path = Path(config_path).expanduser()
+        if not path.is_absolute() or path.suffix != ".json":
+            raise AppError("validation_error", "config_path must be an absolute path to a .json file", field="config_path")
+        read_config(path)  # must exist and be a JSON object before we adopt it
     token = new_token(BOT_TOKEN_PREFIX)
-    bot = Bot(name=name, token_hash=hash_token(token), config_path=config_path)
+    bot = Bot(name=name, token_hash=hash_token(token))
+    if config_path is not None:
+        bot.config_path = str(Path(config_path).expanduser())
+    elif write_config:
+        workspace = (get_settings().data_dir / "bots" / bot.id).resolve()
+        bot.workspace_dir = str(workspace)
+        bot.config_path = str(workspace / ".nanobot" / "config.json")
     session.add(bot)
     session.flush()
     session.add(TopicBotSettings(bot_id=bot.id))
     session.add(
         TopicTopic(
-            bot_id=bot.id,
-            topic_key=DEFAULT_FALLBACK_TOPIC_KEY,
-            name="Inbox",
-            description="Where results go when no other topic fits.",
-            is_default_fallback=True,
+            bot_id=bot.id, topic_key=DEFAULT_FALLBACK_TOPIC_KEY, name="Inbox",
+            description="Where results go when no other topic fits.", is_default_fallback=True,
             routing_json=dict(FALLBACK_TOPIC_ROUTING),
         )
     )
+    if write_config:
+        _write_managed_config(bot, token)
     session.commit()
     return to_public(bot), token
 
@@ -77,6 +126,29 @@ def list_bots(*, session: Session) -> list[BotPublic]:
     return [to_public(bot) for bot in session.exec(select(Bot).order_by(Bot.name, Bot.id))]
 
 
+def bot_statuses(*, session: Session) -> list[BotStatus]:
+    """Every bot with its token age, last MCP call, items today and in total."""
+    now = utcnow()
+    midnight = datetime.combine(now.date(), time.min, tzinfo=now.tzinfo)
+    last_call = dict(session.exec(select(AuditLog.bot_id, sa.func.max(AuditLog.created_at)).group_by(AuditLog.bot_id)).all())
+    today = dict(session.exec(
+        select(TopicItem.bot_id, sa.func.count()).where(TopicItem.created_at >= midnight).group_by(TopicItem.bot_id)
+    ).all())
+    total = dict(session.exec(select(TopicItem.bot_id, sa.func.count()).group_by(TopicItem.bot_id)).all())
+    enabled = dict(session.exec(select(TopicBotSettings.bot_id, TopicBotSettings.topic_enabled)).all())
+    statuses = []
+    for bot in session.exec(select(Bot).order_by(Bot.name, Bot.id)):
+        public = to_public(bot)
+        statuses.append(BotStatus(
+            **public.model_dump(),
+            token_age_days=round((now - bot.token_created_at).total_seconds() / 86400, 2),
+            last_mcp_call_at=iso_utc(last_call.get(bot.id)),
+            items_today=today.get(bot.id, 0), items_total=total.get(bot.id, 0),
+            topic_enabled=enabled.get(bot.id, True),
+        ))
+    return statuses
+
+
 def bot_for_token(*, session: Session, token: str | None) -> Bot | None:
     """The bot a token belongs to, or None. The digest is looked up by index, then compared in constant time."""
     if not token:
@@ -88,16 +160,83 @@ def bot_for_token(*, session: Session, token: str | None) -> Bot | None:
 
 
 def rotate_token(*, session: Session, bot_id: str) -> str:
-    """Give a bot a new token; the old one stops working at once. Raises bot_not_found."""
+    """Give a bot a new token and rewrite its config.json; the old token stops working at once.
+
+    Raises bot_not_found, config_io_error.
+    """
     bot = get_bot(session=session, bot_id=bot_id)
     token = new_token(BOT_TOKEN_PREFIX)
     bot.token_hash = hash_token(token)
     bot.token_created_at = utcnow()
     bot.updated_at = utcnow()
     session.add(bot)
+    _write_managed_config(bot, token)
     session.commit()
     return token
 
 
+def delete_bot(*, session: Session, bot_id: str) -> dict[str, int]:
+    """Delete a bot with its topics, items, settings and conversations (its config.json stays on disk,
+    with a token that no longer works). Returns what was deleted. Raises bot_not_found."""
+    bot = get_bot(session=session, bot_id=bot_id)
+    counts = {
+        "items": session.exec(select(sa.func.count()).select_from(TopicItem).where(TopicItem.bot_id == bot_id)).one(),
+        "topics": session.exec(select(sa.func.count()).select_from(TopicTopic).where(TopicTopic.bot_id == bot_id)).one(),
+        "conversations": session.exec(
+            select(sa.func.count()).select_from(Conversation).where(Conversation.bot_id == bot_id)
+        ).one(),
+    }
+    session.delete(bot)
+    session.commit()
+    return counts
+
+
 def count_bots(*, session: Session) -> int:
     return session.exec(select(sa.func.count()).select_from(Bot)).one()
+
+
+def _locked_flags(servers: dict[str, Any]) -> dict[str, bool]:
+    return {name: name == LOCKED_SERVER for name in servers}
+
+
+def _config_path(bot: Bot) -> Path:
+    if not bot.config_path:
+        raise AppError("invalid_mcp_config", "this bot has no config.json the dashboard manages", field="config_path")
+    return Path(bot.config_path)
+
+
+def get_mcp_config(*, session: Session, bot_id: str) -> McpConfigPublic:
+    """The bot's MCP servers as its config.json has them, `topic_mcp` marked locked.
+
+    Raises bot_not_found, invalid_mcp_config, config_io_error.
+    """
+    bot = get_bot(session=session, bot_id=bot_id)
+    servers = mcp_servers_of(read_config(_config_path(bot)))
+    return McpConfigPublic(bot_id=bot.id, config_path=bot.config_path, servers=servers, locked=_locked_flags(servers))
+
+
+def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigPublic:
+    """Replace the whole `mcpServers` map; `topic_mcp` is put back if missing and its managed fields
+    cannot change. Nothing is written when the request is refused.
+
+    Raises bot_not_found, invalid_mcp_config, locked_field, config_io_error.
+    """
+    bot = get_bot(session=session, bot_id=bot_id)
+    path = _config_path(bot)
+    config = read_config(path)
+    current = mcp_servers_of(config).get(LOCKED_SERVER) or {}
+    headers = current.get("headers") if isinstance(current, dict) else None
+    token = headers.get("x-topic-mcp-token") if isinstance(headers, dict) else None
+    if not token or not token_matches(token, bot.token_hash):
+        raise AppError("invalid_mcp_config", "config.json does not hold this bot's current token: rotate the token to rewrite it",
+                       field="config_path")
+    mcp_url = get_settings().mcp_topic_url
+    managed = managed_entry(mcp_url=mcp_url, token=token)
+    merged, restored = merge_mcp_servers(servers, managed)
+    tools = dict(config.get("tools") or {})
+    servers_key = "mcp_servers" if "mcp_servers" in tools and "mcpServers" not in tools else "mcpServers"
+    tools[servers_key] = merged
+    config = ensure_topic_mcp({**config, "tools": tools}, merged[LOCKED_SERVER], mcp_url=mcp_url)
+    write_config_atomic(path, config)
+    final = mcp_servers_of(config)
+    return McpConfigPublic(bot_id=bot.id, config_path=bot.config_path, servers=final, locked=_locked_flags(final), restored=restored)

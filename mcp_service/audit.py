@@ -1,0 +1,34 @@
+"""Audit every MCP tool call: who, which tool, outcome, error code, topic, item, latency."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_types import CallToolResult
+
+from mcp_service.context import current_bot_id
+from topic_dashboard.db import write_session
+from topic_dashboard.errors import AppError
+from topic_dashboard.services.audit import record_call
+
+
+def audit_tool_call(context: Any, tool: str, result: CallToolResult, latency_ms: float) -> None:
+    try:
+        bot_id: str | None = current_bot_id(context) if context is not None else None
+    except AppError:
+        bot_id = None
+    body = result.structured_content or {}
+    if result.is_error:
+        error = body.get("error") or {}
+        outcome, code = "refused", error.get("code")
+        topic_key, item_id = None, None
+    else:
+        outcome = "deduplicated" if body.get("deduplicated") else "ok"
+        code = None
+        topic_key = body.get("topic_key") if isinstance(body.get("topic_key"), str) else None
+        item_id = body.get("item_id") if isinstance(body.get("item_id"), int) else None
+    with write_session() as session:
+        record_call(
+            session=session, bot_id=bot_id, tool=tool, outcome=outcome, error_code=code,
+            topic_key=topic_key, item_id=item_id, latency_ms=latency_ms,
+        )

@@ -1,0 +1,87 @@
+"""REST: bots, their tokens and their locked MCP config."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from mcp_service.rest.deps import Admin, Reader, SessionDep
+from mcp_service.rest.errors import ERROR_RESPONSES
+from topic_dashboard.bot_config import LOCKED_SERVER
+from topic_dashboard.services import bots
+from topic_dashboard.settings import get_settings
+
+router = APIRouter(tags=["bots"], responses=ERROR_RESPONSES)
+
+
+class BotCreate(BaseModel):
+    name: str = Field(description="A name people recognise, 1-100 characters.")
+    config_path: str | None = Field(
+        default=None, description="Absolute path of an existing nanobot config.json to adopt; omitted: a new workspace."
+    )
+
+
+class BotCreated(BaseModel):
+    bot_id: str
+    name: str
+    token: str = Field(description="The bot's token: shown only now.")
+    config_path: str | None
+    mcp_url: str
+
+
+class TokenRotated(BaseModel):
+    bot_id: str
+    token: str = Field(description="The new token: shown only now. The old one no longer works.")
+
+
+class BotDeleted(BaseModel):
+    bot_id: str
+    deleted: dict[str, int]
+
+
+class McpConfigPut(BaseModel):
+    mcpServers: dict[str, Any] = Field(description="The whole map of MCP servers; topic_mcp is put back if missing.")
+
+
+@router.get("/bots", response_model=list[bots.BotStatus])
+def list_bots(_: Reader, session: SessionDep) -> list[bots.BotStatus]:
+    return bots.bot_statuses(session=session)
+
+
+@router.post("/bots", response_model=BotCreated, status_code=201)
+def create_bot(body: BotCreate, _: Admin, session: SessionDep) -> BotCreated:
+    created, token = bots.create_bot(session=session, name=body.name, config_path=body.config_path)
+    return BotCreated(bot_id=created.bot_id, name=created.name, token=token, config_path=created.config_path,
+                      mcp_url=get_settings().mcp_topic_url)
+
+
+@router.delete("/bots/{bot_id}", response_model=BotDeleted)
+def delete_bot(bot_id: str, _: Admin, session: SessionDep) -> BotDeleted:
+    return BotDeleted(bot_id=bot_id, deleted=bots.delete_bot(session=session, bot_id=bot_id))
+
+
+@router.post("/bots/{bot_id}/token", response_model=TokenRotated)
+def rotate_token(bot_id: str, _: Admin, session: SessionDep) -> TokenRotated:
+    return TokenRotated(bot_id=bot_id, token=bots.rotate_token(session=session, bot_id=bot_id))
+
+
+def _redacted(config: bots.McpConfigPublic) -> bots.McpConfigPublic:
+    """Viewers read the config without the bot's token."""
+    servers = dict(config.servers)
+    entry = servers.get(LOCKED_SERVER)
+    if isinstance(entry, dict) and isinstance(entry.get("headers"), dict):
+        servers[LOCKED_SERVER] = {**entry, "headers": {key: "***" for key in entry["headers"]}}
+    return config.model_copy(update={"servers": servers})
+
+
+@router.get("/bots/{bot_id}/mcp-config", response_model=bots.McpConfigPublic)
+def get_mcp_config(bot_id: str, who: Reader, session: SessionDep) -> bots.McpConfigPublic:
+    config = bots.get_mcp_config(session=session, bot_id=bot_id)
+    return config if who.is_admin else _redacted(config)
+
+
+@router.put("/bots/{bot_id}/mcp-config", response_model=bots.McpConfigPublic)
+def put_mcp_config(bot_id: str, body: McpConfigPut, _: Admin, session: SessionDep) -> bots.McpConfigPublic:
+    return bots.put_mcp_config(session=session, bot_id=bot_id, servers=body.mcpServers)

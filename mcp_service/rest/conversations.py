@@ -1,0 +1,68 @@
+"""REST: conversations of the dashboard channel, their messages and guide-card submissions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field
+
+from mcp_service.rest.deps import Admin, Reader, SessionDep
+from mcp_service.rest.errors import ERROR_RESPONSES
+from topic_dashboard.services import conversations
+
+router = APIRouter(tags=["conversations"], responses=ERROR_RESPONSES)
+
+
+class ConversationCreate(BaseModel):
+    title: str = ""
+
+
+class MessageCreate(BaseModel):
+    role: str = Field(description="user, assistant, tool or system")
+    content: str
+    kind: str = Field(default="text", description="text, or guide_card (assistant only)")
+    guide_card: dict[str, Any] | None = Field(
+        default=None, description="For kind guide_card: {title, fields: [{name, label, type, options, required}], submit_label}"
+    )
+
+
+class GuideCardSubmit(BaseModel):
+    answers: dict[str, Any]
+
+
+@router.post("/bots/{bot_id}/conversations", response_model=conversations.ConversationPublic, status_code=201)
+def create_conversation(bot_id: str, _: Admin, session: SessionDep, body: ConversationCreate | None = None) -> conversations.ConversationPublic:
+    return conversations.create_conversation(session=session, bot_id=bot_id, title=(body.title if body else ""))
+
+
+@router.get("/bots/{bot_id}/conversations", response_model=list[conversations.ConversationPublic])
+def list_conversations(bot_id: str, _: Reader, session: SessionDep) -> list[conversations.ConversationPublic]:
+    return conversations.list_conversations(session=session, bot_id=bot_id)
+
+
+@router.get("/conversations/{conversation_id}", response_model=conversations.ConversationPublic)
+def get_conversation(conversation_id: str, _: Reader, session: SessionDep) -> conversations.ConversationPublic:
+    return conversations.conversation_public(conversations.get_conversation(session=session, conversation_id=conversation_id))
+
+
+@router.get("/conversations/{conversation_id}/messages", response_model=list[conversations.MessagePublic])
+def list_messages(
+    conversation_id: str, _: Reader, session: SessionDep,
+    after_seq: int = Query(default=0, ge=0), limit: int = Query(default=200, ge=1, le=1000),
+) -> list[conversations.MessagePublic]:
+    return conversations.list_messages(session=session, conversation_id=conversation_id, after_seq=after_seq, limit=limit)
+
+
+@router.post("/conversations/{conversation_id}/messages", response_model=conversations.MessagePublic, status_code=201)
+def add_message(conversation_id: str, body: MessageCreate, _: Admin, session: SessionDep) -> conversations.MessagePublic:
+    return conversations.add_message(session=session, conversation_id=conversation_id, role=body.role,
+                                     content=body.content, kind=body.kind, guide_card=body.guide_card)
+
+
+@router.post("/conversations/{conversation_id}/messages/{message_id}/submit",
+             response_model=conversations.MessagePublic, status_code=201)
+def submit_guide_card(conversation_id: str, message_id: str, body: GuideCardSubmit, _: Admin,
+                      session: SessionDep) -> conversations.MessagePublic:
+    return conversations.submit_guide_card(session=session, conversation_id=conversation_id, message_id=message_id,
+                                           answers=body.answers)

@@ -1,0 +1,79 @@
+"""REST: topics, topic settings and topic items of a bot (design §7)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel
+
+from mcp_service.rest.deps import Admin, Reader, SessionDep
+from mcp_service.rest.errors import ERROR_RESPONSES
+from topic_dashboard.services import items as item_service
+from topic_dashboard.services import topics
+from topic_dashboard.services.bots import get_bot
+
+router = APIRouter(tags=["topics"], responses=ERROR_RESPONSES)
+
+
+class TopicDeleted(BaseModel):
+    topic_key: str
+    items: int
+    items_action: str | None
+
+
+class ReadResult(BaseModel):
+    id: int
+    is_read: bool
+
+
+@router.get("/bots/{bot_id}/topics", response_model=list[topics.TopicPublic])
+def list_topics(bot_id: str, _: Reader, session: SessionDep) -> list[topics.TopicPublic]:
+    return [topics.topic_public(topic) for topic in topics.list_topics(session=session, bot_id=bot_id)]
+
+
+@router.post("/bots/{bot_id}/topics", response_model=topics.TopicPublic, status_code=201)
+def create_topic(bot_id: str, body: topics.TopicCreate, who: Admin, session: SessionDep) -> topics.TopicPublic:
+    return topics.create_topic(session=session, bot_id=bot_id, data=body, actor=who.name)
+
+
+@router.put("/bots/{bot_id}/topics/{topic_key}", response_model=topics.TopicPublic)
+def update_topic(bot_id: str, topic_key: str, body: topics.TopicUpdate, who: Admin, session: SessionDep) -> topics.TopicPublic:
+    return topics.update_topic(session=session, bot_id=bot_id, topic_key=topic_key, data=body, actor=who.name)
+
+
+@router.delete("/bots/{bot_id}/topics/{topic_key}", response_model=TopicDeleted)
+def delete_topic(
+    bot_id: str, topic_key: str, who: Admin, session: SessionDep,
+    items: Literal["move", "delete"] | None = Query(default=None, description="What to do with the topic's items."),
+) -> TopicDeleted:
+    count = topics.delete_topic(session=session, bot_id=bot_id, topic_key=topic_key, actor=who.name, items=items)
+    return TopicDeleted(topic_key=topic_key, items=count, items_action=items if count else None)
+
+
+@router.get("/bots/{bot_id}/topic-settings", response_model=topics.TopicSettingsPublic)
+def get_settings(bot_id: str, _: Reader, session: SessionDep) -> topics.TopicSettingsPublic:
+    return topics.get_topic_settings(session=session, bot_id=bot_id)
+
+
+@router.put("/bots/{bot_id}/topic-settings", response_model=topics.TopicSettingsPublic)
+def put_settings(bot_id: str, body: topics.TopicSettingsUpdate, _: Admin, session: SessionDep) -> topics.TopicSettingsPublic:
+    return topics.update_topic_settings(session=session, bot_id=bot_id, update=body)
+
+
+@router.get("/bots/{bot_id}/topic-items", response_model=item_service.ItemPage)
+def list_items(
+    bot_id: str, _: Reader, session: SessionDep,
+    topic_key: str | None = None, cursor: str | None = None,
+    limit: int = Query(default=item_service.DEFAULT_PAGE, ge=1, le=item_service.MAX_PAGE),
+    unread_only: bool = False, level: str | None = None, tag: str | None = None,
+) -> item_service.ItemPage:
+    get_bot(session=session, bot_id=bot_id)
+    filters = item_service.ItemFilters(topic_key=topic_key, unread_only=unread_only, level=level, tag=tag)
+    return item_service.list_items(session=session, bot_id=bot_id, filters=filters, cursor=cursor, limit=limit)
+
+
+@router.post("/bots/{bot_id}/topic-items/{item_id}/read", response_model=ReadResult)
+def mark_read(bot_id: str, item_id: int, _: Reader, session: SessionDep) -> ReadResult:
+    item = item_service.set_item_flags(session=session, bot_id=bot_id, item_id=item_id, is_read=True)
+    return ReadResult(id=item.id, is_read=item.is_read)

@@ -1,0 +1,80 @@
+"""Hard filters on content: acknowledgements, greetings, progress reports and tool hints."""
+
+from __future__ import annotations
+
+import pytest
+
+from topic_dashboard.routing.noise import classify_noise, looks_like
+from topic_dashboard.routing.text import normalize
+
+
+def kind(text: str) -> str | None:
+    return classify_noise(normalize(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我已经开始处理你的请求", "progress"),
+        ("正在搜索…", "progress"),
+        ("OK, working on it", "progress"),
+        ("好的，我先看一下构建日志。", "progress"),
+        ("收到，稍后给你结果。", "progress"),
+        ("Step 3/5: downloading the dataset", "progress"),
+        ("进度：60%", "progress"),
+        ("Let me check the latest CPI numbers.", "progress"),
+        ("文件上传成功", "ack"),
+        ("report_q3.pdf 上传成功", "ack"),
+        ("The file has been saved successfully.", "ack"),
+        ("好的", "ack"),
+        ("Thanks!", "ack"),
+        ("收到你的消息了", "ack"),
+        ("Your request has been received and is being processed.", "ack"),
+        ("Task completed.", "ack"),
+        ("谢谢，辛苦了", "ack"),
+        ("Hi there! How can I help you today?", "greeting"),
+        ("你好，有什么可以帮你的吗？", "greeting"),
+        ("希望对你有帮助！", "greeting"),
+        ("需要我继续分析吗？", "greeting"),
+        ('web_search("fed rate decision")', "tool_hint"),
+        ('read_file("a.md"), web_search("NVDA guidance")', "tool_hint"),
+        ("Using tool: web_search", "tool_hint"),
+        ('Calling web_search with query "fed"', "tool_hint"),
+        ('🔧 exec("git log -5")', "tool_hint"),
+        ("   ", "empty"),
+        ("👍", "empty"),
+    ],
+)
+def test_noise_kinds(text: str, expected: str) -> None:
+    assert kind(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "部署成功",
+        "构建成功：main@3f2a1c，用时 4m12s",
+        "准备金率下调 25bp",  # starts like 准备 (preparing) but is a rate decision
+        "来自 Grafana 的告警：订单服务 5xx 错误率 12%",
+        "P1 故障处理中，预计 30 分钟恢复",
+        "我来总结一下：BTC 今日下跌 5%，跌破 6 万美元",
+        "Sure! Here is the summary: revenue up 12%.",
+        "Build #123 failed: 3 tests failing. I'm looking into it now.",
+        "Hi team, the nightly build failed on arm64.",
+        "报销进度：5 月差旅报销已审批通过，预计 3 个工作日到账。",
+        "Starting today, the API rate limit is 100 req/min.",
+        "Starting on Monday, deploys need two approvals.",
+        "Looking ahead, we expect CPI to cool to 3.1% in Q3.",
+        "构建完成：main 通过",
+    ],
+)
+def test_one_substantive_sentence_is_enough(text: str) -> None:
+    assert kind(text) is None
+
+
+def test_loose_progress_check_behind_exclude_rules() -> None:
+    long_progress = "正在汇总今天所有与金融无关的数据同步任务，预计还需要十分钟，完成后会把每个任务的耗时、失败原因和重试次数整理成表格发给你"
+    norm = normalize(long_progress)
+    assert looks_like("progress", norm, classify_noise(norm))
+    assert not looks_like("progress", normalize("美联储降息 25bp"), None)
+    assert not looks_like("duplicate", norm, None)  # dedupe is the publish path's job

@@ -1,0 +1,171 @@
+"""Hard filters: messages that are only an acknowledgement, a greeting, a progress report or a
+tool hint are never published, whatever the topic rules say.
+
+A message is noise when *every* sentence of it is one of those kinds; one substantive
+sentence ("Build #12 failed: 3 tests") is enough to let it through to routing.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE_SPLIT = re.compile(r"[。！？!?\n;；]+|…+|\.{3,}|(?<!\d)[:：](?!\d)|\.(?=\s|$)|—+")
+_LEADING_FILLER = re.compile(
+    r"^(?:(?:好的|好滴|好嘞|好|收到|明白了?|了解了?|嗯+|ok(?:ay)?|sure|alright|got it|noted|"
+    r"(?:hi|hello|hey)(?: there| all| everyone| team| folks)?|"
+    r"你好|您好|嗨|哈喽|没问题|当然|sure thing|no problem|great|perfect|thanks?|thank you|谢谢)"
+    r"[\s,，、~～!！.]*)+"
+)
+_TRIM = re.compile(r"^[\s\W_]+|[\s\W_]+$")
+
+_TOOL_CALL = re.compile(r"^[a-z_][\w.\-]*\s*\(.*\)$")
+_TOOL_LEAD = re.compile(
+    r"^(?:(?:using|calling|invoking|running|executing) (?:the )?(?:tool|function|command|mcp)s?\b|"
+    r"(?:tool|function|mcp)(?: ?call| ?use)?\s*[:：]|tool_call\b|"
+    r"(?:正在)?(?:调用|使用|执行)(?:了)?(?:工具|函数|命令|mcp)|工具调用|"
+    r"read\s+\S+$|exec\s*[:(]|\$\s+\S+|\[(?:tool|function|mcp)\]|"
+    r"(?:calling|invoking|using|running|executing)\s+`?[a-z][a-z0-9]*(?:_[a-z0-9]+)+`?(?:\s|$))"
+)
+_TOOL_EMOJI = frozenset("🔧🛠⚙🔍🔎📎🧰💻▶→")
+
+_PROGRESS_LEAD = re.compile(
+    r"^(?:我们?)?(?:已经|已|现在|正|先|马上|这就|立即|立刻|将|会|继续|还在|仍在)*"
+    r"(?:正在|开始|着手|尝试|准备(?!金))"
+    r"|^我们?(?:(?:已经|已|现在|正|先|马上|这就|立即|立刻|将|会|继续|再)+(?:来|去|帮你|为你|给你|帮您|为您|给您)?|"
+    r"(?:来|去|帮你|为你|给你|帮您|为您|给您))"
+    r"\S{0,4}?(?:处理|搜索|查|找|分析|整理|看|生成|下载|读取|获取|拉取|运行|执行|计算|检查|准备|汇总|总结|写|"
+    r"翻译|跑|抓取|确认|核实|对比|研究)"
+    r"|^(?:i'?ve|i have|we'?ve|we have)\s+(?:just\s+|already\s+)?(?:started|begun|kicked off)\b"
+    r"|^(?:i'?m|i am|we'?re|we are)?\s*(?:(?:now|currently|still|just|already)\s+)*"
+    r"(?:starting|started|working|looking|checking|searching|fetching|running|analy[sz]ing|processing|"
+    r"reviewing|reading|gathering|collecting|compiling|preparing|downloading|uploading|generating|"
+    r"pulling|querying|scanning|investigating|digging|trying|writing|drafting|thinking|loading|"
+    r"crawling|browsing|calculating|computing|retrieving|going to|about to|on it)\b"
+    r"(?! (?:(?:ahead|forward|back|today|tomorrow|tonight|point|total|theory|list)\b|"
+    r"(?:on|at|in|from|next|this) (?:now|today|tomorrow|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|"
+    r"jul|aug|sep|oct|nov|dec|q[1-4]|\d|next|this|the (?:first|next|\d))))"
+)
+_PROGRESS_ANY = re.compile(
+    r"^(?:处理中|进行中|请稍候|请稍等|稍等|等一下)|稍后(?:给你|回复|发送|同步|通知)|马上(?:给你|回复|处理)|"
+    r"(?:下载|上传|加载|搜索|分析|生成|处理|执行)中\W*$|"
+    r"^(?:let me|i'?ll|i will|give me a|one moment|just a moment|hang on|hold on|please wait|"
+    r"bear with me|stand by|working on it|still working|in progress)\b|"
+    r"^(?:进度|progress|step|步骤|第\s*\d+\s*步)\s*[:：]?\s*\d+|^\d+\s*/\s*\d+\s*(?:步|steps?|files?|个)|"
+    r"^\[?[=#>\-\s]*\]?\s*\d{1,3}\s*%$|已完成\s*\d{1,3}\s*%|\d{1,3}\s*%\s*(?:done|complete)"
+)
+_ACK = re.compile(
+    r"^(?:好的?|好滴|好嘞|收到|明白了?|了解了?|知道了|没问题|可以|行|嗯+|ok(?:ay)?|k|sure|got it|noted|"
+    r"roger(?: that)?|understood|will do|no problem|np|done|all set|all done|cool|great|perfect|"
+    r"sounds good|yes|yep|yeah|of course|certainly|absolutely|thanks?(?: you)?(?: so much)?|thank you|"
+    r"谢谢(?:你|您)?|感谢|不客气|没事|辛苦(?:了|啦)?|完成|已完成|搞定|搞定了|done for now|"
+    r"(?:已)?收到(?:你|您)?的?(?:请求|消息|文件|任务)?(?:了|啦)?|request received|"
+    r"(?:i'?ve|i have) (?:received|got) your (?:request|message|file)s?|hmm+|um+|uh+|是的|对的?|"
+    r"sure thing|will do|can do|i can do that|here you go|here it is|see below|如下|以下是|"
+    r"(?:任务|处理|操作|执行|工作|请求)(?:已|已经)?(?:完成|结束)(?:了|啦)?|"
+    r"(?:the )?(?:task|job|request|work|all)(?: is| has been)? (?:complete|completed|done|finished)|"
+    r"(?:your )?(?:request|message|task)s? (?:has been |have been |was |is )?(?:received|accepted|queued)"
+    r"(?: and (?:is|are) being processed)?)$"
+    r"|^(?:\S{0,20}?\s*)?(?:已|已经)?(?:上传|保存|下载|发送|提交|接收|删除|复制|写入|导入|导出|创建|更新|"
+    r"重命名|移动)(?:成功|完成|好了|完毕)(?:了)?$"
+    r"|^(?:已|已经)(?:上传|保存|下载|发送|提交|收到|创建|更新|写入)(?:了)?\s*\S{0,20}$"
+    r"|^\S{0,20}?(?:已|已经)(?:上传|保存|下载|发送|提交|收到|创建|更新|写入|删除)(?:了)?(?:成功|完成|好了|完毕)?$"
+    r"|^(?:the )?(?:\S+ )?(?:file|image|document|attachment|upload|data|changes?)s? "
+    r"(?:(?:has|have) been |was |were |is )?(?:uploaded|saved|sent|received|downloaded|deleted|"
+    r"written|created|updated|complete|completed|successful|succeeded)(?: successfully)?$"
+    r"|^(?:saved|uploaded|sent|received|created|updated)(?: successfully)?(?: \S+){0,3}$"
+)
+_GREETING = re.compile(
+    r"^(?:你好|您好|嗨|哈喽|hi|hello|hey|早上好|上午好|中午好|下午好|晚上好|早安|晚安|"
+    r"good (?:morning|afternoon|evening|night)|greetings)(?![a-z]).{0,16}$"
+    r"|有什么(?:我)?(?:可以|能)帮(?:你|您|忙)|还有(?:什么|其他|别的)(?:需要|问题|要)|随时(?:告诉|找|联系)我|"
+    r"希望(?:这|以上|这些)?(?:对你|对您|能)?有(?:所)?帮助|很高兴(?:为你|为您|帮你|帮您|见到)|祝你|"
+    r"^(?:需要我|要不要我|是否需要|要我|你想|您想|你希望|您希望|还需要)|"
+    r"let me know if|anything else|how can i (?:help|assist)|hope (?:this|that) helps|"
+    r"^(?:great|good|interesting) question|"
+    r"feel free to|happy to help|glad to help|(?:nice|good|great) to (?:meet|see|hear from) you|"
+    r"^(?:would you like|do you want|shall i|should i|want me to)\b|"
+    r"^(?:哈哈+|呵呵+|嘿嘿+|lol|haha+|😂|👍|🙏|😊)+$"
+)
+
+KINDS = ("tool_hint", "progress", "greeting", "ack")
+
+
+def _sentences(norm: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_SPLIT.split(norm) if s and s.strip()]
+
+
+def _substance(sentence: str) -> str:
+    return _TRIM.sub("", _LEADING_FILLER.sub("", sentence))
+
+
+def _is_tool_hint(norm: str) -> bool:
+    if not norm or len(norm) > 400:
+        return False
+    if norm[0] in _TOOL_EMOJI:
+        return True
+    parts = [p.strip() for p in re.split(r"\),\s*", norm)]
+    if all(_TOOL_CALL.match(p if p.endswith(")") else p + ")") for p in parts):
+        return True
+    return bool(_TOOL_LEAD.match(norm))
+
+
+_HEADER = re.compile(r"^.{0,10}(?:进度|进展|状态|progress|status|update)$")
+
+
+def _sentence_kind(sentence: str) -> str | None:
+    """The noise kind of one sentence, or None when it says something."""
+    core = _substance(sentence)
+    if not core or _HEADER.match(core):  # "数据同步任务进度：" only introduces what follows
+        return "filler"
+    if _is_tool_hint(core):
+        return "tool_hint"
+    short = len(core) <= 80
+    if short and (_PROGRESS_LEAD.match(core) or _PROGRESS_ANY.search(core)):
+        return "progress"
+    whole = _TRIM.sub("", sentence)  # "收到你的消息了" is an ack as a whole, not after "收到"
+    if any(len(t) <= 60 and _ACK.match(t) for t in (core, whole)):
+        return "ack"
+    if any(len(t) <= 60 and _GREETING.search(t) for t in (core, whole)):
+        return "greeting"
+    return None
+
+
+def classify_noise(norm: str) -> str | None:
+    """Return the noise kind of a whole normalised message, or None if it is substantive.
+
+    Kinds: "empty", "tool_hint", "progress", "ack", "greeting".
+    """
+    if not _TRIM.sub("", norm):
+        return "empty"
+    if _is_tool_hint(norm):
+        return "tool_hint"
+    kinds: set[str] = set()
+    for sentence in _sentences(norm):
+        kind = _sentence_kind(sentence)
+        if kind is None:
+            return None
+        kinds.add(kind)
+    for kind in KINDS:
+        if kind in kinds:
+            return kind
+    return "ack"
+
+
+def looks_like(kind: str, norm: str, noise_kind: str | None) -> bool:
+    """Loose detectors behind rule texts such as "纯寒暄" or "与金融无关的任务进度".
+
+    Unlike `classify_noise`, a progress lead is enough even in a longer message.
+    "duplicate" is never detectable from one message (dedupe lives in the publish path).
+    """
+    if kind == "progress":
+        first = _sentences(norm)[:1]
+        return noise_kind == "progress" or bool(
+            first and (_PROGRESS_LEAD.match(_substance(first[0])) or _PROGRESS_ANY.search(first[0]))
+        )
+    if kind == "greeting":
+        return noise_kind in ("greeting", "ack") or (len(norm) <= 12 and not re.search(r"\d", norm))
+    if kind == "ack":
+        return noise_kind == "ack"
+    if kind == "tool_hint":
+        return noise_kind == "tool_hint"
+    return False

@@ -1,0 +1,254 @@
+"""Conversations of the dashboard channel: messages in order, guide cards, and the user's inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import sqlalchemy as sa
+from pydantic import BaseModel, Field
+from sqlmodel import Session, select
+
+from topic_dashboard.errors import AppError
+from topic_dashboard.models import Bot, Conversation, Message, iso_utc, utcnow
+from topic_dashboard.user_inputs import UserInput, clean_conversation_id, select_user_inputs
+
+ROLES = ("user", "assistant", "tool", "system")
+KINDS = ("text", "guide_card")
+FIELD_TYPES = ("text", "textarea", "select", "checkbox", "number")
+MAX_CONTENT_CHARS = 100_000
+
+
+class GuideField(BaseModel):
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+    label: str = Field(min_length=1, max_length=200)
+    type: str = "text"
+    options: list[str] = Field(default_factory=list)
+    required: bool = False
+
+
+class GuideCard(BaseModel):
+    """The form an assistant asks the user to fill in."""
+
+    title: str = Field(default="", max_length=200)
+    fields: list[GuideField] = Field(min_length=1, max_length=30)
+    submit_label: str = Field(default="Submit", max_length=50)
+
+
+class ConversationPublic(BaseModel):
+    conversation_id: str
+    bot_id: str
+    title: str
+    unread: bool
+    run_status: str
+    message_count: int
+    created_at: str | None
+    updated_at: str | None
+
+
+class MessagePublic(BaseModel):
+    message_id: str
+    conversation_id: str
+    seq: int
+    role: str
+    content: str
+    kind: str
+    guide_card: dict[str, Any] | None
+    guide_state: str | None
+    created_at: str | None
+
+
+def conversation_public(row: Conversation) -> ConversationPublic:
+    return ConversationPublic(
+        conversation_id=row.id, bot_id=row.bot_id, title=row.title, unread=row.unread, run_status=row.run_status,
+        message_count=row.last_seq, created_at=iso_utc(row.created_at), updated_at=iso_utc(row.updated_at),
+    )
+
+
+def message_public(row: Message) -> MessagePublic:
+    return MessagePublic(
+        message_id=row.id, conversation_id=row.conversation_id, seq=row.seq, role=row.role, content=row.content,
+        kind=row.kind, guide_card=row.guide_card_json, guide_state=row.guide_state, created_at=iso_utc(row.created_at),
+    )
+
+
+def create_conversation(*, session: Session, bot_id: str, title: str = "") -> ConversationPublic:
+    """Raises bot_not_found, validation_error."""
+    if session.get(Bot, bot_id) is None:
+        raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
+    title = (title or "").strip()
+    if len(title) > 200:
+        raise AppError("validation_error", "title is longer than 200 characters", field="title")
+    row = Conversation(bot_id=bot_id, title=title)
+    session.add(row)
+    session.commit()
+    return conversation_public(row)
+
+
+def get_conversation(*, session: Session, conversation_id: str, bot_id: str | None = None, for_update: bool = False) -> Conversation:
+    """The conversation, when it exists (and belongs to `bot_id` if given). Raises conversation_not_found."""
+    query = select(Conversation).where(Conversation.id == conversation_id)
+    if for_update:
+        query = query.with_for_update()
+    row = session.exec(query).first()
+    if row is None or (bot_id is not None and row.bot_id != bot_id):
+        raise AppError("conversation_not_found", f"no conversation {conversation_id!r}")
+    return row
+
+
+def list_conversations(*, session: Session, bot_id: str, limit: int = 100) -> list[ConversationPublic]:
+    query = select(Conversation).where(Conversation.bot_id == bot_id).order_by(Conversation.updated_at.desc()).limit(limit)  # type: ignore[attr-defined]
+    return [conversation_public(row) for row in session.exec(query)]
+
+
+def add_message(*, session: Session, conversation_id: str, role: str, content: str, kind: str = "text",
+                guide_card: Any = None) -> MessagePublic:
+    """Append a message with the next sequence number. Raises conversation_not_found, validation_error."""
+    if role not in ROLES:
+        raise AppError("validation_error", f"role must be one of {', '.join(ROLES)}", field="role")
+    if kind not in KINDS:
+        raise AppError("validation_error", f"kind must be one of {', '.join(KINDS)}", field="kind")
+    if not isinstance(content, str) or len(content) > MAX_CONTENT_CHARS:
+        raise AppError("validation_error", f"content must be text of at most {MAX_CONTENT_CHARS} characters", field="content")
+    card: dict[str, Any] | None = None
+    if kind == "guide_card":
+        if role != "assistant":
+            raise AppError("validation_error", "only an assistant message can be a guide card", field="kind")
+        card = _validated_card(guide_card)
+    elif guide_card is not None:
+        raise AppError("validation_error", "guide_card belongs to messages of kind guide_card", field="guide_card")
+    conversation = get_conversation(session=session, conversation_id=conversation_id, for_update=True)
+    return _append(session, conversation, role=role, content=content, kind=kind, card=card)
+
+
+def _validated_card(guide_card: Any) -> dict[str, Any]:
+    from pydantic import ValidationError
+
+    try:
+        card = GuideCard.model_validate(guide_card)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        # A JSON path like the other checks below (`guide_card.fields[0].name`), `guide_card` itself when not an object.
+        where = "guide_card" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
+        raise AppError("validation_error", f"{where}: {first['msg']}", field=where) from exc
+    for index, field in enumerate(card.fields):
+        if field.type not in FIELD_TYPES:
+            raise AppError("validation_error", f"guide_card.fields[{index}].type must be one of {', '.join(FIELD_TYPES)}",
+                           field=f"guide_card.fields[{index}].type")
+        if field.type == "select" and not field.options:
+            raise AppError("validation_error", "a select field needs options", field=f"guide_card.fields[{index}].options")
+    return card.model_dump()
+
+
+def _append(session: Session, conversation: Conversation, *, role: str, content: str, kind: str,
+            card: dict[str, Any] | None) -> MessagePublic:
+    conversation.last_seq += 1
+    now = utcnow()
+    message = Message(
+        conversation_id=conversation.id, seq=conversation.last_seq, role=role, content=content, kind=kind,
+        guide_card_json=card, guide_state="pending" if kind == "guide_card" else None, created_at=now,
+    )
+    conversation.updated_at = now
+    if role != "user":
+        conversation.unread = True
+    session.add(conversation)
+    session.add(message)
+    session.commit()
+    return message_public(message)
+
+
+def list_messages(*, session: Session, conversation_id: str, after_seq: int = 0, limit: int = 200) -> list[MessagePublic]:
+    """Messages in order. Raises conversation_not_found."""
+    get_conversation(session=session, conversation_id=conversation_id)
+    query = (
+        select(Message).where(Message.conversation_id == conversation_id, Message.seq > after_seq)
+        .order_by(Message.seq).limit(limit)  # type: ignore[arg-type]
+    )
+    return [message_public(row) for row in session.exec(query)]
+
+
+def answers_text(card: dict[str, Any], answers: dict[str, Any]) -> str:
+    """The readable text of a submitted guide card: one "Label: answer" line per field."""
+    lines = []
+    for field in card["fields"]:
+        value = answers.get(field["name"])
+        if field["type"] == "checkbox":
+            shown = "yes" if value else "no"
+        else:
+            shown = "" if value is None else str(value).strip()
+        lines.append(f"{field['label']}: {shown or '—'}")
+    title = (card.get("title") or "").strip()
+    return "\n".join([title, *lines] if title else lines)
+
+
+def submit_guide_card(*, session: Session, conversation_id: str, message_id: str, answers: Any) -> MessagePublic:
+    """Submit a guide card once: adds an ordinary user message with the answers, marks the card submitted.
+
+    Raises conversation_not_found, message_not_found, not_a_guide_card, guide_card_already_submitted, validation_error.
+    """
+    conversation = get_conversation(session=session, conversation_id=conversation_id, for_update=True)
+    card_row = session.exec(select(Message).where(Message.id == message_id, Message.conversation_id == conversation_id)).first()
+    if card_row is None:
+        raise AppError("message_not_found", f"conversation {conversation_id!r} has no message {message_id!r}")
+    if card_row.kind != "guide_card" or not card_row.guide_card_json:
+        raise AppError("not_a_guide_card", "only a guide card can be submitted")
+    if card_row.guide_state == "submitted":
+        raise AppError("guide_card_already_submitted", "this guide card was submitted already")
+    if not isinstance(answers, dict):
+        raise AppError("validation_error", "answers must be an object of field name to value", field="answers")
+    card = card_row.guide_card_json
+    names = {field["name"] for field in card["fields"]}
+    unknown = sorted(set(answers) - names)
+    if unknown:
+        raise AppError("validation_error", f"the card has no field {unknown[0]!r}", field=f"answers.{unknown[0]}")
+    for field in card["fields"]:
+        value = answers.get(field["name"])
+        if field["required"] and (value is None or (isinstance(value, str) and not value.strip())):
+            raise AppError("validation_error", f"{field['label']} is required", field=f"answers.{field['name']}")
+        if field["type"] == "select" and value not in (None, "") and value not in field["options"]:
+            raise AppError("validation_error", f"{field['label']}: choose one of the options", field=f"answers.{field['name']}")
+    card_row.guide_state = "submitted"
+    session.add(card_row)
+    return _append(session, conversation, role="user", content=answers_text(card, answers), kind="text", card=None)
+
+
+def mark_conversation_read(*, session: Session, conversation_id: str) -> None:
+    conversation = get_conversation(session=session, conversation_id=conversation_id)
+    conversation.unread = False
+    session.add(conversation)
+    session.commit()
+
+
+def _user_inputs_newest_first(session: Session, conversation_id: str, batch: int) -> Iterator[UserInput]:
+    """The conversation's user text messages, newest first, fetched through the index a batch at a time."""
+    before: int | None = None
+    while True:
+        query = select(Message.id, Message.seq, Message.created_at, Message.content).where(
+            Message.conversation_id == conversation_id, Message.role == "user", Message.kind == "text"
+        )
+        if before is not None:
+            query = query.where(Message.seq < before)
+        rows = session.exec(query.order_by(Message.seq.desc()).limit(batch)).all()  # type: ignore[attr-defined]
+        for message_id, seq, created_at, content in rows:
+            before = seq
+            yield UserInput(message_id=message_id, created_at=created_at, content=content)
+        if len(rows) < batch:
+            return
+
+
+def list_user_inputs(*, session: Session, bot_id: str, conversation_id: str, limit: int, max_chars: int) -> dict[str, Any]:
+    """The PRD's `ccweb_list_user_inputs` result for a bot's conversation. Read-only.
+
+    `limit`/`max_chars` must already be clamped. Raises invalid_conversation_id, conversation_not_found.
+    """
+    cleaned = clean_conversation_id(conversation_id)
+    if cleaned is None:
+        raise AppError("invalid_conversation_id", "conversationId is not a valid conversation id")
+    exists = session.exec(
+        select(sa.literal(1)).where(Conversation.id == cleaned, Conversation.bot_id == bot_id)
+    ).first()
+    if exists is None:
+        raise AppError("conversation_not_found", f"no conversation {cleaned!r} for this bot")
+    return select_user_inputs(
+        _user_inputs_newest_first(session, cleaned, batch=limit + 1), conversation_id=cleaned, limit=limit, max_chars=max_chars
+    )

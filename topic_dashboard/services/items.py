@@ -1,0 +1,182 @@
+"""Reading topic items: pages newest first with an opaque cursor, unread counts, read/pin/archive."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import sqlalchemy as sa
+from pydantic import BaseModel
+from sqlmodel import Session, select
+
+from topic_dashboard.errors import AppError
+from topic_dashboard.models import TopicItem, iso_utc
+
+MAX_PAGE = 200
+DEFAULT_PAGE = 50
+
+
+class ItemPublic(BaseModel):
+    id: int
+    bot_id: str
+    topic_key: str
+    title: str
+    content: str
+    level: str
+    tags: list[str]
+    view: dict[str, Any] | None
+    source: str
+    dedupe_key: str | None
+    is_read: bool
+    is_pinned: bool
+    is_archived: bool
+    created_at: str | None
+
+
+class ItemPage(BaseModel):
+    items: list[ItemPublic]
+    next_cursor: str | None
+
+
+class ItemFilters(BaseModel):
+    topic_key: str | None = None
+    unread_only: bool = False
+    level: str | None = None
+    tag: str | None = None
+    include_archived: bool = False
+    pinned_only: bool = False
+
+
+def item_public(item: TopicItem) -> ItemPublic:
+    return ItemPublic(
+        id=item.id or 0, bot_id=item.bot_id, topic_key=item.topic_key, title=item.title, content=item.content,
+        level=item.level, tags=list(item.tags_json or []), view=item.view_json, source=item.source,
+        dedupe_key=item.dedupe_key, is_read=item.is_read, is_pinned=item.is_pinned, is_archived=item.is_archived,
+        created_at=iso_utc(item.created_at),
+    )
+
+
+def encode_cursor(item_id: int) -> str:
+    return base64.urlsafe_b64encode(f"v1:{item_id}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> int:
+    """Raises invalid_cursor."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        version, _, value = raw.partition(":")
+        if version != "v1" or not value.isdigit():
+            raise ValueError(raw)
+        return int(value)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise AppError("invalid_cursor", "cursor is not one this API gave out; start again without it", field="cursor") from None
+
+
+def list_items(*, session: Session, bot_id: str, filters: ItemFilters | None = None, cursor: str | None = None,
+               limit: int = DEFAULT_PAGE, newer_than: int | None = None) -> ItemPage:
+    """One page of a bot's items, newest first. Items inserted meanwhile never shift a page: the
+    cursor is the last id seen and ids only grow. Raises invalid_cursor, validation_error."""
+    filters = filters or ItemFilters()
+    if not 1 <= limit <= MAX_PAGE:
+        raise AppError("validation_error", f"limit must be from 1 to {MAX_PAGE}", field="limit")
+    query = select(TopicItem).where(TopicItem.bot_id == bot_id)
+    if filters.topic_key:
+        query = query.where(TopicItem.topic_key == filters.topic_key)
+    if filters.unread_only:
+        query = query.where(TopicItem.is_read.is_(False))  # type: ignore[attr-defined]
+    if filters.level:
+        query = query.where(TopicItem.level == filters.level)
+    if not filters.include_archived:
+        query = query.where(TopicItem.is_archived.is_(False))  # type: ignore[attr-defined]
+    if filters.pinned_only:
+        query = query.where(TopicItem.is_pinned.is_(True))  # type: ignore[attr-defined]
+    if cursor:
+        query = query.where(TopicItem.id < decode_cursor(cursor))  # type: ignore[operator]
+    if newer_than is not None:
+        query = query.where(TopicItem.id > newer_than)  # type: ignore[operator]
+    if filters.tag:
+        # Tags live in a JSON list; filter in Python over a bounded scan so the page stays full.
+        rows: list[TopicItem] = []
+        scan = query.order_by(TopicItem.id.desc())  # type: ignore[union-attr]
+        for row in session.exec(scan.execution_options(yield_per=200)):
+            if filters.tag in (row.tags_json or []):
+                rows.append(row)
+                if len(rows) > limit:
+                    break
+    else:
+        rows = list(session.exec(query.order_by(TopicItem.id.desc()).limit(limit + 1)))  # type: ignore[union-attr]
+    page = rows[:limit]
+    next_cursor = encode_cursor(page[-1].id or 0) if len(rows) > limit and page else None
+    return ItemPage(items=[item_public(row) for row in page], next_cursor=next_cursor)
+
+
+def get_item(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
+    """Raises item_not_found (also for another bot's item)."""
+    item = session.get(TopicItem, item_id)
+    if item is None or item.bot_id != bot_id:
+        raise AppError("item_not_found", f"bot {bot_id!r} has no item {item_id}")
+    return item
+
+
+def set_item_flags(*, session: Session, bot_id: str, item_id: int, is_read: bool | None = None,
+                   is_pinned: bool | None = None, is_archived: bool | None = None) -> ItemPublic:
+    """Mark an item read/unread, pinned, archived. Raises item_not_found."""
+    item = get_item(session=session, bot_id=bot_id, item_id=item_id)
+    if is_read is not None:
+        item.is_read = is_read
+    if is_pinned is not None:
+        item.is_pinned = is_pinned
+    if is_archived is not None:
+        item.is_archived = is_archived
+    session.add(item)
+    session.commit()
+    return item_public(item)
+
+
+def mark_all_read(*, session: Session, bot_id: str, topic_key: str | None = None) -> int:
+    """Mark a topic's (or all the bot's) unread items read. Returns how many changed."""
+    statement = sa.update(TopicItem).where(TopicItem.bot_id == bot_id, TopicItem.is_read.is_(False))  # type: ignore[arg-type,attr-defined]
+    if topic_key:
+        statement = statement.where(TopicItem.topic_key == topic_key)  # type: ignore[arg-type]
+    result = session.exec(statement.values(is_read=True))  # type: ignore[call-overload]
+    session.commit()
+    return int(result.rowcount or 0)
+
+
+def topic_counts(*, session: Session, bot_id: str) -> dict[str, tuple[int, int]]:
+    """topic_key -> (unread, total) over items that are not archived."""
+    rows = session.exec(
+        select(
+            TopicItem.topic_key,
+            sa.func.sum(sa.case((TopicItem.is_read.is_(False), 1), else_=0)),  # type: ignore[attr-defined]
+            sa.func.count(),
+        )
+        .where(TopicItem.bot_id == bot_id, TopicItem.is_archived.is_(False))  # type: ignore[attr-defined]
+        .group_by(TopicItem.topic_key)
+    ).all()
+    return {key: (int(unread or 0), int(total)) for key, unread, total in rows}
+
+
+def panel_signature(*, session: Session, bot_id: str) -> tuple[int, int, int]:
+    """(newest item id, unread items, read/pin/archive changes proxy) — cheap, indexed; changes when the panel must refresh."""
+    newest, unread, flagged = session.exec(
+        select(
+            sa.func.max(TopicItem.id),
+            sa.func.sum(sa.case((TopicItem.is_read.is_(False), 1), else_=0)),  # type: ignore[attr-defined]
+            sa.func.sum(sa.case((sa.or_(TopicItem.is_pinned.is_(True), TopicItem.is_archived.is_(True)), 1), else_=0)),  # type: ignore[attr-defined]
+        ).where(TopicItem.bot_id == bot_id)
+    ).one()
+    return int(newest or 0), int(unread or 0), int(flagged or 0)
+
+
+def item_flags(*, session: Session, bot_id: str, item_ids: list[int]) -> dict[int, tuple[bool, bool, bool]]:
+    """id -> (is_read, is_pinned, is_archived) for the given items of a bot."""
+    if not item_ids:
+        return {}
+    rows = session.exec(
+        select(TopicItem.id, TopicItem.is_read, TopicItem.is_pinned, TopicItem.is_archived).where(
+            TopicItem.bot_id == bot_id, TopicItem.id.in_(item_ids)  # type: ignore[union-attr]
+        )
+    ).all()
+    return {int(row[0]): (bool(row[1]), bool(row[2]), bool(row[3])) for row in rows}

@@ -1,0 +1,300 @@
+"""Topics and per-bot topic settings: what people maintain and bots consume (design §6, §7)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from pydantic import BaseModel, Field
+from sqlmodel import Session, select
+
+from topic_dashboard.errors import AppError
+from topic_dashboard.models import Bot, TopicBotSettings, TopicItem, TopicRuleChange, TopicTopic, iso_utc, utcnow
+from topic_dashboard.views import validate_view_schema_json
+
+TOPIC_KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+FALLBACK_POLICIES = ("inbox", "skip")
+MAX_PUBLISH_RATE = 10_000
+MAX_DEDUPE_WINDOW_SECONDS = 7 * 24 * 3600
+
+
+class TopicSettingsPublic(BaseModel):
+    bot_id: str
+    topic_enabled: bool
+    fallback_policy: str
+    publish_rate_per_minute: int
+    dedupe_window_seconds: int
+    allow_remote_images: bool
+    updated_at: str | None
+
+
+class TopicSettingsUpdate(BaseModel):
+    topic_enabled: bool | None = None
+    fallback_policy: Literal["inbox", "skip"] | None = None
+    publish_rate_per_minute: int | None = Field(default=None, ge=1, le=MAX_PUBLISH_RATE)
+    dedupe_window_seconds: int | None = Field(default=None, ge=0, le=MAX_DEDUPE_WINDOW_SECONDS)
+    allow_remote_images: bool | None = None
+
+
+class TopicPublic(BaseModel):
+    topic_key: str
+    name: str
+    description: str
+    is_active: bool
+    is_default_fallback: bool
+    routing_json: dict[str, Any]
+    view_schema_json: dict[str, Any]
+    created_at: str | None
+    updated_at: str | None
+
+
+class TopicCreate(BaseModel):
+    topic_key: str
+    name: str
+    description: str = ""
+    is_active: bool = True
+    routing_json: dict[str, Any] = Field(default_factory=dict)
+    view_schema_json: dict[str, Any] = Field(default_factory=dict)
+
+
+class TopicUpdate(BaseModel):
+    topic_key: str | None = None  # may be sent, must not change
+    name: str | None = None
+    description: str | None = None
+    is_active: bool | None = None
+    is_default_fallback: bool | None = None  # may be sent, must not change
+    routing_json: dict[str, Any] | None = None
+    view_schema_json: dict[str, Any] | None = None
+
+
+def topic_public(topic: TopicTopic) -> TopicPublic:
+    return TopicPublic(
+        topic_key=topic.topic_key,
+        name=topic.name,
+        description=topic.description,
+        is_active=topic.is_active,
+        is_default_fallback=topic.is_default_fallback,
+        routing_json=dict(topic.routing_json or {}),
+        view_schema_json=dict(topic.view_schema_json or {}),
+        created_at=iso_utc(topic.created_at),
+        updated_at=iso_utc(topic.updated_at),
+    )
+
+
+def settings_public(row: TopicBotSettings) -> TopicSettingsPublic:
+    return TopicSettingsPublic(
+        bot_id=row.bot_id,
+        topic_enabled=row.topic_enabled,
+        fallback_policy=row.fallback_policy,
+        publish_rate_per_minute=row.publish_rate_per_minute,
+        dedupe_window_seconds=row.dedupe_window_seconds,
+        allow_remote_images=row.allow_remote_images,
+        updated_at=iso_utc(row.updated_at),
+    )
+
+
+# --- settings ---------------------------------------------------------------------------------
+
+
+def load_settings(*, session: Session, bot_id: str, for_update: bool = False) -> TopicBotSettings:
+    """The bot's settings row; with `for_update`, locked until the transaction ends (PostgreSQL).
+
+    Raises bot_not_found.
+    """
+    query = select(TopicBotSettings).where(TopicBotSettings.bot_id == bot_id)
+    if for_update:
+        query = query.with_for_update()
+    row = session.exec(query).first()
+    if row is None:
+        raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
+    return row
+
+
+def get_topic_settings(*, session: Session, bot_id: str) -> TopicSettingsPublic:
+    """Raises bot_not_found."""
+    return settings_public(load_settings(session=session, bot_id=bot_id))
+
+
+def update_topic_settings(*, session: Session, bot_id: str, update: TopicSettingsUpdate) -> TopicSettingsPublic:
+    """Change some of a bot's topic settings. Raises bot_not_found."""
+    row = load_settings(session=session, bot_id=bot_id, for_update=True)
+    for field, value in update.model_dump(exclude_none=True).items():
+        setattr(row, field, value)
+    row.updated_at = utcnow()
+    session.add(row)
+    session.commit()
+    return settings_public(row)
+
+
+def set_topic_enabled(*, session: Session, bot_id: str, enabled: bool) -> TopicSettingsPublic:
+    return update_topic_settings(session=session, bot_id=bot_id, update=TopicSettingsUpdate(topic_enabled=enabled))
+
+
+# --- topics -----------------------------------------------------------------------------------
+
+
+def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> list[TopicTopic]:
+    """A bot's topics, fallback first, then by key. Raises bot_not_found."""
+    if session.get(Bot, bot_id) is None:
+        raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
+    query = select(TopicTopic).where(TopicTopic.bot_id == bot_id)
+    if active_only:
+        query = query.where(TopicTopic.is_active.is_(True))  # type: ignore[attr-defined]
+    return list(session.exec(query.order_by(TopicTopic.is_default_fallback.desc(), TopicTopic.topic_key)))  # type: ignore[attr-defined]
+
+
+def get_topic(*, session: Session, bot_id: str, topic_key: str) -> TopicTopic:
+    """Raises topic_not_found."""
+    topic = session.exec(
+        select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == topic_key)
+    ).first()
+    if topic is None:
+        raise AppError("topic_not_found", f"bot {bot_id!r} has no topic {topic_key!r}")
+    return topic
+
+
+def _validated_rule(routing_json: Any) -> dict[str, Any]:
+    from topic_dashboard.routing import validate_routing
+
+    return validate_routing(routing_json).model_dump(mode="json", exclude_none=True)
+
+
+def _validate_text(value: str, field: str, max_chars: int, *, required: bool) -> str:
+    value = value.strip()
+    if required and not value:
+        raise AppError("validation_error", f"{field} must not be empty", field=field)
+    if len(value) > max_chars:
+        raise AppError("validation_error", f"{field} is longer than {max_chars} characters", field=field)
+    return value
+
+
+def _bump_rules_version(session: Session, bot_id: str) -> None:
+    session.exec(
+        sa.update(TopicBotSettings)
+        .where(TopicBotSettings.bot_id == bot_id)  # type: ignore[arg-type]
+        .values(rules_version=TopicBotSettings.rules_version + 1, updated_at=utcnow())
+    )
+
+
+def _record_change(session: Session, *, bot_id: str, topic_key: str, actor: str, action: str,
+                   before: TopicPublic | None, after: TopicPublic | None) -> None:
+    session.add(
+        TopicRuleChange(
+            bot_id=bot_id, topic_key=topic_key, actor=actor, action=action,
+            before_json=before.model_dump() if before else None, after_json=after.model_dump() if after else None,
+        )
+    )
+
+
+def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str) -> TopicPublic:
+    """Create a topic. Raises bot_not_found, invalid_topic_key, topic_exists, invalid_rule, validation_error."""
+    load_settings(session=session, bot_id=bot_id, for_update=True)
+    if not TOPIC_KEY_RE.match(data.topic_key):
+        raise AppError(
+            "invalid_topic_key",
+            "topic_key: lower-case letters, digits and underscores, starting with a letter (at most 64)",
+            field="topic_key",
+        )
+    if session.exec(select(TopicTopic.id).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == data.topic_key)).first():
+        raise AppError("topic_exists", f"topic {data.topic_key!r} exists already", field="topic_key")
+    topic = TopicTopic(
+        bot_id=bot_id,
+        topic_key=data.topic_key,
+        name=_validate_text(data.name, "name", 100, required=True),
+        description=_validate_text(data.description, "description", 2000, required=False),
+        is_active=data.is_active,
+        routing_json=_validated_rule(data.routing_json),
+        view_schema_json=validate_view_schema_json(data.view_schema_json),
+    )
+    session.add(topic)
+    session.flush()
+    public = topic_public(topic)
+    _record_change(session, bot_id=bot_id, topic_key=topic.topic_key, actor=actor, action="create", before=None, after=public)
+    _bump_rules_version(session, bot_id)
+    session.commit()
+    return public
+
+
+def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: str) -> TopicPublic:
+    """Change a topic. Raises topic_not_found, immutable_field, fallback_protected, invalid_rule, validation_error."""
+    load_settings(session=session, bot_id=bot_id, for_update=True)
+    topic = get_topic(session=session, bot_id=bot_id, topic_key=topic_key)
+    before = topic_public(topic)
+    if data.topic_key is not None and data.topic_key != topic.topic_key:
+        raise AppError("immutable_field", "topic_key cannot change after creation; create a new topic instead", field="topic_key")
+    if data.is_default_fallback is not None and data.is_default_fallback != topic.is_default_fallback:
+        raise AppError("immutable_field", "which topic is the fallback cannot change", field="is_default_fallback")
+    if data.is_active is False and topic.is_default_fallback:
+        raise AppError("fallback_protected", "the fallback topic cannot be deactivated: unrouted results go there", field="is_active")
+    if data.name is not None:
+        topic.name = _validate_text(data.name, "name", 100, required=True)
+    if data.description is not None:
+        topic.description = _validate_text(data.description, "description", 2000, required=False)
+    if data.is_active is not None:
+        topic.is_active = data.is_active
+    if data.routing_json is not None:
+        topic.routing_json = _validated_rule(data.routing_json)
+    if data.view_schema_json is not None:
+        topic.view_schema_json = validate_view_schema_json(data.view_schema_json)
+    topic.updated_at = utcnow()
+    session.add(topic)
+    session.flush()
+    after = topic_public(topic)
+    _record_change(session, bot_id=bot_id, topic_key=topic_key, actor=actor, action="update", before=before, after=after)
+    _bump_rules_version(session, bot_id)
+    session.commit()
+    return after
+
+
+def count_items(*, session: Session, bot_id: str, topic_key: str) -> int:
+    return session.exec(
+        select(sa.func.count()).select_from(TopicItem).where(TopicItem.bot_id == bot_id, TopicItem.topic_key == topic_key)
+    ).one()
+
+
+def delete_topic(*, session: Session, bot_id: str, topic_key: str, actor: str,
+                 items: Literal["move", "delete"] | None = None) -> int:
+    """Delete a topic; its items move to the fallback topic or are deleted, as asked.
+
+    Returns the number of items moved or deleted. Raises topic_not_found, fallback_protected, and
+    conflict when the topic has items and `items` does not say what to do with them.
+    """
+    load_settings(session=session, bot_id=bot_id, for_update=True)
+    topic = get_topic(session=session, bot_id=bot_id, topic_key=topic_key)
+    if topic.is_default_fallback:
+        raise AppError("fallback_protected", "the fallback topic cannot be deleted: unrouted results go there")
+    count = count_items(session=session, bot_id=bot_id, topic_key=topic_key)
+    if count and items is None:
+        raise AppError(
+            "conflict", f"topic {topic_key!r} has {count} items: say items=move (to the fallback topic) or items=delete",
+            field="items", item_count=count,
+        )
+    where = sa.and_(TopicItem.bot_id == bot_id, TopicItem.topic_key == topic_key)  # type: ignore[arg-type]
+    if count and items == "move":
+        fallback = fallback_topic(session=session, bot_id=bot_id)
+        session.exec(sa.update(TopicItem).where(where).values(topic_key=fallback.topic_key))
+    elif count:
+        session.exec(sa.delete(TopicItem).where(where))
+    _record_change(session, bot_id=bot_id, topic_key=topic_key, actor=actor, action="delete", before=topic_public(topic), after=None)
+    session.delete(topic)
+    _bump_rules_version(session, bot_id)
+    session.commit()
+    return count
+
+
+def fallback_topic(*, session: Session, bot_id: str) -> TopicTopic:
+    """The bot's fallback topic (`inbox`). Raises topic_not_found if it is missing."""
+    topic = session.exec(
+        select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.is_default_fallback.is_(True))  # type: ignore[attr-defined]
+    ).first()
+    if topic is None:
+        raise AppError("topic_not_found", "this bot has no fallback topic")
+    return topic
+
+
+def rule_history(*, session: Session, bot_id: str, topic_key: str | None = None, limit: int = 50) -> list[TopicRuleChange]:
+    query = select(TopicRuleChange).where(TopicRuleChange.bot_id == bot_id)
+    if topic_key is not None:
+        query = query.where(TopicRuleChange.topic_key == topic_key)
+    return list(session.exec(query.order_by(TopicRuleChange.id.desc()).limit(limit)))  # type: ignore[union-attr]

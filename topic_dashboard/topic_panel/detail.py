@@ -1,0 +1,102 @@
+"""Flatten an item and its `view` into what the detail pane renders. Pure: no Reflex, no database.
+
+Only a view's declared fields are read; text fields that are markdown (`content`, markdown
+`text`, card `body`) become sanitized HTML, everything else stays plain text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from topic_dashboard.services.items import ItemPublic
+from topic_dashboard.topic_panel.models import CheckItem, ItemDetail, ItemRow, LabelValue, TimelineEvent
+from topic_dashboard.views import safe_url
+from topic_dashboard.views.markdown import render_markdown
+
+LONG_CONTENT_CHARS = 1200
+PREVIEW_CHARS = 140
+
+
+def cell_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKS = re.compile(r"(\*\*|__|`|~~|^#+\s*|^>\s*|^[-*+]\s+)", re.MULTILINE)
+
+
+def plain_preview(markdown: str, limit: int = PREVIEW_CHARS) -> str:
+    """A one-line plain-text preview of markdown: link text kept, emphasis and heading marks dropped."""
+    text = _MARKS.sub("", _LINK.sub(r"\1", markdown))
+    return " ".join(text.split())[:limit]
+
+
+def item_row(item: ItemPublic) -> ItemRow:
+    preview = plain_preview(item.content)
+    return ItemRow(
+        id=item.id, title=item.title, topic_key=item.topic_key, level=item.level, created_at=item.created_at or "",
+        tags=list(item.tags), preview=preview, is_read=item.is_read, is_pinned=item.is_pinned, is_archived=item.is_archived,
+    )
+
+
+def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
+    detail = ItemDetail(
+        id=item.id, title=item.title, topic_key=item.topic_key, level=item.level, tags=list(item.tags),
+        source=item.source, created_at=item.created_at or "",
+        content_html=render_markdown(item.content, allow_images=allow_images),
+        content_is_long=len(item.content) > LONG_CONTENT_CHARS or item.content.count("\n") > 24,
+        is_read=item.is_read, is_pinned=item.is_pinned, is_archived=item.is_archived,
+    )
+    view = item.view if isinstance(item.view, dict) else None
+    if view is None:
+        return detail
+    kind = view.get("type")
+    detail.view_type = kind if isinstance(kind, str) else ""
+    if kind == "markdown":
+        detail.view_html = render_markdown(str(view.get("text", "")), allow_images=allow_images)
+    elif kind == "card":
+        detail.view_title = cell_text(view.get("title"))
+        detail.view_subtitle = cell_text(view.get("subtitle"))
+        detail.view_html = render_markdown(str(view.get("body", "")), allow_images=allow_images) if view.get("body") else ""
+        detail.view_fields = [
+            LabelValue(label=cell_text(field.get("label")), value=cell_text(field.get("value")))
+            for field in view.get("fields", []) if isinstance(field, dict)
+        ]
+        link = view.get("link") if isinstance(view.get("link"), dict) else {}
+        url = safe_url(str(link.get("url", ""))) if link else None
+        detail.view_link_url = url or ""
+        detail.view_link_label = cell_text(link.get("label")) or (url or "")
+    elif kind == "table":
+        detail.view_columns = [cell_text(column) for column in view.get("columns", [])]
+        detail.view_rows = [[cell_text(cell) for cell in row] for row in view.get("rows", []) if isinstance(row, list)]
+        detail.view_caption = cell_text(view.get("caption"))
+    elif kind == "checklist":
+        detail.view_title = cell_text(view.get("title"))
+        detail.view_checks = [
+            CheckItem(text=cell_text(entry.get("text")), done=bool(entry.get("done")))
+            for entry in view.get("items", []) if isinstance(entry, dict)
+        ]
+        detail.view_checks_done = sum(1 for check in detail.view_checks if check.done)
+    elif kind == "metric":
+        detail.view_title = cell_text(view.get("label"))
+        detail.metric_value = cell_text(view.get("value"))
+        detail.metric_unit = cell_text(view.get("unit"))
+        delta = view.get("delta")
+        detail.metric_delta = f"{delta:+g}" if isinstance(delta, (int, float)) and not isinstance(delta, bool) else ""
+        trend = view.get("trend")
+        detail.metric_trend = trend if trend in ("up", "down", "flat") else ""
+        detail.view_caption = cell_text(view.get("caption"))
+    elif kind == "timeline":
+        detail.view_events = [
+            TimelineEvent(time=cell_text(event.get("time")), title=cell_text(event.get("title")),
+                          detail=cell_text(event.get("detail")), level=cell_text(event.get("level")))
+            for event in view.get("events", []) if isinstance(event, dict)
+        ]
+    return detail

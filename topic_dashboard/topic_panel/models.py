@@ -1,0 +1,90 @@
+"""Plain rows the Topic panel shows (UI vars use these, never table rows)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass
+class BotOption:
+    id: str = ""
+    name: str = ""
+
+
+@dataclasses.dataclass
+class TopicRow:
+    key: str = ""
+    name: str = ""
+    unread: int = 0
+    total: int = 0
+    is_active: bool = True
+    is_fallback: bool = False
+
+
+@dataclasses.dataclass
+class ItemRow:
+    id: int = 0
+    title: str = ""
+    topic_key: str = ""
+    level: str = "info"
+    created_at: str = ""
+    tags: list[str] = dataclasses.field(default_factory=list)
+    preview: str = ""
+    is_read: bool = False
+    is_pinned: bool = False
+    is_archived: bool = False
+
+
+@dataclasses.dataclass
+class LabelValue:
+    label: str = ""
+    value: str = ""
+
+
+@dataclasses.dataclass
+class CheckItem:
+    text: str = ""
+    done: bool = False
+
+
+@dataclasses.dataclass
+class TimelineEvent:
+    time: str = ""
+    title: str = ""
+    detail: str = ""
+    level: str = ""
+
+
+@dataclasses.dataclass
+class ItemDetail:
+    """The opened item, with its `view` flattened into fields each renderer reads."""
+
+    id: int = 0
+    title: str = ""
+    topic_key: str = ""
+    level: str = "info"
+    tags: list[str] = dataclasses.field(default_factory=list)
+    source: str = ""
+    created_at: str = ""
+    content_html: str = ""
+    content_is_long: bool = False
+    is_read: bool = False
+    is_pinned: bool = False
+    is_archived: bool = False
+    view_type: str = ""
+    view_title: str = ""
+    view_subtitle: str = ""
+    view_html: str = ""
+    view_fields: list[LabelValue] = dataclasses.field(default_factory=list)
+    view_link_url: str = ""
+    view_link_label: str = ""
+    view_columns: list[str] = dataclasses.field(default_factory=list)
+    view_rows: list[list[str]] = dataclasses.field(default_factory=list)
+    view_caption: str = ""
+    view_checks: list[CheckItem] = dataclasses.field(default_factory=list)
+    view_checks_done: int = 0
+    metric_value: str = ""
+    metric_unit: str = ""
+    metric_delta: str = ""
+    metric_trend: str = ""
+    view_events: list[TimelineEvent] = dataclasses.field(default_factory=list)

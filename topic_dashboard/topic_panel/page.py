@@ -1,0 +1,365 @@
+"""The Topic panel: topics with unread counts, a live item stream, and a safe detail pane."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from topic_dashboard.auth.state import AuthState
+from topic_dashboard.components.keyboard import hidden_button, key_hint, shortcuts
+from topic_dashboard.components.layout import empty_state, page_shell
+from topic_dashboard.topic_panel.models import BotOption, ItemRow, TopicRow
+from topic_dashboard.topic_panel.state import LEVELS, TopicPanelState
+from topic_dashboard.topic_panel.views import level_color, level_swatch, safe_html, view_renderer
+
+S = TopicPanelState
+D = TopicPanelState.detail
+BORDER = f"1px solid {rx.color('gray', 4)}"
+
+
+def _bot_option(bot: BotOption) -> rx.Component:
+    return rx.select.item(bot.name, value=bot.id)
+
+
+def top_bar() -> rx.Component:
+    return rx.hstack(
+        rx.heading("Topics", size="5", id="page-title"),
+        rx.select.root(
+            rx.select.trigger(placeholder="Choose a bot", id="bot-select", min_width="12rem"),
+            rx.select.content(rx.foreach(S.bots, _bot_option)),
+            value=S.bot_id,
+            on_change=S.select_bot,
+        ),
+        rx.spacer(),
+        rx.tooltip(
+            rx.hstack(
+                rx.text("Topic Enabled", size="2", weight="medium"),
+                rx.switch(
+                    checked=S.topic_enabled,
+                    on_change=S.set_topic_enabled,
+                    disabled=~AuthState.is_admin,
+                    id="topic-enabled-switch",
+                    color_scheme="green",
+                ),
+                align="center",
+                spacing="2",
+            ),
+            content=rx.cond(AuthState.is_admin, "Turn delivery of new items on or off for this bot",
+                            "Only admins can change this"),
+        ),
+        width="100%",
+        align="center",
+        spacing="4",
+        wrap="wrap",
+        padding_bottom="0.75rem",
+    )
+
+
+def delivery_banner() -> rx.Component:
+    return rx.cond(
+        ~S.topic_enabled,
+        rx.callout(
+            "Topic delivery is off for this bot: topic_publish is refused and topic_route answers should_publish=false. "
+            "History below stays readable; the topic_mcp entry stays in the bot's config.",
+            icon="circle-pause",
+            color_scheme="amber",
+            id="delivery-off-banner",
+            margin_bottom="0.75rem",
+        ),
+    )
+
+
+def _nav_entry(label: str, value: str, icon: str, count: rx.Var, badge: bool) -> rx.Component:
+    active = S.selection == value
+    return rx.hstack(
+        rx.icon(icon, size=15),
+        rx.text(label, size="2", weight=rx.cond(active, "bold", "regular")),
+        rx.spacer(),
+        rx.cond(badge & (count > 0), rx.badge(count, variant="solid", radius="full", size="1"),
+                rx.text(count, size="1", color=rx.color("gray", 10))),
+        on_click=S.select_view(value),
+        cursor="pointer",
+        padding_x="0.5rem",
+        padding_y="0.35rem",
+        border_radius="var(--radius-2)",
+        background=rx.cond(active, rx.color("accent", 3), "transparent"),
+        _hover={"background": rx.color("gray", 3)},
+        width="100%",
+        id=f"view-{value}",
+    )
+
+
+def _topic_entry(topic: TopicRow) -> rx.Component:
+    value = "topic:" + topic.key
+    active = S.selection == value
+    return rx.hstack(
+        rx.cond(topic.is_fallback, rx.tooltip(rx.icon("inbox", size=15), content="Fallback topic"), rx.icon("hash", size=15)),
+        rx.text(topic.name, size="2", weight=rx.cond(active, "bold", "regular"), truncate=True),
+        rx.spacer(),
+        rx.cond(topic.unread > 0, rx.badge(topic.unread, variant="solid", radius="full", size="1", id="unread-" + topic.key),
+                rx.text(topic.total, size="1", color=rx.color("gray", 10))),
+        on_click=S.select_view(value),
+        cursor="pointer",
+        opacity=rx.cond(topic.is_active, "1", "0.5"),
+        title=rx.cond(topic.is_active, topic.key, topic.key + " (inactive)"),
+        padding_x="0.5rem",
+        padding_y="0.35rem",
+        border_radius="var(--radius-2)",
+        background=rx.cond(active, rx.color("accent", 3), "transparent"),
+        _hover={"background": rx.color("gray", 3)},
+        width="100%",
+        id="topic-" + topic.key,
+    )
+
+
+def topics_column() -> rx.Component:
+    return rx.vstack(
+        rx.input(placeholder="Filter topics", value=S.topic_query, on_change=S.set_topic_query, size="2",
+                 width="100%", id="topic-filter"),
+        _nav_entry("All", "all", "layers", S.item_total, False),
+        _nav_entry("Unread", "unread", "circle-dot", S.unread_total, True),
+        _nav_entry("Pinned", "pinned", "pin", 0, False),
+        rx.separator(size="4"),
+        rx.foreach(S.visible_topics, _topic_entry),
+        spacing="1",
+        width="15rem",
+        min_width="13rem",
+        padding_right="0.75rem",
+        border_right=BORDER,
+        display=["none", "none", "flex"],
+    )
+
+
+def _tag(tag: rx.Var) -> rx.Component:
+    return rx.badge(tag, variant="surface", size="1", color_scheme="gray", cursor="pointer",
+                    on_click=S.filter_by_tag(tag).stop_propagation)
+
+
+def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
+    is_cursor = S.cursor_index == index
+    is_open = D.id == item.id
+    return rx.hstack(
+        rx.box(width="4px", align_self="stretch", border_radius="2px", background=level_swatch(item.level)),
+        rx.vstack(
+            rx.hstack(
+                rx.cond(~item.is_read, rx.box(width="8px", height="8px", border_radius="50%",
+                                             background=rx.color("accent", 9), flex_shrink="0", class_name="unread-dot")),
+                rx.text(item.title, size="2", weight=rx.cond(item.is_read, "regular", "bold"), truncate=True,
+                        flex="1", min_width="0", class_name="item-title"),
+                rx.cond(item.is_pinned, rx.icon("pin", size=13, color=rx.color("accent", 10))),
+                rx.moment(item.created_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10),
+                          white_space="nowrap", flex_shrink="0"),
+                width="100%",
+                align="center",
+                spacing="2",
+            ),
+            rx.text(item.preview, size="1", color=rx.color("gray", 10), truncate=True, width="100%"),
+            rx.hstack(
+                rx.badge(item.topic_key, variant="soft", size="1"),
+                rx.foreach(item.tags, _tag),
+                spacing="1",
+                wrap="wrap",
+            ),
+            spacing="1",
+            width="100%",
+            min_width="0",
+        ),
+        on_click=S.open_item(item.id),
+        cursor="pointer",
+        padding="0.5rem",
+        border_radius="var(--radius-2)",
+        background=rx.cond(is_open, rx.color("accent", 3), rx.cond(is_cursor, rx.color("gray", 3), "transparent")),
+        outline=rx.cond(is_cursor, f"1px solid {rx.color('accent', 7)}", "none"),
+        _hover={"background": rx.color("gray", 3)},
+        width="100%",
+        spacing="2",
+        class_name=rx.cond(item.is_read, "item-row item-read", "item-row item-unread"),
+        id="item-" + item.id.to_string(),
+    )
+
+
+def _filters() -> rx.Component:
+    return rx.hstack(
+        rx.select.root(
+            rx.select.trigger(placeholder="Level", id="level-filter"),
+            rx.select.content(rx.select.item("Any level", value="any"), *[rx.select.item(level.capitalize(), value=level) for level in LEVELS]),
+            value=S.level_filter,
+            on_change=S.set_level_filter,
+            size="1",
+        ),
+        rx.input(placeholder="Tag", value=S.tag_filter, on_change=S.set_tag_filter, size="1", width="8rem", id="tag-filter",
+                 debounce_timeout=300),
+        rx.hstack(rx.switch(checked=S.unread_only, on_change=S.set_unread_only, size="1", id="unread-only"),
+                  rx.text("Unread only", size="1"), align="center", spacing="1"),
+        rx.hstack(rx.switch(checked=S.show_archived, on_change=S.set_show_archived, size="1", id="show-archived"),
+                  rx.text("Archived", size="1"), align="center", spacing="1"),
+        spacing="3",
+        align="center",
+        wrap="wrap",
+    )
+
+
+def _loading_rows() -> rx.Component:
+    return rx.vstack(*[rx.skeleton(height="3.5rem", width="100%") for _ in range(6)], spacing="2", width="100%")
+
+
+def _empty_stream() -> rx.Component:
+    return rx.cond(
+        S.item_total == 0,
+        empty_state("inbox", "Nothing published yet",
+                    "Items appear here live when a bot calls topic_publish through topic_mcp."),
+        rx.cond(
+            (S.selection == "unread") | S.unread_only,
+            empty_state("circle-check-big", "All caught up", "Every item here is read."),
+            empty_state("search-x", "No items match", "Try another topic or clear the filters."),
+        ),
+    )
+
+
+def items_column() -> rx.Component:
+    return rx.vstack(
+        rx.hstack(
+            rx.heading(S.heading, size="4", id="stream-heading"),
+            rx.spacer(),
+            rx.button(rx.icon("check-check", size=14), "Mark all read", size="1", variant="soft", on_click=S.mark_all_read,
+                      id="mark-all-read"),
+            width="100%",
+            align="center",
+        ),
+        _filters(),
+        rx.cond(
+            S.loading,
+            _loading_rows(),
+            rx.cond(
+                S.items.length() > 0,
+                rx.vstack(
+                    rx.foreach(S.items, _item_row),
+                    rx.cond(S.next_cursor != "", rx.button("Load more", variant="soft", size="2", width="100%",
+                                                            on_click=S.load_more, id="load-more")),
+                    spacing="1",
+                    width="100%",
+                    id="item-list",
+                ),
+                _empty_stream(),
+            ),
+        ),
+        spacing="3",
+        flex="1",
+        min_width="18rem",
+        padding_x="0.75rem",
+        max_height="calc(100vh - 9rem)",
+        overflow_y="auto",
+    )
+
+
+def _detail_actions() -> rx.Component:
+    return rx.hstack(
+        rx.button(rx.cond(D.is_read, rx.icon("mail", size=14), rx.icon("mail-open", size=14)),
+                  rx.cond(D.is_read, "Mark unread", "Mark read"), size="1", variant="soft",
+                  on_click=S.toggle_read(D.id), id="detail-toggle-read"),
+        rx.button(rx.icon("pin", size=14), rx.cond(D.is_pinned, "Unpin", "Pin"), size="1", variant="soft",
+                  on_click=S.toggle_pin(D.id), id="detail-toggle-pin"),
+        rx.button(rx.icon("archive", size=14), rx.cond(D.is_archived, "Unarchive", "Archive"), size="1", variant="soft",
+                  on_click=S.toggle_archive(D.id), id="detail-toggle-archive"),
+        rx.spacer(),
+        rx.icon_button(rx.icon("x", size=14), size="1", variant="ghost", on_click=S.close_detail, aria_label="Close"),
+        width="100%",
+        wrap="wrap",
+    )
+
+
+def _content() -> rx.Component:
+    folded = D.content_is_long & ~S.content_expanded
+    return rx.vstack(
+        rx.box(
+            safe_html(D.content_html),
+            max_height=rx.cond(folded, "18rem", "none"),
+            overflow="hidden",
+            mask_image=rx.cond(folded, "linear-gradient(to bottom, black 70%, transparent)", "none"),
+            width="100%",
+            id="detail-content",
+        ),
+        rx.cond(D.content_is_long, rx.button(rx.cond(S.content_expanded, "Show less", "Show more"), size="1",
+                                              variant="ghost", on_click=S.toggle_expanded, id="detail-expand")),
+        width="100%",
+        spacing="1",
+    )
+
+
+def detail_column() -> rx.Component:
+    return rx.box(
+        rx.cond(
+            S.has_detail,
+            rx.vstack(
+                _detail_actions(),
+                rx.heading(D.title, size="5", id="detail-title"),
+                rx.hstack(
+                    rx.badge(D.level, color_scheme=level_color(D.level), variant="solid", id="detail-level"),
+                    rx.badge(D.topic_key, variant="soft"),
+                    rx.foreach(D.tags, _tag),
+                    rx.text("via " + D.source, size="1", color=rx.color("gray", 10)),
+                    rx.moment(D.created_at, format="YYYY-MM-DD HH:mm", size="1", color=rx.color("gray", 10)),
+                    spacing="2",
+                    align="center",
+                    wrap="wrap",
+                ),
+                _content(),
+                rx.cond(D.view_type != "", rx.box(view_renderer(), width="100%", id="detail-view")),
+                spacing="3",
+                width="100%",
+                id="item-detail",
+            ),
+            rx.vstack(
+                empty_state("mouse-pointer-click", "Open an item", "Click an item, or use the keyboard:"),
+                rx.hstack(key_hint("j / k", "next / previous"), key_hint("o / Enter", "open"), key_hint("m", "read / unread"),
+                          spacing="4", wrap="wrap", justify="center", width="100%"),
+                width="100%",
+            ),
+        ),
+        width=["100%", "100%", "42%"],
+        min_width="20rem",
+        padding_left="0.75rem",
+        border_left=BORDER,
+        max_height="calc(100vh - 9rem)",
+        overflow_y="auto",
+    )
+
+
+def keyboard() -> rx.Component:
+    return rx.fragment(
+        shortcuts({"j": "kbd-next", "k": "kbd-prev", "o": "kbd-open", "Enter": "kbd-open", "m": "kbd-toggle-read"}),
+        hidden_button("kbd-next", S.cursor_next),
+        hidden_button("kbd-prev", S.cursor_prev),
+        hidden_button("kbd-open", S.open_cursor),
+        hidden_button("kbd-toggle-read", S.toggle_read_cursor),
+    )
+
+
+def no_bots() -> rx.Component:
+    return empty_state(
+        "bot", "No bots yet",
+        rx.vstack(
+            rx.text("A bot publishes results here through topic_mcp.", size="2", color=rx.color("gray", 10)),
+            rx.cond(AuthState.is_admin, rx.link("Create a bot", href="/bots", id="create-bot-link"),
+                    rx.text("Ask an admin to create one.", size="2", color=rx.color("gray", 10))),
+            align="center",
+        ),
+    )
+
+
+def topic_panel_page() -> rx.Component:
+    return page_shell(
+        rx.cond(
+            (S.bots.length() == 0) & ~S.loading,
+            rx.fragment(rx.heading("Topics", size="5", id="page-title"), no_bots()),
+            rx.fragment(
+                top_bar(),
+                delivery_banner(),
+                rx.hstack(topics_column(), items_column(), detail_column(), align="start", width="100%", spacing="0"),
+                rx.hstack(key_hint("j / k", "move"), key_hint("o", "open"), key_hint("m", "read / unread"),
+                          spacing="4", padding_top="0.5rem", id="key-hints"),
+                keyboard(),
+                rx.moment(interval=700, on_change=S.poll, display="none"),
+            ),
+        ),
+        title="Topics",
+    )

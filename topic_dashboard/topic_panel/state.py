@@ -1,0 +1,377 @@
+"""The Topic panel's state: a thin adapter over the bots, topics and items services."""
+
+from __future__ import annotations
+
+import json
+
+import reflex as rx
+
+from topic_dashboard.auth.state import AuthState
+from topic_dashboard.db import read_session, write_session
+from topic_dashboard.errors import AppError
+from topic_dashboard.services import bots as bot_service
+from topic_dashboard.services import items as item_service
+from topic_dashboard.services import topics as topic_service
+from topic_dashboard.topic_panel.detail import item_detail, item_row
+from topic_dashboard.topic_panel.models import BotOption, ItemDetail, ItemRow, TopicRow
+
+PAGE_SIZE = 40
+LEVELS = ("info", "success", "warn", "error")
+
+
+class TopicPanelState(rx.State):
+    bots: list[BotOption] = []
+    bot_id: str = ""
+    topic_enabled: bool = True
+    allow_images: bool = False
+    topics: list[TopicRow] = []
+    selection: str = "all"  # all | unread | pinned | topic:<key>
+    topic_query: str = ""
+    level_filter: str = "any"
+    tag_filter: str = ""
+    unread_only: bool = False
+    show_archived: bool = False
+    items: list[ItemRow] = []
+    next_cursor: str = ""
+    cursor_index: int = -1
+    detail: ItemDetail = ItemDetail()
+    content_expanded: bool = False
+    loading: bool = True
+    loading_more: bool = False
+    signature: str = ""
+
+    # --- derived ------------------------------------------------------------------------------
+
+    @rx.var
+    def visible_topics(self) -> list[TopicRow]:
+        query = self.topic_query.strip().lower()
+        if not query:
+            return self.topics
+        return [topic for topic in self.topics if query in topic.key.lower() or query in topic.name.lower()]
+
+    @rx.var
+    def unread_total(self) -> int:
+        return sum(topic.unread for topic in self.topics)
+
+    @rx.var
+    def item_total(self) -> int:
+        return sum(topic.total for topic in self.topics)
+
+    @rx.var
+    def selected_topic_key(self) -> str:
+        return self.selection.removeprefix("topic:") if self.selection.startswith("topic:") else ""
+
+    @rx.var
+    def heading(self) -> str:
+        if self.selection.startswith("topic:"):
+            key = self.selection.removeprefix("topic:")
+            return next((topic.name for topic in self.topics if topic.key == key), key)
+        return {"all": "All items", "unread": "Unread", "pinned": "Pinned"}.get(self.selection, "All items")
+
+    @rx.var
+    def has_detail(self) -> bool:
+        return self.detail.id > 0
+
+    @rx.var
+    def bot_name(self) -> str:
+        return next((bot.name for bot in self.bots if bot.id == self.bot_id), "")
+
+    # --- loading ------------------------------------------------------------------------------
+
+    async def _can_edit(self) -> bool:
+        auth = await self.get_state(AuthState)
+        return auth.role == "admin"
+
+    def _filters(self) -> item_service.ItemFilters:
+        return item_service.ItemFilters(
+            topic_key=self.selected_topic_key or None,
+            unread_only=self.unread_only or self.selection == "unread",
+            pinned_only=self.selection == "pinned",
+            level=None if self.level_filter == "any" else self.level_filter,
+            tag=self.tag_filter.strip() or None,
+            include_archived=self.show_archived,
+        )
+
+    def _load_topics(self) -> None:
+        with read_session() as session:
+            settings = topic_service.get_topic_settings(session=session, bot_id=self.bot_id)
+            counts = item_service.topic_counts(session=session, bot_id=self.bot_id)
+            rows = topic_service.list_topics(session=session, bot_id=self.bot_id)
+            signature = item_service.panel_signature(session=session, bot_id=self.bot_id)
+        self.topic_enabled = settings.topic_enabled
+        self.allow_images = settings.allow_remote_images
+        known = {row.topic_key for row in rows}
+        self.topics = [
+            TopicRow(key=row.topic_key, name=row.name, unread=counts.get(row.topic_key, (0, 0))[0],
+                     total=counts.get(row.topic_key, (0, 0))[1], is_active=row.is_active, is_fallback=row.is_default_fallback)
+            for row in rows
+        ] + [TopicRow(key=key, name=key, unread=u, total=t, is_active=False) for key, (u, t) in counts.items() if key not in known]
+        self.signature = json.dumps([*signature, settings.topic_enabled])
+
+    def _load_items(self) -> None:
+        with read_session() as session:
+            page = item_service.list_items(session=session, bot_id=self.bot_id, filters=self._filters(), limit=PAGE_SIZE)
+        self.items = [item_row(item) for item in page.items]
+        self.next_cursor = page.next_cursor or ""
+        self.cursor_index = 0 if self.items else -1
+
+    def _open(self, item_id: int, *, mark_read: bool = True) -> None:
+        with write_session() as session:
+            item = item_service.get_item(session=session, bot_id=self.bot_id, item_id=item_id)
+            public = item_service.item_public(item)
+            if mark_read and not item.is_read:
+                public = item_service.set_item_flags(session=session, bot_id=self.bot_id, item_id=item_id, is_read=True)
+        self.detail = item_detail(public, allow_images=self.allow_images)
+        self.content_expanded = False
+        self._patch_row(public.id, is_read=public.is_read, is_pinned=public.is_pinned, is_archived=public.is_archived)
+        for index, row in enumerate(self.items):
+            if row.id == item_id:
+                self.cursor_index = index
+
+    def _patch_row(self, item_id: int, **flags: bool) -> None:
+        rows = []
+        for row in self.items:
+            if row.id == item_id:
+                row = ItemRow(**{**row.__dict__, **flags})
+            rows.append(row)
+        self.items = rows
+
+    def _url_script(self) -> rx.event.EventSpec:
+        params = {"bot": self.bot_id}
+        if self.selection != "all":
+            params["view"] = self.selection
+        if self.detail.id:
+            params["item"] = str(self.detail.id)
+        query = "&".join(f"{key}={value}" for key, value in params.items())
+        return rx.call_script(f"window.history.replaceState(null, '', '/?{query}')")
+
+    @rx.event
+    async def load_page(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+        """on_load: the bot, view and item of the URL, or the first bot."""
+        auth = await self.get_state(AuthState)
+        redirect = auth.require_login()
+        if redirect is not None:
+            return redirect
+        self.loading = True
+        params = self.router.url.query_parameters
+        with read_session() as session:
+            self.bots = [BotOption(id=bot.bot_id, name=bot.name) for bot in bot_service.list_bots(session=session)]
+        wanted = params.get("bot", "")
+        self.bot_id = wanted if any(bot.id == wanted for bot in self.bots) else (self.bots[0].id if self.bots else "")
+        self.selection = params.get("view", "all") or "all"
+        self.detail = ItemDetail()
+        if not self.bot_id:
+            self.topics, self.items, self.loading = [], [], False
+            return None
+        try:
+            self._load_topics()
+            self._load_items()
+            item_param = params.get("item", "")
+            if item_param.isdigit():
+                self._open(int(item_param))
+                self._load_topics()
+        except AppError as error:
+            self.loading = False
+            return rx.toast.error(error.message)
+        self.loading = False
+        return None
+
+    @rx.event
+    def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
+        self.bot_id = bot_id
+        self.selection = "all"
+        self.detail = ItemDetail()
+        return self._reload()
+
+    @rx.event
+    def select_view(self, selection: str) -> rx.event.EventSpec | None:
+        self.selection = selection
+        self.detail = ItemDetail()
+        return self._reload()
+
+    def _reload(self) -> rx.event.EventSpec | None:
+        try:
+            self._load_topics()
+            self._load_items()
+        except AppError as error:
+            return rx.toast.error(error.message)
+        return self._url_script()
+
+    @rx.event
+    def set_topic_query(self, value: str) -> None:
+        self.topic_query = value
+
+    @rx.event
+    def set_level_filter(self, value: str) -> rx.event.EventSpec | None:
+        self.level_filter = value
+        return self._reload()
+
+    @rx.event
+    def set_tag_filter(self, value: str) -> rx.event.EventSpec | None:
+        self.tag_filter = value
+        return self._reload()
+
+    @rx.event
+    def filter_by_tag(self, tag: str) -> rx.event.EventSpec | None:
+        self.tag_filter = tag
+        return self._reload()
+
+    @rx.event
+    def set_unread_only(self, value: bool) -> rx.event.EventSpec | None:
+        self.unread_only = value
+        return self._reload()
+
+    @rx.event
+    def set_show_archived(self, value: bool) -> rx.event.EventSpec | None:
+        self.show_archived = value
+        return self._reload()
+
+    @rx.event
+    def load_more(self) -> rx.event.EventSpec | None:
+        if not self.next_cursor:
+            return None
+        try:
+            with read_session() as session:
+                page = item_service.list_items(session=session, bot_id=self.bot_id, filters=self._filters(),
+                                               cursor=self.next_cursor, limit=PAGE_SIZE)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.items = self.items + [item_row(item) for item in page.items]
+        self.next_cursor = page.next_cursor or ""
+        return None
+
+    # --- reading ------------------------------------------------------------------------------
+
+    @rx.event
+    def open_item(self, item_id: int) -> rx.event.EventSpec | None:
+        try:
+            self._open(item_id)
+            self._load_topics()
+        except AppError as error:
+            return rx.toast.error(error.message)
+        return self._url_script()
+
+    @rx.event
+    def close_detail(self) -> rx.event.EventSpec:
+        self.detail = ItemDetail()
+        return self._url_script()
+
+    @rx.event
+    def toggle_expanded(self) -> None:
+        self.content_expanded = not self.content_expanded
+
+    def _set_flags(self, item_id: int, **flags: bool) -> rx.event.EventSpec | None:
+        try:
+            with write_session() as session:
+                public = item_service.set_item_flags(session=session, bot_id=self.bot_id, item_id=item_id, **flags)
+            self._patch_row(item_id, is_read=public.is_read, is_pinned=public.is_pinned, is_archived=public.is_archived)
+            if self.detail.id == item_id:
+                self.detail = item_detail(public, allow_images=self.allow_images)
+            self._load_topics()
+        except AppError as error:
+            return rx.toast.error(error.message)
+        return None
+
+    @rx.event
+    def toggle_read(self, item_id: int) -> rx.event.EventSpec | None:
+        row = next((row for row in self.items if row.id == item_id), None)
+        current = row.is_read if row is not None else self.detail.is_read
+        return self._set_flags(item_id, is_read=not current)
+
+    @rx.event
+    def toggle_pin(self, item_id: int) -> rx.event.EventSpec | None:
+        current = self.detail.is_pinned if self.detail.id == item_id else next((r.is_pinned for r in self.items if r.id == item_id), False)
+        return self._set_flags(item_id, is_pinned=not current)
+
+    @rx.event
+    def toggle_archive(self, item_id: int) -> rx.event.EventSpec | None:
+        current = self.detail.is_archived if self.detail.id == item_id else next((r.is_archived for r in self.items if r.id == item_id), False)
+        result = self._set_flags(item_id, is_archived=not current)
+        if not current and not self.show_archived:
+            self.items = [row for row in self.items if row.id != item_id]
+        return result
+
+    @rx.event
+    def mark_all_read(self) -> rx.event.EventSpec | None:
+        try:
+            with write_session() as session:
+                changed = item_service.mark_all_read(session=session, bot_id=self.bot_id, topic_key=self.selected_topic_key or None)
+            self._load_topics()
+            self._load_items()
+        except AppError as error:
+            return rx.toast.error(error.message)
+        return rx.toast.success(f"Marked {changed} item{'s' if changed != 1 else ''} read")
+
+    # --- keyboard -----------------------------------------------------------------------------
+
+    @rx.event
+    def cursor_next(self) -> None:
+        if self.items:
+            self.cursor_index = min(self.cursor_index + 1, len(self.items) - 1)
+
+    @rx.event
+    def cursor_prev(self) -> None:
+        if self.items:
+            self.cursor_index = max(self.cursor_index - 1, 0)
+
+    @rx.event
+    def open_cursor(self) -> rx.event.EventSpec | None:
+        if 0 <= self.cursor_index < len(self.items):
+            return self.open_item(self.items[self.cursor_index].id)
+        return None
+
+    @rx.event
+    def toggle_read_cursor(self) -> rx.event.EventSpec | None:
+        if self.detail.id:
+            return self.toggle_read(self.detail.id)
+        if 0 <= self.cursor_index < len(self.items):
+            return self.toggle_read(self.items[self.cursor_index].id)
+        return None
+
+    # --- delivery switch ----------------------------------------------------------------------
+
+    @rx.event
+    async def set_topic_enabled(self, enabled: bool) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        try:
+            auth.require_admin_principal()
+            with write_session() as session:
+                settings = topic_service.set_topic_enabled(session=session, bot_id=self.bot_id, enabled=enabled)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.topic_enabled = settings.topic_enabled
+        return rx.toast.info("Topic delivery is on" if enabled else "Topic delivery is off: bots' publishes are refused")
+
+    # --- live updates -------------------------------------------------------------------------
+
+    @rx.event
+    def poll(self, _tick: str = "") -> None:
+        """Every open panel polls a cheap signature; new items and count changes arrive within a second."""
+        if not self.bot_id or self.loading:
+            return
+        try:
+            with read_session() as session:
+                newest, unread, flagged = item_service.panel_signature(session=session, bot_id=self.bot_id)
+                enabled = topic_service.get_topic_settings(session=session, bot_id=self.bot_id).topic_enabled
+        except AppError:
+            return
+        signature = json.dumps([newest, unread, flagged, enabled])
+        if signature == self.signature:
+            return
+        newest_shown = max((row.id for row in self.items), default=0)
+        self._load_topics()
+        with read_session() as session:
+            if newest > newest_shown:
+                fresh = item_service.list_items(session=session, bot_id=self.bot_id, filters=self._filters(),
+                                                newer_than=newest_shown, limit=PAGE_SIZE)
+                rows = [item_row(item) for item in fresh.items]
+                if rows:
+                    self.items = rows + self.items
+                    if self.cursor_index >= 0:
+                        self.cursor_index += len(rows)
+            flags = item_service.item_flags(session=session, bot_id=self.bot_id, item_ids=[row.id for row in self.items])
+        self.items = [
+            ItemRow(**{**row.__dict__, "is_read": flags[row.id][0], "is_pinned": flags[row.id][1], "is_archived": flags[row.id][2]})
+            if row.id in flags else row
+            for row in self.items
+        ]
