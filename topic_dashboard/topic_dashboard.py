@@ -7,6 +7,8 @@ import reflex as rx
 from mcp_service.app import build_api, mcp_lifespan
 from topic_dashboard.auth.page import login_page
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.rules_editor.page import rules_page
+from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.shell.pages import placeholder
 from topic_dashboard.topic_panel.page import topic_panel_page
 from topic_dashboard.topic_panel.state import TopicPanelState
@@ -20,12 +22,7 @@ app.register_lifespan_task(mcp_lifespan)
 
 app.add_page(login_page, route="/login", title="Log in · Topic Dashboard", on_load=AuthState.load_login_page)
 app.add_page(topic_panel_page, route="/", title="Topics · Topic Dashboard", on_load=TopicPanelState.load_page)
-app.add_page(
-    lambda: placeholder("Rules", "list-filter", "Topics and their routing rules will be edited here."),
-    route="/rules",
-    title="Rules · Topic Dashboard",
-    on_load=AuthState.require_login,
-)
+app.add_page(rules_page, route="/rules", title="Rules · Topic Dashboard", on_load=RulesState.load_page)
 app.add_page(
     lambda: placeholder("Bots", "bot", "Create a bot with `topic-dashboard bot create --name NAME`."),
     route="/bots",

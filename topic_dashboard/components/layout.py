@@ -80,7 +80,8 @@ def page_shell(*children: rx.Component, title: str) -> rx.Component:
         rx.vstack(
             mobile_nav(),
             rx.box(*children, width="100%", padding=["0.75rem", "1rem", "1.5rem"]),
-            width="100%",
+            flex="1",
+            min_width="0",
             spacing="0",
             min_height="100vh",
         ),

@@ -298,3 +298,33 @@ def rule_history(*, session: Session, bot_id: str, topic_key: str | None = None,
     if topic_key is not None:
         query = query.where(TopicRuleChange.topic_key == topic_key)
     return list(session.exec(query.order_by(TopicRuleChange.id.desc()).limit(limit)))  # type: ignore[union-attr]
+
+
+class TopicOverview(BaseModel):
+    topic_key: str
+    name: str
+    is_active: bool
+    is_default_fallback: bool
+    priority: int
+    item_count: int
+    last_item_at: str | None
+
+
+def topics_overview(*, session: Session, bot_id: str) -> list[TopicOverview]:
+    """The Rules page's table: every topic with its priority, item count and last item time."""
+    stats = {
+        key: (count, last)
+        for key, count, last in session.exec(
+            select(TopicItem.topic_key, sa.func.count(), sa.func.max(TopicItem.created_at))
+            .where(TopicItem.bot_id == bot_id).group_by(TopicItem.topic_key)
+        ).all()
+    }
+    rows = []
+    for topic in list_topics(session=session, bot_id=bot_id):
+        count, last = stats.get(topic.topic_key, (0, None))
+        priority = (topic.routing_json or {}).get("priority", 50)
+        rows.append(TopicOverview(
+            topic_key=topic.topic_key, name=topic.name, is_active=topic.is_active, is_default_fallback=topic.is_default_fallback,
+            priority=priority if isinstance(priority, int) else 50, item_count=int(count), last_item_at=iso_utc(last),
+        ))
+    return rows

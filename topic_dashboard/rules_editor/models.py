@@ -1,0 +1,38 @@
+"""Rows the Rules page shows."""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass
+class RuleTopicRow:
+    key: str = ""
+    name: str = ""
+    is_active: bool = True
+    is_fallback: bool = False
+    priority: int = 50
+    item_count: int = 0
+    last_item_at: str = ""
+
+
+@dataclasses.dataclass
+class ScoreRow:
+    topic_key: str = ""
+    score: float = 0.0
+    score_pct: int = 0
+    priority: int = 0
+    matched: str = ""
+    vetoed_by: str = ""
+    chosen: bool = False
+
+
+@dataclasses.dataclass
+class HistoryRow:
+    id: int = 0
+    actor: str = ""
+    action: str = ""
+    created_at: str = ""
+    summary: str = ""
+    before: str = ""
+    after: str = ""
