@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from topic_dashboard.rule_templates import TEMPLATES
 from topic_dashboard.services.bots import BotPublic, create_bot
+from topic_dashboard.services.conversations import add_message, create_conversation, submit_guide_card
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
 
@@ -54,4 +55,20 @@ def seed_demo(*, session: Session, name: str = "Demo bot") -> tuple[BotPublic, s
     update_topic_settings(session=session, bot_id=bot.bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=600))
     for entry in DEMO_ITEMS:
         publish_item(session=session, bot_id=bot.bot_id, request=PublishRequest(message_type="result", **entry), source="system")
+    _demo_conversation(session, bot.bot_id)
     return bot, token
+
+
+def _demo_conversation(session: Session, bot_id: str) -> None:
+    conversation = create_conversation(session=session, bot_id=bot_id, title="Weekly market summary")
+    cid = conversation.conversation_id
+    add_message(session=session, conversation_id=cid, role="user", content="Summarise this week's market moves for AAPL and MSFT, as a table.")
+    add_message(session=session, conversation_id=cid, role="assistant", content="Sure — one question first.")
+    card = add_message(session=session, conversation_id=cid, role="assistant", content="A few details", kind="guide_card",
+                       guide_card={"title": "A few details", "fields": [
+                           {"name": "period", "label": "Period", "type": "select", "options": ["this week", "last 30 days"], "required": True},
+                           {"name": "notes", "label": "Anything else?", "type": "textarea"}]})
+    submit_guide_card(session=session, conversation_id=cid, message_id=card.message_id,
+                      answers={"period": "this week", "notes": "include the close price"})
+    add_message(session=session, conversation_id=cid, role="tool", content='market_data(tickers=["AAPL","MSFT"]) → 10 rows')
+    add_message(session=session, conversation_id=cid, role="system", content="Result published to topic finance_market")

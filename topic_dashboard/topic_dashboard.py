@@ -5,11 +5,16 @@ from __future__ import annotations
 import reflex as rx
 
 from mcp_service.app import build_api, mcp_lifespan
+from topic_dashboard.audit_page.page import audit_page
+from topic_dashboard.audit_page.state import AuditState
 from topic_dashboard.auth.page import login_page
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.bots_page.page import bots_page
+from topic_dashboard.bots_page.state import BotsState
+from topic_dashboard.conversations_page.page import conversations_page
+from topic_dashboard.conversations_page.state import ConversationsState
 from topic_dashboard.rules_editor.page import rules_page
 from topic_dashboard.rules_editor.state import RulesState
-from topic_dashboard.shell.pages import placeholder
 from topic_dashboard.topic_panel.page import topic_panel_page
 from topic_dashboard.topic_panel.state import TopicPanelState
 
@@ -23,21 +28,7 @@ app.register_lifespan_task(mcp_lifespan)
 app.add_page(login_page, route="/login", title="Log in · Topic Dashboard", on_load=AuthState.load_login_page)
 app.add_page(topic_panel_page, route="/", title="Topics · Topic Dashboard", on_load=TopicPanelState.load_page)
 app.add_page(rules_page, route="/rules", title="Rules · Topic Dashboard", on_load=RulesState.load_page)
-app.add_page(
-    lambda: placeholder("Bots", "bot", "Create a bot with `topic-dashboard bot create --name NAME`."),
-    route="/bots",
-    title="Bots · Topic Dashboard",
-    on_load=AuthState.require_login,
-)
-app.add_page(
-    lambda: placeholder("Conversations", "messages-square", "Conversations of the dashboard channel will appear here."),
-    route="/conversations",
-    title="Conversations · Topic Dashboard",
-    on_load=AuthState.require_login,
-)
-app.add_page(
-    lambda: placeholder("Audit", "scroll-text", "Every MCP tool call will be listed here."),
-    route="/audit",
-    title="Audit · Topic Dashboard",
-    on_load=AuthState.require_login,
-)
+app.add_page(bots_page, route="/bots", title="Bots · Topic Dashboard", on_load=BotsState.load_page)
+app.add_page(conversations_page, route="/conversations", title="Conversations · Topic Dashboard",
+             on_load=ConversationsState.load_page)
+app.add_page(audit_page, route="/audit", title="Audit · Topic Dashboard", on_load=AuditState.load_page)

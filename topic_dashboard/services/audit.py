@@ -69,3 +69,22 @@ def list_calls(
 
 def since(*, session: Session, bot_id: str, after: datetime) -> list[AuditLog]:
     return list(session.exec(select(AuditLog).where(AuditLog.bot_id == bot_id, AuditLog.created_at >= after)))
+
+
+def hourly_counts(*, session: Session, bot_id: str | None = None, hours: int = 24) -> list[dict[str, object]]:
+    """Calls per hour over the last `hours`, split into accepted and refused, oldest first (for the chart)."""
+    from datetime import timedelta
+
+    from topic_dashboard.models import utcnow
+
+    now = utcnow().replace(minute=0, second=0, microsecond=0)
+    start = now - timedelta(hours=hours - 1)
+    query = select(AuditLog.created_at, AuditLog.outcome).where(AuditLog.created_at >= start)
+    if bot_id:
+        query = query.where(AuditLog.bot_id == bot_id)
+    buckets = {start + timedelta(hours=i): {"ok": 0, "refused": 0} for i in range(hours)}
+    for created_at, outcome in session.exec(query):
+        hour = created_at.replace(minute=0, second=0, microsecond=0)
+        if hour in buckets:
+            buckets[hour]["refused" if outcome == "refused" else "ok"] += 1
+    return [{"hour": hour.strftime("%H:00"), **counts} for hour, counts in buckets.items()]

@@ -1,0 +1,1 @@
+"""The Bots page: create, list, rotate, delete bots and edit their locked MCP config."""

@@ -1,0 +1,276 @@
+"""The Bots page's state: a thin adapter over the bots service."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import reflex as rx
+
+from topic_dashboard.auth.state import AuthState
+from topic_dashboard.bot_config import LOCKED_SERVER
+from topic_dashboard.db import read_session, write_session
+from topic_dashboard.errors import AppError
+from topic_dashboard.services import bots as bot_service
+from topic_dashboard.settings import get_settings
+
+
+@dataclasses.dataclass
+class BotRow:
+    id: str = ""
+    name: str = ""
+    config_path: str = ""
+    token_age_days: float = 0.0
+    last_mcp_call_at: str = ""
+    items_today: int = 0
+    items_total: int = 0
+    topic_enabled: bool = True
+
+
+@dataclasses.dataclass
+class ServerEntry:
+    name: str = ""
+    locked: bool = False
+    kind: str = ""
+    url: str = ""
+    tool_timeout: int = 30
+    json_text: str = ""
+
+
+def _masked(entry: dict[str, Any]) -> dict[str, Any]:
+    headers = entry.get("headers")
+    return {**entry, "headers": {k: "***" for k in headers}} if isinstance(headers, dict) else entry
+
+
+class BotsState(rx.State):
+    bots: list[BotRow] = []
+    loading: bool = True
+    # create
+    create_open: bool = False
+    new_name: str = ""
+    new_config_path: str = ""
+    create_error: str = ""
+    # a token shown once (after create or rotate)
+    token_open: bool = False
+    shown_token: str = ""
+    shown_bot_name: str = ""
+    shown_config_path: str = ""
+    shown_snippet: str = ""
+    # rotate / delete confirmations
+    confirm_bot_id: str = ""
+    confirm_action: str = ""  # rotate | delete
+    # mcp config editor
+    config_bot_id: str = ""
+    config_bot_name: str = ""
+    servers: list[ServerEntry] = []
+    config_error: str = ""
+    config_notice: str = ""
+
+    @rx.var
+    def mcp_url(self) -> str:
+        return get_settings().mcp_topic_url
+
+    @rx.var
+    def confirm_open(self) -> bool:
+        return self.confirm_action != ""
+
+    @rx.var
+    def confirm_bot_name(self) -> str:
+        return next((bot.name for bot in self.bots if bot.id == self.confirm_bot_id), "")
+
+    @rx.var
+    def confirm_items(self) -> int:
+        return next((bot.items_total for bot in self.bots if bot.id == self.confirm_bot_id), 0)
+
+    @rx.event
+    async def load_page(self) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        redirect = auth.require_login()
+        if redirect is not None:
+            return redirect
+        self._load()
+        return None
+
+    def _load(self) -> None:
+        with read_session() as session:
+            statuses = bot_service.bot_statuses(session=session)
+        self.bots = [
+            BotRow(id=s.bot_id, name=s.name, config_path=s.config_path or "", token_age_days=s.token_age_days,
+                   last_mcp_call_at=s.last_mcp_call_at or "", items_today=s.items_today, items_total=s.items_total,
+                   topic_enabled=s.topic_enabled)
+            for s in statuses
+        ]
+        self.loading = False
+
+    # --- create -------------------------------------------------------------------------------
+
+    @rx.event
+    def open_create(self) -> None:
+        self.create_open, self.new_name, self.new_config_path, self.create_error = True, "", "", ""
+
+    @rx.event
+    def set_create_open(self, value: bool) -> None:
+        self.create_open = value
+
+    @rx.event
+    def set_new_name(self, value: str) -> None:
+        self.new_name = value
+
+    @rx.event
+    def set_new_config_path(self, value: str) -> None:
+        self.new_config_path = value
+
+    def _show_token(self, name: str, token: str, config_path: str) -> None:
+        settings = get_settings()
+        from topic_dashboard.bot_config import ensure_topic_mcp, managed_entry
+
+        snippet = ensure_topic_mcp({}, managed_entry(mcp_url=settings.mcp_topic_url, token=token), mcp_url=settings.mcp_topic_url)
+        self.shown_token, self.shown_bot_name, self.shown_config_path = token, name, config_path
+        self.shown_snippet = json.dumps(snippet, indent=2)
+        self.token_open = True
+
+    @rx.event
+    async def create_bot(self) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        try:
+            auth.require_admin_principal()
+            with write_session() as session:
+                created, token = bot_service.create_bot(session=session, name=self.new_name,
+                                                        config_path=self.new_config_path.strip() or None)
+        except AppError as error:
+            self.create_error = error.message
+            return None
+        self.create_open = False
+        self._load()
+        self._show_token(created.name, token, created.config_path or "")
+        return rx.toast.success(f"Created bot {created.name!r} with its inbox topic")
+
+    @rx.event
+    def set_token_open(self, value: bool) -> None:
+        self.token_open = value
+        if not value:
+            self.shown_token = ""  # shown once
+
+    # --- rotate / delete ----------------------------------------------------------------------
+
+    @rx.event
+    def ask(self, bot_id: str, action: str) -> None:
+        self.confirm_bot_id, self.confirm_action = bot_id, action
+
+    @rx.event
+    def set_confirm_open(self, value: bool) -> None:
+        if not value:
+            self.confirm_action = ""
+
+    @rx.event
+    async def confirm(self) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        bot_id, action, name = self.confirm_bot_id, self.confirm_action, self.confirm_bot_name
+        self.confirm_action = ""
+        try:
+            auth.require_admin_principal()
+            with write_session() as session:
+                if action == "rotate":
+                    token = bot_service.rotate_token(session=session, bot_id=bot_id)
+                    config_path = bot_service.get_bot(session=session, bot_id=bot_id).config_path or ""
+                else:
+                    counts = bot_service.delete_bot(session=session, bot_id=bot_id)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self._load()
+        if action == "rotate":
+            self._show_token(name, token, config_path)
+            return rx.toast.success("New token issued; the old one stopped working")
+        if self.config_bot_id == bot_id:
+            self.config_bot_id, self.servers = "", []
+        return rx.toast.success(f"Deleted {name!r}: {counts['topics']} topics, {counts['items']} items, "
+                                f"{counts['conversations']} conversations")
+
+    # --- MCP config ---------------------------------------------------------------------------
+
+    @rx.event
+    async def open_config(self, bot_id: str) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        try:
+            with read_session() as session:
+                config = bot_service.get_mcp_config(session=session, bot_id=bot_id)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.config_bot_id = bot_id
+        self.config_bot_name = next((bot.name for bot in self.bots if bot.id == bot_id), bot_id)
+        self.config_error, self.config_notice = "", ""
+        self._set_servers(config.servers, show_secrets=auth.role == "admin")
+        return None
+
+    def _set_servers(self, servers: dict[str, Any], *, show_secrets: bool) -> None:
+        entries = []
+        for name, entry in servers.items():
+            entry = entry if isinstance(entry, dict) else {}
+            shown = entry if show_secrets and name != LOCKED_SERVER else _masked(entry)
+            timeout = entry.get("toolTimeout", entry.get("tool_timeout", 30))
+            entries.append(ServerEntry(
+                name=name, locked=name == LOCKED_SERVER, kind=str(entry.get("type") or ("stdio" if entry.get("command") else "")),
+                url=str(entry.get("url", "")), tool_timeout=timeout if isinstance(timeout, int) else 30,
+                json_text=json.dumps(shown, indent=2, ensure_ascii=False),
+            ))
+        entries.sort(key=lambda e: (not e.locked, e.name))
+        self.servers = entries
+
+    @rx.event
+    def set_locked_timeout(self, value: str) -> None:
+        try:
+            timeout = int(value)
+        except ValueError:
+            self.config_error = "toolTimeout must be a whole number of seconds"
+            return
+        self.servers = [dataclasses.replace(s, tool_timeout=timeout) if s.locked else s for s in self.servers]
+        self.config_error = ""
+
+    @rx.event
+    def set_server_json(self, name: str, text: str) -> None:
+        self.servers = [dataclasses.replace(s, json_text=text) if s.name == name else s for s in self.servers]
+
+    @rx.event
+    def remove_server(self, name: str) -> None:
+        self.servers = [s for s in self.servers if s.name != name or s.locked]
+
+    @rx.event
+    def add_server(self) -> None:
+        taken = {s.name for s in self.servers}
+        name = next(f"server_{n}" for n in range(1, 1000) if f"server_{n}" not in taken)
+        template = {"type": "stdio", "command": "npx", "args": ["-y", "some-mcp-server"], "toolTimeout": 30}
+        self.servers = [*self.servers, ServerEntry(name=name, kind="stdio", json_text=json.dumps(template, indent=2))]
+
+    @rx.event
+    def rename_server(self, old: str, new: str) -> None:
+        new = new.strip()
+        self.servers = [dataclasses.replace(s, name=new) if s.name == old and not s.locked else s for s in self.servers]
+
+    @rx.event
+    async def save_config(self) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        servers: dict[str, Any] = {}
+        for entry in self.servers:
+            if entry.locked:
+                servers[entry.name] = {"toolTimeout": entry.tool_timeout}
+                continue
+            try:
+                servers[entry.name] = json.loads(entry.json_text)
+            except json.JSONDecodeError as exc:
+                self.config_error = f"{entry.name}: not valid JSON (line {exc.lineno}): {exc.msg}"
+                return None
+        try:
+            auth.require_admin_principal()
+            with write_session() as session:
+                current = bot_service.get_mcp_config(session=session, bot_id=self.config_bot_id)
+                locked = dict(current.servers.get(LOCKED_SERVER) or {})
+                servers[LOCKED_SERVER] = {**locked, "toolTimeout": servers.get(LOCKED_SERVER, {}).get("toolTimeout", 30)}
+                saved = bot_service.put_mcp_config(session=session, bot_id=self.config_bot_id, servers=servers)
+        except AppError as error:
+            self.config_error = f"{error.field}: {error.message}" if error.field else error.message
+            return None
+        self.config_error = ""
+        self.config_notice = "Saved to config.json" + (" (topic_mcp was put back)" if saved.restored else "")
+        self._set_servers(saved.servers, show_secrets=True)
+        return rx.toast.success(self.config_notice)

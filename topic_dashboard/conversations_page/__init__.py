@@ -1,0 +1,1 @@
+"""The Conversations page: the dashboard channel's conversations, messages and guide cards."""

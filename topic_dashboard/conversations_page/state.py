@@ -1,0 +1,233 @@
+"""The Conversations page's state: a thin adapter over the conversations service."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import reflex as rx
+
+from topic_dashboard.auth.state import AuthState
+from topic_dashboard.db import read_session, write_session
+from topic_dashboard.errors import AppError
+from topic_dashboard.services import bots as bot_service
+from topic_dashboard.services import conversations as service
+from topic_dashboard.topic_panel.models import BotOption
+
+GUIDE_CARD_TEMPLATE = {
+    "title": "Before I start",
+    "fields": [
+        {"name": "scope", "label": "What should I cover?", "type": "textarea", "required": True},
+        {"name": "format", "label": "Format", "type": "select", "options": ["summary", "table", "report"]},
+        {"name": "deadline", "label": "Deadline", "type": "text"},
+        {"name": "notify", "label": "Notify me when done", "type": "checkbox"},
+    ],
+    "submit_label": "Start",
+}
+
+
+@dataclasses.dataclass
+class ConversationRow:
+    id: str = ""
+    title: str = ""
+    unread: bool = False
+    run_status: str = "idle"
+    message_count: int = 0
+    updated_at: str = ""
+
+
+@dataclasses.dataclass
+class GuideFieldRow:
+    name: str = ""
+    label: str = ""
+    type: str = "text"
+    options: list[str] = dataclasses.field(default_factory=list)
+    required: bool = False
+
+
+@dataclasses.dataclass
+class MessageRow:
+    id: str = ""
+    seq: int = 0
+    role: str = "user"
+    kind: str = "text"
+    content: str = ""
+    created_at: str = ""
+    card_title: str = ""
+    card_submit_label: str = ""
+    card_fields: list[GuideFieldRow] = dataclasses.field(default_factory=list)
+    card_submitted: bool = False
+
+
+def message_row(message: service.MessagePublic) -> MessageRow:
+    card = message.guide_card or {}
+    return MessageRow(
+        id=message.message_id, seq=message.seq, role=message.role, kind=message.kind, content=message.content,
+        created_at=message.created_at or "", card_title=str(card.get("title", "")),
+        card_submit_label=str(card.get("submit_label", "Submit")),
+        card_fields=[GuideFieldRow(name=f["name"], label=f["label"], type=f.get("type", "text"), options=list(f.get("options", [])),
+                                   required=bool(f.get("required"))) for f in card.get("fields", [])],
+        card_submitted=message.guide_state == "submitted",
+    )
+
+
+class ConversationsState(rx.State):
+    bots: list[BotOption] = []
+    bot_id: str = ""
+    conversations: list[ConversationRow] = []
+    conversation_id: str = ""
+    messages: list[MessageRow] = []
+    draft: str = ""
+    draft_role: str = "user"
+    new_title: str = ""
+    card_open: bool = False
+    card_json: str = ""
+    card_error: str = ""
+
+    @rx.var
+    def conversation_title(self) -> str:
+        return next((c.title or "Untitled conversation" for c in self.conversations if c.id == self.conversation_id), "")
+
+    @rx.event
+    async def load_page(self) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        redirect = auth.require_login()
+        if redirect is not None:
+            return redirect
+        with read_session() as session:
+            self.bots = [BotOption(id=b.bot_id, name=b.name) for b in bot_service.list_bots(session=session)]
+        params = self.router.url.query_parameters
+        wanted = params.get("bot", "")
+        self.bot_id = wanted if any(b.id == wanted for b in self.bots) else (self.bots[0].id if self.bots else "")
+        self.conversation_id, self.messages = "", []
+        if self.bot_id:
+            self._load_conversations()
+            if params.get("conversation"):
+                return self.open_conversation(params["conversation"])
+        return None
+
+    def _load_conversations(self) -> None:
+        with read_session() as session:
+            rows = service.list_conversations(session=session, bot_id=self.bot_id)
+        self.conversations = [ConversationRow(id=r.conversation_id, title=r.title, unread=r.unread, run_status=r.run_status,
+                                              message_count=r.message_count, updated_at=r.updated_at or "") for r in rows]
+
+    @rx.event
+    def select_bot(self, bot_id: str) -> None:
+        self.bot_id, self.conversation_id, self.messages = bot_id, "", []
+        self._load_conversations()
+
+    @rx.event
+    def set_new_title(self, value: str) -> None:
+        self.new_title = value
+
+    @rx.event
+    async def create_conversation(self) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        try:
+            auth.require_admin_principal()
+            with write_session() as session:
+                created = service.create_conversation(session=session, bot_id=self.bot_id, title=self.new_title)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.new_title = ""
+        self._load_conversations()
+        return self.open_conversation(created.conversation_id)
+
+    @rx.event
+    def open_conversation(self, conversation_id: str) -> rx.event.EventSpec | None:
+        try:
+            with write_session() as session:
+                conversation = service.get_conversation(session=session, conversation_id=conversation_id)
+                if conversation.bot_id != self.bot_id:
+                    raise AppError("conversation_not_found", "that conversation belongs to another bot")
+                messages = service.list_messages(session=session, conversation_id=conversation_id, limit=1000)
+                if conversation.unread:
+                    service.mark_conversation_read(session=session, conversation_id=conversation_id)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.conversation_id = conversation_id
+        self.messages = [message_row(m) for m in messages]
+        self._load_conversations()
+        return rx.call_script(f"window.history.replaceState(null, '', '/conversations?bot={self.bot_id}&conversation={conversation_id}')")
+
+    def _reload_messages(self) -> None:
+        with read_session() as session:
+            self.messages = [message_row(m) for m in service.list_messages(session=session, conversation_id=self.conversation_id,
+                                                                            limit=1000)]
+        self._load_conversations()
+
+    @rx.event
+    def set_draft(self, value: str) -> None:
+        self.draft = value
+
+    @rx.event
+    def set_draft_role(self, value: str) -> None:
+        self.draft_role = value
+
+    @rx.event
+    async def send(self) -> rx.event.EventSpec | None:
+        if not self.draft.strip():
+            return rx.toast.error("Type a message first")
+        auth = await self.get_state(AuthState)
+        try:
+            auth.require_admin_principal()
+            with write_session() as session:
+                service.add_message(session=session, conversation_id=self.conversation_id, role=self.draft_role, content=self.draft)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.draft = ""
+        self._reload_messages()
+        return None
+
+    @rx.event
+    def open_card_editor(self) -> None:
+        self.card_json, self.card_error, self.card_open = json.dumps(GUIDE_CARD_TEMPLATE, indent=2), "", True
+
+    @rx.event
+    def set_card_open(self, value: bool) -> None:
+        self.card_open = value
+
+    @rx.event
+    def set_card_json(self, value: str) -> None:
+        self.card_json = value
+
+    @rx.event
+    async def add_guide_card(self) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        try:
+            card = json.loads(self.card_json)
+        except json.JSONDecodeError as exc:
+            self.card_error = f"not valid JSON (line {exc.lineno}): {exc.msg}"
+            return None
+        try:
+            auth.require_admin_principal()
+            with write_session() as session:
+                service.add_message(session=session, conversation_id=self.conversation_id, role="assistant",
+                                    content=str(card.get("title") or "Please fill in this form"), kind="guide_card", guide_card=card)
+        except AppError as error:
+            self.card_error = error.message
+            return None
+        self.card_open = False
+        self._reload_messages()
+        return None
+
+    @rx.event
+    async def submit_card(self, message_id: str, form: dict[str, str]) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        card = next((m for m in self.messages if m.id == message_id), None)
+        if card is None:
+            return rx.toast.error("That card is gone; reload the conversation")
+        answers: dict[str, object] = {}
+        for field in card.card_fields:
+            value = form.get(field.name)
+            answers[field.name] = (value not in (None, "", "false", "off")) if field.type == "checkbox" else (value or "")
+        try:
+            auth.require_admin_principal()
+            with write_session() as session:
+                service.submit_guide_card(session=session, conversation_id=self.conversation_id, message_id=message_id,
+                                          answers=answers)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self._reload_messages()
+        return rx.toast.success("Submitted")
