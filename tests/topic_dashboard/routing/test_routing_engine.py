@@ -227,6 +227,7 @@ def test_same_input_same_decision_and_topic_order_does_not_matter(compiled: Comp
 def test_rules_compile_once_per_change() -> None:
     first = compile_rules(topics())
     assert compile_rules(topics()) is first
+    assert compile_rules(list(reversed(topics()))) is first
     changed = compile_rules(topics(builds=TopicSpec("builds", "Builds", routing={**BUILDS, "priority": 61})))
     assert changed is not first
 
