@@ -43,5 +43,8 @@ class TopicBotSettings(SQLModel, table=True):
     allow_remote_images: bool = Field(default=False)
     # Bumped on every change of the bot's topics, so compiled routing rules are rebuilt once per change.
     rules_version: int = Field(default=0)
+    # Bumped with every change of the bot's items (new, read, pinned, archived, moved), so an open
+    # panel polls one row to know whether anything changed.
+    items_version: int = Field(default=0)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)

@@ -36,8 +36,8 @@ class TopicItem(SQLModel, table=True):
         # The panel's stream: a bot's (or a topic's) items newest first, paged by id.
         sa.Index("ix_topic_item_bot_id_id", "bot_id", "id"),
         sa.Index("ix_topic_item_bot_topic_id", "bot_id", "topic_key", "id"),
-        # Unread counts per topic.
-        sa.Index("ix_topic_item_bot_topic_read", "bot_id", "topic_key", "is_read"),
+        # Unread and total counts per topic, answered from the index alone.
+        sa.Index("ix_topic_item_bot_topic_archived_read", "bot_id", "topic_key", "is_archived", "is_read"),
         # Dedupe look-ups and the per-minute rate window.
         sa.Index("ix_topic_item_bot_dedupe_created", "bot_id", "dedupe_key", "created_at"),
         sa.Index("ix_topic_item_bot_created", "bot_id", "created_at"),

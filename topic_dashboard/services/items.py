@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, select
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import TopicItem, iso_utc
+from topic_dashboard.models import TopicBotSettings, TopicItem, iso_utc
 
 MAX_PAGE = 200
 DEFAULT_PAGE = 50
@@ -130,6 +130,7 @@ def set_item_flags(*, session: Session, bot_id: str, item_id: int, is_read: bool
     if is_archived is not None:
         item.is_archived = is_archived
     session.add(item)
+    bump_items_version(session, bot_id)
     session.commit()
     return item_public(item)
 
@@ -140,34 +141,44 @@ def mark_all_read(*, session: Session, bot_id: str, topic_key: str | None = None
     if topic_key:
         statement = statement.where(TopicItem.topic_key == topic_key)  # type: ignore[arg-type]
     result = session.exec(statement.values(is_read=True))  # type: ignore[call-overload]
+    bump_items_version(session, bot_id)
     session.commit()
     return int(result.rowcount or 0)
 
 
 def topic_counts(*, session: Session, bot_id: str) -> dict[str, tuple[int, int]]:
-    """topic_key -> (unread, total) over items that are not archived."""
+    """topic_key -> (unread, total) over items that are not archived (answered from the index alone)."""
+    counts: dict[str, list[int]] = {}
     rows = session.exec(
-        select(
-            TopicItem.topic_key,
-            sa.func.sum(sa.case((TopicItem.is_read.is_(False), 1), else_=0)),  # type: ignore[attr-defined]
-            sa.func.count(),
-        )
+        select(TopicItem.topic_key, TopicItem.is_read, sa.func.count())
         .where(TopicItem.bot_id == bot_id, TopicItem.is_archived.is_(False))  # type: ignore[attr-defined]
-        .group_by(TopicItem.topic_key)
+        .group_by(TopicItem.topic_key, TopicItem.is_read)
     ).all()
-    return {key: (int(unread or 0), int(total)) for key, unread, total in rows}
+    for key, is_read, count in rows:
+        entry = counts.setdefault(key, [0, 0])
+        entry[1] += int(count)
+        if not is_read:
+            entry[0] += int(count)
+    return {key: (unread, total) for key, (unread, total) in counts.items()}
 
 
-def panel_signature(*, session: Session, bot_id: str) -> tuple[int, int, int]:
-    """(newest item id, unread items, read/pin/archive changes proxy) — cheap, indexed; changes when the panel must refresh."""
-    newest, unread, flagged = session.exec(
-        select(
-            sa.func.max(TopicItem.id),
-            sa.func.sum(sa.case((TopicItem.is_read.is_(False), 1), else_=0)),  # type: ignore[attr-defined]
-            sa.func.sum(sa.case((sa.or_(TopicItem.is_pinned.is_(True), TopicItem.is_archived.is_(True)), 1), else_=0)),  # type: ignore[attr-defined]
-        ).where(TopicItem.bot_id == bot_id)
-    ).one()
-    return int(newest or 0), int(unread or 0), int(flagged or 0)
+def panel_signature(*, session: Session, bot_id: str) -> tuple[int, bool]:
+    """(items_version, topic_enabled): one indexed row that changes whenever the panel must refresh."""
+    row = session.exec(
+        select(TopicBotSettings.items_version, TopicBotSettings.topic_enabled).where(TopicBotSettings.bot_id == bot_id)
+    ).first()
+    if row is None:
+        raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
+    return int(row[0]), bool(row[1])
+
+
+def bump_items_version(session: Session, bot_id: str) -> None:
+    """Tell open panels that the bot's items changed (in the caller's transaction)."""
+    session.exec(
+        sa.update(TopicBotSettings)
+        .where(TopicBotSettings.bot_id == bot_id)  # type: ignore[arg-type]
+        .values(items_version=TopicBotSettings.items_version + 1)
+    )
 
 
 def item_flags(*, session: Session, bot_id: str, item_ids: list[int]) -> dict[int, tuple[bool, bool, bool]]:

@@ -21,6 +21,7 @@ from topic_dashboard.routing import RouteRequest
 from topic_dashboard.services.routing_service import route_for_bot
 from topic_dashboard.services.topics import fallback_topic, load_settings
 from topic_dashboard.views import check_payload_size, parse_allowed_view_types, validate_item_fields, validate_view
+from topic_dashboard.views.safety import describe_char, forbidden_char
 
 MESSAGE_TYPES = ("result", "progress", "tool_hint", "chat")
 SOURCES = ("mcp", "manual", "system")
@@ -86,7 +87,10 @@ def _resolve_topic(session: Session, bot_id: str, request: PublishRequest, polic
         ).one()
         return topic, decision.fallback, decision.reason if decision.fallback else None
     key = request.topic_key.strip()
-    topic = session.exec(select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == key)).first()
+    # No topic key has control characters, and PostgreSQL cannot even compare text holding NUL.
+    topic = None if forbidden_char(key) else session.exec(
+        select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == key)
+    ).first()
     if topic is not None and topic.is_active:
         return topic, False, None
     why = f"topic {key!r} is inactive" if topic is not None else f"there is no topic {key!r}"
@@ -113,6 +117,9 @@ def publish_item(*, session: Session, bot_id: str, request: PublishRequest, sour
     dedupe_key = (request.dedupe_key or "").strip() or None
     if dedupe_key is not None and len(dedupe_key) > MAX_DEDUPE_KEY_CHARS:
         raise AppError("validation_error", f"dedupe_key is longer than {MAX_DEDUPE_KEY_CHARS} characters", field="dedupe_key")
+    if dedupe_key is not None and (char := forbidden_char(dedupe_key)) is not None:
+        raise AppError("validation_error", f"dedupe_key contains the control character {describe_char(char)}; remove it",
+                       field="dedupe_key")
     topic, is_fallback, fallback_reason = _resolve_topic(session, bot_id, request, settings.fallback_policy)
     view = validate_view(request.view, allowed_types=parse_allowed_view_types(topic.view_schema_json))
 
@@ -152,6 +159,8 @@ def publish_item(*, session: Session, bot_id: str, request: PublishRequest, sour
         dedupe_key=dedupe_key, created_at=now,
     )
     session.add(item)
+    settings.items_version += 1  # open panels poll this to pick the item up
+    session.add(settings)
     session.commit()
     for listener in list(_listeners):
         listener(bot_id, item.id or 0)

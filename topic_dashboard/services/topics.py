@@ -173,7 +173,9 @@ def _bump_rules_version(session: Session, bot_id: str) -> None:
     session.exec(
         sa.update(TopicBotSettings)
         .where(TopicBotSettings.bot_id == bot_id)  # type: ignore[arg-type]
-        .values(rules_version=TopicBotSettings.rules_version + 1, updated_at=utcnow())
+        # Topics changed: routing recompiles (rules_version) and open panels refresh (items_version).
+        .values(rules_version=TopicBotSettings.rules_version + 1, items_version=TopicBotSettings.items_version + 1,
+                updated_at=utcnow())
     )
 
 

@@ -106,7 +106,7 @@ class TopicPanelState(rx.State):
                      total=counts.get(row.topic_key, (0, 0))[1], is_active=row.is_active, is_fallback=row.is_default_fallback)
             for row in rows
         ] + [TopicRow(key=key, name=key, unread=u, total=t, is_active=False) for key, (u, t) in counts.items() if key not in known]
-        self.signature = json.dumps([*signature, settings.topic_enabled])
+        self.signature = json.dumps(signature)
 
     def _load_items(self) -> None:
         with read_session() as session:
@@ -346,29 +346,26 @@ class TopicPanelState(rx.State):
 
     @rx.event
     def poll(self, _tick: str = "") -> None:
-        """Every open panel polls a cheap signature; new items and count changes arrive within a second."""
+        """Every open panel polls one row (items_version, topic_enabled); changes arrive within a second."""
         if not self.bot_id or self.loading:
             return
         try:
             with read_session() as session:
-                newest, unread, flagged = item_service.panel_signature(session=session, bot_id=self.bot_id)
-                enabled = topic_service.get_topic_settings(session=session, bot_id=self.bot_id).topic_enabled
+                signature = json.dumps(item_service.panel_signature(session=session, bot_id=self.bot_id))
         except AppError:
             return
-        signature = json.dumps([newest, unread, flagged, enabled])
         if signature == self.signature:
             return
         newest_shown = max((row.id for row in self.items), default=0)
         self._load_topics()
         with read_session() as session:
-            if newest > newest_shown:
-                fresh = item_service.list_items(session=session, bot_id=self.bot_id, filters=self._filters(),
-                                                newer_than=newest_shown, limit=PAGE_SIZE)
-                rows = [item_row(item) for item in fresh.items]
-                if rows:
-                    self.items = rows + self.items
-                    if self.cursor_index >= 0:
-                        self.cursor_index += len(rows)
+            fresh = item_service.list_items(session=session, bot_id=self.bot_id, filters=self._filters(),
+                                            newer_than=newest_shown, limit=PAGE_SIZE)
+            rows = [item_row(item) for item in fresh.items]
+            if rows:
+                self.items = rows + self.items
+                if self.cursor_index >= 0:
+                    self.cursor_index += len(rows)
             flags = item_service.item_flags(session=session, bot_id=self.bot_id, item_ids=[row.id for row in self.items])
         self.items = [
             ItemRow(**{**row.__dict__, "is_read": flags[row.id][0], "is_pinned": flags[row.id][1], "is_archived": flags[row.id][2]})

@@ -30,7 +30,7 @@ EXPECTED_COLUMNS = {
 }
 
 HOT_INDEXES = {
-    "topic_item": [("bot_id", "topic_key", "id"), ("bot_id", "topic_key", "is_read"), ("bot_id", "dedupe_key", "created_at")],
+    "topic_item": [("bot_id", "topic_key", "id"), ("bot_id", "topic_key", "is_archived", "is_read"), ("bot_id", "dedupe_key", "created_at")],
     "message": [("conversation_id", "role", "seq")],
 }
 
