@@ -20,7 +20,8 @@ def audit_tool_call(context: Any, tool: str, result: CallToolResult, latency_ms:
     body = result.structured_content or {}
     if result.is_error:
         error = body.get("error") or {}
-        outcome, code = "refused", error.get("code")
+        code = error.get("code")
+        outcome = "error" if code == "internal_error" else "refused"
         topic_key, item_id = None, None
     else:
         outcome = "deduplicated" if body.get("deduplicated") else "ok"

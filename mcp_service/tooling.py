@@ -8,17 +8,20 @@ and as structuredContent; every refusal is a tool error (`isError`) whose text i
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, ValidationError
 
 from topic_dashboard.errors import AppError
+
+logger = logging.getLogger(__name__)
 
 
 def ok_result(payload: dict[str, Any]) -> CallToolResult:
@@ -117,4 +120,8 @@ class StrictMCPServer(MCPServer):
                 return error_result(_describe_validation_error(cause))
             if cause is None and "Unknown tool" in str(exc):
                 return error_result(AppError("not_found", f"{exc}; call tools/list for the tools this server has"))
+            if isinstance(exc, UnexpectedToolError):
+                # A crash: the traceback stays in the log, the caller gets the JSON error (and an audit row).
+                logger.error("tool %r crashed", name, exc_info=exc)
+                return error_result(AppError("internal_error", f"{name} failed unexpectedly; try again later"))
             raise

@@ -125,7 +125,8 @@ def publish_item(*, session: Session, bot_id: str, request: PublishRequest, sour
 
     # The bot's write lock: its settings row (PostgreSQL); SQLite's write sessions hold the
     # database write lock from BEGIN IMMEDIATE. Dedupe and rate checks below cannot race.
-    settings = load_settings(session=session, bot_id=bot_id, for_update=True)
+    # Refreshed, not just re-selected: the session would keep the values it read before the lock.
+    session.refresh(settings, with_for_update=True)
     now = utcnow()
     if dedupe_key is not None and settings.dedupe_window_seconds > 0:
         existing = session.exec(
