@@ -14,6 +14,6 @@ router = APIRouter(tags=["audit"], responses=ERROR_RESPONSES)
 @router.get("/audit", response_model=list[audit.AuditPublic])
 def list_audit(
     _: Reader, session: SessionDep, bot_id: str | None = None, tool: str | None = None, outcome: str | None = None,
-    before_id: int | None = None, limit: int = Query(default=100, ge=1, le=500),
+    before_id: int | None = Query(default=None, le=2**63 - 1), limit: int = Query(default=100, ge=1, le=500),
 ) -> list[audit.AuditPublic]:
     return audit.list_calls(session=session, bot_id=bot_id, tool=tool, outcome=outcome, before_id=before_id, limit=limit)

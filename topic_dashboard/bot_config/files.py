@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -10,6 +11,8 @@ from typing import Any
 
 from topic_dashboard.errors import AppError
 
+_NOT_A_FILE = (errno.EISDIR, errno.ENOTDIR, errno.ENAMETOOLONG)
+
 
 def read_config(path: Path) -> dict[str, Any]:
     """The JSON object in `path` (key order kept). Raises invalid_mcp_config or config_io_error."""
@@ -17,7 +20,13 @@ def read_config(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise AppError("invalid_mcp_config", f"no config file at {path}", field="config_path") from None
+    except UnicodeDecodeError as exc:
+        raise AppError("invalid_mcp_config", f"{path} is not UTF-8 text: fix or replace it",
+                       field="config_path") from exc
     except OSError as exc:
+        if exc.errno in _NOT_A_FILE:  # the path names no file: the caller's to fix, not a server fault
+            raise AppError("invalid_mcp_config", f"{path} is not a config file ({exc.strerror})",
+                           field="config_path") from exc
         raise AppError("config_io_error", f"cannot read {path}: {exc.strerror}") from exc
     try:
         data = json.loads(text) if text.strip() else {}

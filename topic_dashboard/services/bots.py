@@ -87,8 +87,11 @@ def create_bot(*, session: Session, name: str, config_path: str | None = None, w
         raise AppError("validation_error", "name: 1-100 characters", field="name")
     if config_path is not None:
         path = Path(config_path).expanduser()
-        if not path.is_absolute() or path.suffix != ".json":
-            raise AppError("validation_error", "config_path must be an absolute path to a .json file", field="config_path")
+        # NUL cannot be in a path (a ValueError, i.e. a 500, further down); the column holds 1000 characters.
+        if "\x00" in config_path or len(str(path)) > 1000 or not path.is_absolute() or path.suffix != ".json":
+            raise AppError("validation_error",
+                           "config_path must be an absolute path to a .json file (at most 1000 characters)",
+                           field="config_path")
         read_config(path)  # must exist and be a JSON object before we adopt it
     token = new_token(BOT_TOKEN_PREFIX)
     bot = Bot(name=name, token_hash=hash_token(token))

@@ -15,6 +15,7 @@ from topic_dashboard.models import TopicBotSettings, TopicItem, iso_utc
 
 MAX_PAGE = 200
 DEFAULT_PAGE = 50
+MAX_ITEM_ID = 2**63 - 1  # a larger id overflows the databases' integer binding (a 500 instead of a 400/404)
 
 
 class ItemPublic(BaseModel):
@@ -66,7 +67,7 @@ def decode_cursor(cursor: str) -> int:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         version, _, value = raw.partition(":")
-        if version != "v1" or not value.isdigit():
+        if version != "v1" or not value.isdigit() or int(value) > MAX_ITEM_ID:
             raise ValueError(raw)
         return int(value)
     except (ValueError, binascii.Error, UnicodeDecodeError):
@@ -113,7 +114,7 @@ def list_items(*, session: Session, bot_id: str, filters: ItemFilters | None = N
 
 def get_item(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
     """Raises item_not_found (also for another bot's item)."""
-    item = session.get(TopicItem, item_id)
+    item = session.get(TopicItem, item_id) if 0 < item_id <= MAX_ITEM_ID else None
     if item is None or item.bot_id != bot_id:
         raise AppError("item_not_found", f"bot {bot_id!r} has no item {item_id}")
     return item
