@@ -21,6 +21,7 @@ from mcp_service.ccweb_server import build_ccweb_server
 from mcp_service.rest import build_rest_router
 from mcp_service.rest.errors import install_error_handlers
 from mcp_service.tooling import StrictMCPServer
+from topic_dashboard.errors import AppError
 from topic_dashboard.settings import get_settings
 
 TOPIC_MCP_PATH = "/api/mcp/topic"
@@ -65,9 +66,16 @@ def build_api(reflex_app: ASGIApp) -> ASGIApp:
     api.include_router(build_rest_router())
     api.router.routes.append(_mcp_route(TOPIC_MCP_PATH, topic))
     api.router.routes.append(_mcp_route(CCWEB_MCP_PATH, ccweb))
+    api.add_api_route("/api/{path:path}", _unknown_api_path, methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+                      include_in_schema=False)
     api.mount("", reflex_app)
     _current_servers[:] = [topic, ccweb]
     return api
+
+
+async def _unknown_api_path(path: str) -> None:
+    """Anything else under /api is an API mistake: answer the JSON error body, not the UI's page."""
+    raise AppError("not_found", f"no API endpoint /api/{path} with this method; see /api/openapi.json")
 
 
 @contextlib.asynccontextmanager

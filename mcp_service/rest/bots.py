@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_service.rest.deps import Admin, Reader, SessionDep
 from mcp_service.rest.errors import ERROR_RESPONSES
-from topic_dashboard.bot_config import LOCKED_SERVER
+from topic_dashboard.bot_config import redact_secrets
 from topic_dashboard.services import bots
 from topic_dashboard.settings import get_settings
 
@@ -17,6 +17,8 @@ router = APIRouter(tags=["bots"], responses=ERROR_RESPONSES)
 
 
 class BotCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent no-op
+
     name: str = Field(description="A name people recognise, 1-100 characters.")
     config_path: str | None = Field(
         default=None, description="Absolute path of an existing nanobot config.json to adopt; omitted: a new workspace."
@@ -42,6 +44,8 @@ class BotDeleted(BaseModel):
 
 
 class McpConfigPut(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent no-op
+
     mcpServers: dict[str, Any] = Field(description="The whole map of MCP servers; topic_mcp is put back if missing.")
 
 
@@ -68,12 +72,8 @@ def rotate_token(bot_id: str, _: Admin, session: SessionDep) -> TokenRotated:
 
 
 def _redacted(config: bots.McpConfigPublic) -> bots.McpConfigPublic:
-    """Viewers read the config without the bot's token."""
-    servers = dict(config.servers)
-    entry = servers.get(LOCKED_SERVER)
-    if isinstance(entry, dict) and isinstance(entry.get("headers"), dict):
-        servers[LOCKED_SERVER] = {**entry, "headers": {key: "***" for key in entry["headers"]}}
-    return config.model_copy(update={"servers": servers})
+    """Viewers read the config without secrets: the bot's token and every server's header and env values."""
+    return config.model_copy(update={"servers": redact_secrets(config.servers)})
 
 
 @router.get("/bots/{bot_id}/mcp-config", response_model=bots.McpConfigPublic)

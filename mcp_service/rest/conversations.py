@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_service.rest.deps import Admin, Reader, SessionDep
 from mcp_service.rest.errors import ERROR_RESPONSES
@@ -15,10 +15,14 @@ router = APIRouter(tags=["conversations"], responses=ERROR_RESPONSES)
 
 
 class ConversationCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent no-op
+
     title: str = ""
 
 
 class MessageCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent no-op
+
     role: str = Field(description="user, assistant, tool or system")
     content: str
     kind: str = Field(default="text", description="text, or guide_card (assistant only)")
@@ -28,6 +32,8 @@ class MessageCreate(BaseModel):
 
 
 class GuideCardSubmit(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent no-op
+
     answers: dict[str, Any]
 
 

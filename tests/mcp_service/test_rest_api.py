@@ -194,6 +194,22 @@ def test_a_viewer_sees_the_mcp_config_without_the_bot_token(
     assert {**full["servers"]["topic_mcp"], "headers": None} == {**seen.json()["servers"]["topic_mcp"], "headers": None}
 
 
+def test_a_viewer_sees_no_secret_of_any_server(viewer: httpx.Client, admin: httpx.Client, world: World) -> None:
+    current = admin.get(world.url("/api/bots/{bot_id}/mcp-config")).json()["servers"]
+    servers = {
+        **current,
+        "search": {"type": "streamableHttp", "url": "https://search.example/mcp", "headers": {"Authorization": "Bearer s3cret-1"}},
+        "files": {"type": "stdio", "command": "files-mcp", "env": {"API_KEY": "s3cret-2"}},
+    }
+    assert admin.put(world.url("/api/bots/{bot_id}/mcp-config"), json={"mcpServers": servers}).status_code == 200
+    seen = viewer.get(world.url("/api/bots/{bot_id}/mcp-config"))
+    assert "s3cret" not in seen.text
+    body = seen.json()["servers"]
+    assert body["search"]["headers"] == {"Authorization": "***"} and body["files"]["env"] == {"API_KEY": "***"}
+    assert body["search"]["url"] == "https://search.example/mcp"
+    assert "s3cret-1" in admin.get(world.url("/api/bots/{bot_id}/mcp-config")).text
+
+
 # --- the admin-token setting ---------------------------------------------------------------------------
 
 
@@ -259,6 +275,24 @@ def test_a_malformed_json_body_is_400_invalid_json(
     _error(response, 400, "invalid_json")
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("POST", "/api/bots/{bot_id}/topics", {"topic_key": "typo", "name": "Typo", "nmae": "x"}, "nmae"),
+        ("PUT", "/api/bots/{bot_id}/topics/{topic_key}", {"descripton": "x"}, "descripton"),
+        ("PUT", "/api/bots/{bot_id}/topic-settings", {"topic_enable": False}, "topic_enable"),
+        ("POST", "/api/bots", {"name": "x", "config": "/tmp/x.json"}, "config"),
+    ],
+)
+def test_a_misspelt_body_field_is_refused_and_changes_nothing(
+    admin: httpx.Client, world: World, method: str, path: str, body: dict[str, Any], field: str
+) -> None:
+    before = admin.get(world.url("/api/bots/{bot_id}/topics")).json(), admin.get("/api/bots").json()
+    response = admin.request(method, world.url(path), json=body)
+    assert _error(response, 422, "validation_error")["field"] == field
+    assert (admin.get(world.url("/api/bots/{bot_id}/topics")).json(), admin.get("/api/bots").json()) == before
+
+
 def test_rate_limited_maps_to_429_with_retry_after() -> None:
     response = error_response(AppError("rate_limited", "slow down", retry_after_seconds=12.5))
     assert response.status_code == 429
@@ -267,10 +301,9 @@ def test_rate_limited_maps_to_429_with_retry_after() -> None:
     assert body == {"error": {"code": "rate_limited", "message": "slow down", "retry_after_seconds": 12.5}}
 
 
-@pytest.mark.xfail(strict=True, reason="found: unknown /api paths fall through to Reflex and answer text/plain "
-                                       "'Not Found' instead of the JSON error body (mcp_service/app.py)")
 def test_an_unknown_api_path_answers_the_json_error_body(admin: httpx.Client) -> None:
     _error(admin.get("/api/no-such-endpoint"), 404, "not_found")
+    _error(admin.delete("/api/health"), 404, "not_found")
 
 
 # --- the OpenAPI document ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from topic_dashboard.bot_config.nanobot import (
     managed_entry,
     mcp_servers_of,
     merge_mcp_servers,
+    redact_secrets,
     ssrf_entries_for,
     validate_server_entry,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "mcp_servers_of",
     "merge_mcp_servers",
     "read_config",
+    "redact_secrets",
     "ssrf_entries_for",
     "validate_server_entry",
     "write_config_atomic",

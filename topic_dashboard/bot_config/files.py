@@ -54,8 +54,17 @@ def write_config_atomic(path: Path, data: dict[str, Any]) -> None:
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp_name, path)
+            _fsync_directory(path.parent)  # make the rename itself durable
         except BaseException:
             Path(tmp_name).unlink(missing_ok=True)
             raise
     except OSError as exc:
         raise AppError("config_io_error", f"cannot write {path}: {exc.strerror}") from exc
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -203,3 +203,19 @@ def _checked_locked_entry(entry: Any, managed: dict[str, Any]) -> dict[str, Any]
                            field=f"{path}.{key}")
     timeout = entry.get("toolTimeout", entry.get("tool_timeout", managed["toolTimeout"]))
     return {**managed, "toolTimeout": _tool_timeout(timeout, f"{path}.toolTimeout")}
+
+
+SECRET_KEYS = ("headers", "env")
+
+
+def redact_secrets(servers: dict[str, Any]) -> dict[str, Any]:
+    """The servers with every header and env value replaced by "***" (what viewers may see)."""
+    redacted: dict[str, Any] = {}
+    for name, entry in servers.items():
+        if isinstance(entry, dict):
+            entry = {
+                key: ({k: "***" for k in value} if key in SECRET_KEYS and isinstance(value, dict) else value)
+                for key, value in entry.items()
+            }
+        redacted[name] = entry
+    return redacted

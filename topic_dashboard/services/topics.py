@@ -6,7 +6,7 @@ import re
 from typing import Any, Literal
 
 import sqlalchemy as sa
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session, select
 
 from topic_dashboard.errors import AppError
@@ -30,6 +30,8 @@ class TopicSettingsPublic(BaseModel):
 
 
 class TopicSettingsUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent no-op
+
     topic_enabled: bool | None = None
     fallback_policy: Literal["inbox", "skip"] | None = None
     publish_rate_per_minute: int | None = Field(default=None, ge=1, le=MAX_PUBLISH_RATE)
@@ -50,6 +52,8 @@ class TopicPublic(BaseModel):
 
 
 class TopicCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent no-op
+
     topic_key: str
     name: str
     description: str = ""
@@ -59,6 +63,8 @@ class TopicCreate(BaseModel):
 
 
 class TopicUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent no-op
+
     topic_key: str | None = None  # may be sent, must not change
     name: str | None = None
     description: str | None = None
