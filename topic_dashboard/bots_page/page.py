@@ -97,7 +97,7 @@ def token_dialog() -> rx.Component:
                 align="center", margin_y="0.75rem",
             ),
             rx.cond(S.shown_config_path != "",
-                    rx.text("Written to ", rx.code(S.shown_config_path), " (mode 0600).", size="2")),
+                    rx.text("Written to ", rx.code(S.shown_config_path, id="shown-config-path"), " (mode 0600).", size="2")),
             rx.text("The entry nanobot needs (tools.mcpServers.topic_mcp):", size="2", margin_top="0.75rem"),
             rx.code_block(S.shown_snippet, language="json", width="100%", id="config-snippet"),
             rx.hstack(
@@ -164,8 +164,10 @@ def _server_card(server: ServerEntry) -> rx.Component:
             ),
             rx.vstack(
                 rx.hstack(
-                    rx.input(value=server.name, on_blur=lambda v: S.rename_server(server.name, v), size="1", width="12rem",
-                             read_only=~AuthState.is_admin),
+                    # Uncontrolled (default_value, keyed by the name): a controlled value without on_change
+                    # would undo every keystroke, so the server could never be renamed.
+                    rx.input(default_value=server.name, key=server.name, on_blur=lambda v: S.rename_server(server.name, v),
+                             size="1", width="12rem", read_only=~AuthState.is_admin, id="server-name-" + server.name),
                     rx.spacer(),
                     rx.cond(AuthState.is_admin, rx.icon_button(rx.icon("trash-2", size=14), size="1", variant="ghost",
                                                                color_scheme="red", on_click=S.remove_server(server.name),
@@ -174,7 +176,7 @@ def _server_card(server: ServerEntry) -> rx.Component:
                 ),
                 rx.text_area(value=server.json_text, on_change=lambda v: S.set_server_json(server.name, v), rows="6",
                              font_family="var(--code-font-family)", width="100%", read_only=~AuthState.is_admin,
-                             debounce_timeout=300),
+                             debounce_timeout=300, id="server-json-" + server.name),
                 spacing="2",
                 width="100%",
             ),

@@ -245,11 +245,19 @@ class BotsState(rx.State):
     @rx.event
     def rename_server(self, old: str, new: str) -> None:
         new = new.strip()
+        if new == old:
+            return
+        if not new or any(s.name == new for s in self.servers):
+            # two entries with one name would collapse into one on save, silently losing a server
+            self.config_error = f"{old}: a server needs a name of its own" + (f"; {new!r} is taken" if new else "")
+            return
+        self.config_error = ""
         self.servers = [dataclasses.replace(s, name=new) if s.name == old and not s.locked else s for s in self.servers]
 
     @rx.event
     async def save_config(self) -> rx.event.EventSpec | None:
         auth = await self.get_state(AuthState)
+        self.config_notice = ""  # a refused save must not leave the last "Saved" showing beside its error
         servers: dict[str, Any] = {}
         for entry in self.servers:
             if entry.locked:

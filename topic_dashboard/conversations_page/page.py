@@ -6,7 +6,13 @@ import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.layout import empty_state, page_shell
-from topic_dashboard.conversations_page.state import ConversationRow, ConversationsState, GuideFieldRow, MessageRow
+from topic_dashboard.conversations_page.state import (
+    CARD_ID_FIELD,
+    ConversationRow,
+    ConversationsState,
+    GuideFieldRow,
+    MessageRow,
+)
 from topic_dashboard.topic_panel.models import BotOption
 
 S = ConversationsState
@@ -66,10 +72,13 @@ def _guide_card(message: MessageRow) -> rx.Component:
                         rx.button(message.card_submit_label, type="submit", size="2", class_name="guide-card-submit"),
                     ),
                 ),
+                # The submit handler is a hook outside the foreach, where `message` does not exist:
+                # the card's id travels in the form data instead (no field name can start with "_").
+                rx.el.input(type="hidden", name=CARD_ID_FIELD, value=message.id),
                 spacing="3",
                 width="100%",
             ),
-            on_submit=lambda form: S.submit_card(message.id, form),
+            on_submit=S.submit_card,
             reset_on_submit=False,
         ),
         width="min(100%, 30rem)",
@@ -106,7 +115,8 @@ def composer() -> rx.Component:
             rx.text_area(value=S.draft, on_change=S.set_draft, placeholder="Write a message…", rows="3", width="100%",
                          id="message-draft"),
             rx.hstack(
-                rx.select(["user", "assistant", "tool", "system"], value=S.draft_role, on_change=S.set_draft_role, size="2"),
+                rx.select(["user", "assistant", "tool", "system"], value=S.draft_role, on_change=S.set_draft_role, size="2",
+                          id="message-role"),
                 rx.text("send as", size="1", color=rx.color("gray", 10)),
                 rx.spacer(),
                 rx.button(rx.icon("clipboard-list", size=14), "Add guide card", variant="soft", on_click=S.open_card_editor,
@@ -130,7 +140,8 @@ def card_dialog() -> rx.Component:
                                   "(text, textarea, select, checkbox, number), options, required.", size="2"),
             rx.text_area(value=S.card_json, on_change=S.set_card_json, rows="16", width="100%",
                          font_family="var(--code-font-family)", id="guide-card-json", margin_y="0.75rem"),
-            rx.cond(S.card_error != "", rx.callout(S.card_error, color_scheme="red", icon="triangle-alert", size="1")),
+            rx.cond(S.card_error != "", rx.callout(S.card_error, color_scheme="red", icon="triangle-alert", size="1",
+                                                   id="guide-card-error")),
             rx.hstack(rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
                       rx.button("Add card", on_click=S.add_guide_card, id="guide-card-create"), justify="end", width="100%"),
             max_width="40rem",
@@ -144,7 +155,7 @@ def conversations_page() -> rx.Component:
     return page_shell(
         rx.hstack(
             rx.heading("Conversations", size="5", id="page-title"),
-            rx.select.root(rx.select.trigger(placeholder="Choose a bot"),
+            rx.select.root(rx.select.trigger(placeholder="Choose a bot", id="conversations-bot-select"),
                            rx.select.content(rx.foreach(S.bots, lambda b: rx.select.item(b.name, value=b.id))),
                            value=S.bot_id, on_change=S.select_bot),
             width="100%", align="center", spacing="4", padding_bottom="1rem",

@@ -14,6 +14,8 @@ from topic_dashboard.services import bots as bot_service
 from topic_dashboard.services import conversations as service
 from topic_dashboard.topic_panel.models import BotOption
 
+# The hidden form field that carries a guide card's message id (field names cannot start with "_").
+CARD_ID_FIELD = "_card_message_id"
 GUIDE_CARD_TEMPLATE = {
     "title": "Before I start",
     "fields": [
@@ -213,8 +215,9 @@ class ConversationsState(rx.State):
         return None
 
     @rx.event
-    async def submit_card(self, message_id: str, form: dict[str, str]) -> rx.event.EventSpec | None:
+    async def submit_card(self, form: dict[str, str]) -> rx.event.EventSpec | None:
         auth = await self.get_state(AuthState)
+        message_id = form.get(CARD_ID_FIELD, "")
         card = next((m for m in self.messages if m.id == message_id), None)
         if card is None:
             return rx.toast.error("That card is gone; reload the conversation")

@@ -48,7 +48,8 @@ def topics_table() -> rx.Component:
     )
 
 
-def _list_editor(label: str, field: str, json_field: str, values: rx.Var, placeholder: str, hint: str = "") -> rx.Component:
+def _list_editor(label: str, field: str, json_field: str, values: rx.Var, placeholder: str, hint: str = "",
+                 add_id: str = "") -> rx.Component:
     def entry(value: rx.Var, index: rx.Var) -> rx.Component:
         invalid = S.error_field == json_field + "[" + index.to_string() + "]"
         return rx.hstack(
@@ -67,7 +68,7 @@ def _list_editor(label: str, field: str, json_field: str, values: rx.Var, placeh
                   rx.cond(hint != "", rx.text(hint, size="1", color=rx.color("gray", 10))), align="baseline", spacing="2"),
         rx.foreach(values, entry),
         rx.cond(AuthState.is_admin, rx.button(rx.icon("plus", size=14), "Add", size="1", variant="soft",
-                                              on_click=S.add_list_item(field), id=f"add-{field}")),
+                                              on_click=S.add_list_item(field), id=add_id or f"add-{field}")),
         spacing="1",
         width="100%",
     )
@@ -92,8 +93,11 @@ def rule_form() -> rx.Component:
         _list_editor("Exclude when", "exclude_when", "exclude_when", S.draft.exclude_when,
                      "e.g. 纯寒暄或无结论聊天", "a match vetoes this topic"),
         rx.grid(
-            _list_editor("Positive examples", "positive", "examples.positive", S.draft.positive, "A message that belongs here"),
-            _list_editor("Negative examples", "negative", "examples.negative", S.draft.negative, "A message that does not"),
+            # not add-positive/add-negative: those are the test panel's "Add as ... example" buttons
+            _list_editor("Positive examples", "positive", "examples.positive", S.draft.positive, "A message that belongs here",
+                         add_id="add-positive-row"),
+            _list_editor("Negative examples", "negative", "examples.negative", S.draft.negative, "A message that does not",
+                         add_id="add-negative-row"),
             columns=rx.breakpoints(initial="1", md="2"),
             spacing="4",
             width="100%",
@@ -249,8 +253,13 @@ def _history_row(row: HistoryRow) -> rx.Component:
             cursor="pointer",
         ),
         rx.grid(
-            rx.vstack(rx.text("Before", size="1", weight="medium"), rx.el.pre(row.before, font_size="11px", overflow_x="auto", max_height="16rem"), min_width="0"),
-            rx.vstack(rx.text("After", size="1", weight="medium"), rx.el.pre(row.after, font_size="11px", overflow_x="auto", max_height="16rem"), min_width="0"),
+            # width 100% on the pre: without it the long JSON lines overflow into the other column
+            rx.vstack(rx.text("Before", size="1", weight="medium"),
+                      rx.el.pre(row.before, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
+                      min_width="0", width="100%"),
+            rx.vstack(rx.text("After", size="1", weight="medium"),
+                      rx.el.pre(row.after, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
+                      min_width="0", width="100%"),
             columns="2", spacing="3", width="100%",
         ),
         padding_y="0.25rem",

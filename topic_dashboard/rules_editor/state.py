@@ -206,7 +206,9 @@ class RulesState(rx.State):
             return None
         self.create_open = False
         self._load_topics()
-        return [self.select_topic(created.topic_key), rx.toast.success(f"Created topic {created.topic_key!r}")]
+        # select_topic runs here as a plain method: it returns a toast only when it fails
+        failed = self.select_topic(created.topic_key)
+        return failed or rx.toast.success(f"Created topic {created.topic_key!r}")
 
     # --- editing ------------------------------------------------------------------------------
 

@@ -1,0 +1,302 @@
+"""The Bots page in a real browser: create a bot (token shown once, config written, token works over
+MCP), rotate its token, edit its MCP config with topic_mcp locked, adopt an existing config, delete
+it; viewers see the list only."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+from sqlmodel import Session, select
+
+from tests.e2e.conftest import E2EApp
+from tests.support.mcp import mcp_client, run_async
+from topic_dashboard.errors import AppError
+from topic_dashboard.models import Bot
+from topic_dashboard.security import BOT_TOKEN_PREFIX
+from topic_dashboard.services import accounts
+from topic_dashboard.services.bots import create_bot
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "long enough password"
+ADMIN = "bots-admin"
+VIEWER = "bots-viewer"
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "bots.png"
+TOPIC_TOOLS = {"topic_list_topics", "topic_get_schema", "topic_route", "topic_publish"}
+# The dev server compiles a route on its first visit; later steps use the default timeout.
+PAGE_LOAD_MS = 30_000
+_names = itertools.count(1)
+
+
+def _unique(prefix: str) -> str:
+    return f"{prefix}-{os.getpid()}-{next(_names)}"
+
+
+def _ensure_user(app: E2EApp, username: str, role: str) -> None:
+    with Session(app.engine) as session:
+        try:
+            accounts.create_user(session=session, username=username, password=PASSWORD, role=role)
+        except AppError:
+            session.rollback()  # made by an earlier test
+
+
+def _open_bots(page: Page, app: E2EApp, username: str = ADMIN, role: str = "admin") -> None:
+    _ensure_user(app, username, role)
+    page.goto(app.path("/login"))
+    page.locator("#login-username").fill(username)
+    page.locator("#login-password").fill(PASSWORD)
+    page.locator("#login-submit").click()
+    expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
+    page.goto(app.path("/bots"))
+    expect(page.locator("#page-title")).to_have_text("Bots", timeout=PAGE_LOAD_MS)
+    expect(page.locator(".rt-Skeleton")).to_have_count(0)
+
+
+def _bot(app: E2EApp) -> tuple[str, str, str, Path]:
+    """A bot made through the service (as the CLI would): (bot_id, name, token, config path)."""
+    name = _unique("bots-bot")
+    with Session(app.engine) as session:
+        bot, token = create_bot(session=session, name=name)
+    assert bot.config_path
+    return bot.bot_id, name, token, Path(bot.config_path)
+
+
+def _bot_named(app: E2EApp, name: str) -> Bot | None:
+    with Session(app.engine) as session:
+        return session.exec(select(Bot).where(Bot.name == name)).first()
+
+
+def _config(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _topic_mcp(path: Path) -> dict[str, Any]:
+    return _config(path)["tools"]["mcpServers"]["topic_mcp"]
+
+
+def _tool_names(app: E2EApp, token: str) -> set[str]:
+    async def body() -> set[str]:
+        async with mcp_client(app.backend_url + "/api/mcp/topic", token) as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    return run_async(body)
+
+
+def _mcp_status(app: E2EApp, token: str) -> int:
+    """The HTTP status of an MCP initialize request made with `token`."""
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}}
+    response = httpx.post(app.backend_url + "/api/mcp/topic", json=initialize, timeout=30, headers={
+        "x-topic-mcp-token": token, "accept": "application/json, text/event-stream"})
+    return response.status_code
+
+
+def _create_in_ui(page: Page, name: str, config_path: str = "") -> str:
+    """Create a bot through the dialog; returns the token the page shows (once)."""
+    page.locator("#new-bot").click()
+    page.locator("#new-bot-name").fill(name)
+    if config_path:
+        page.locator("#new-bot-config-path").fill(config_path)
+    page.locator("#create-bot-submit").click()
+    token = page.locator("#shown-token")
+    expect(token).to_contain_text(BOT_TOKEN_PREFIX)
+    return token.inner_text()
+
+
+def test_an_admin_creates_a_bot_sees_its_token_once_and_the_token_works_over_mcp(page: Page, e2e_app: E2EApp) -> None:
+    _open_bots(page, e2e_app)
+    name = _unique("created-in-ui")
+
+    token = _create_in_ui(page, name)
+
+    bot = _bot_named(e2e_app, name)
+    assert bot is not None and bot.config_path
+    path = Path(bot.config_path)
+    expect(page.locator("#shown-config-path")).to_have_text(str(path))
+    snippet = json.loads(page.locator("#config-snippet").inner_text())
+    assert snippet["tools"]["mcpServers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": token}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    written = _topic_mcp(path)
+    assert written == snippet["tools"]["mcpServers"]["topic_mcp"]
+    assert written["type"] == "streamableHttp" and written["url"].endswith("/api/mcp/topic")
+    assert TOPIC_TOOLS <= _tool_names(e2e_app, token)
+
+    page.locator("#token-done").click()
+    expect(page.locator("#shown-token")).to_have_count(0)
+    row = page.locator(f"#bot-row-{bot.id}")
+    expect(row).to_contain_text(name)
+    expect(row).to_contain_text("delivering")
+    assert token not in page.content()  # shown once: gone from the page after Done
+
+
+def test_rotating_shows_a_new_token_and_the_old_one_gets_401(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, name, old_token, path = _bot(e2e_app)
+    assert _mcp_status(e2e_app, old_token) == 200
+    _open_bots(page, e2e_app)
+
+    page.locator(f"#rotate-{bot_id}").click()
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text(f"Rotate the token of {name}?")
+    expect(dialog).to_contain_text("The old token stops working at once")
+    page.locator("#confirm-action").click()
+
+    shown = page.locator("#shown-token")
+    expect(shown).to_contain_text(BOT_TOKEN_PREFIX)
+    new_token = shown.inner_text()
+    assert new_token != old_token
+    assert _topic_mcp(path)["headers"] == {"x-topic-mcp-token": new_token}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert _mcp_status(e2e_app, old_token) == 401
+    assert TOPIC_TOOLS <= _tool_names(e2e_app, new_token)
+    page.locator("#token-done").click()
+    expect(shown).to_have_count(0)
+
+
+def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_checks_new_servers(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, name, _, path = _bot(e2e_app)
+    _open_bots(page, e2e_app)
+
+    page.locator(f"#config-{bot_id}").click()
+    editor = page.locator("#config-editor")
+    expect(editor).to_contain_text(f"MCP servers of {name}")
+    locked = page.locator("#server-locked")
+    expect(locked).to_contain_text("topic_mcp")
+    expect(locked).to_contain_text("locked")
+    expect(locked).to_contain_text("x-topic-mcp-token: ***")
+    expect(editor.locator(".remove-server")).to_have_count(0)
+    timeout = page.locator("#locked-timeout")
+    expect(timeout).to_have_value(str(_topic_mcp(path)["toolTimeout"]))
+
+    timeout.fill("120")
+    page.locator("#save-config").click()
+    expect(page.locator("#config-notice")).to_contain_text("Saved to config.json")
+    assert _topic_mcp(path)["toolTimeout"] == 120
+    expect(timeout).to_have_value("120")
+
+    # A new server with broken JSON, then with an entry nanobot would refuse: errors, and the file stays as it was.
+    before = path.read_bytes()
+    page.locator("#add-server").click()
+    server_json = page.locator("#server-json-server_1")
+    expect(server_json).to_be_visible()
+    expect(editor.locator(".remove-server")).to_have_count(1)
+    expect(locked.locator(".remove-server")).to_have_count(0)
+    server_json.fill('{"type": "stdio", "command": ')
+    page.locator("#save-config").click()
+    expect(page.locator("#config-error")).to_contain_text("server_1: not valid JSON")
+    expect(page.locator("#config-notice")).to_have_count(0)
+    assert path.read_bytes() == before
+    server_json.fill(json.dumps({"type": "stdio", "args": ["-y", "x"]}))
+    page.locator("#save-config").click()
+    expect(page.locator("#config-error")).to_contain_text("mcpServers.server_1.command is required for a stdio server")
+    assert path.read_bytes() == before
+    server_json.fill(json.dumps({"type": "sse", "url": "https://example.com/sse", "colour": "red"}))
+    page.locator("#save-config").click()
+    expect(page.locator("#config-error")).to_contain_text("mcpServers.server_1.colour is not a setting nanobot knows")
+    assert path.read_bytes() == before
+
+    server_json.fill(json.dumps({"type": "stdio", "command": "npx", "args": ["-y", "files-mcp"]}))
+    name_input = page.locator("#server-name-server_1")
+    name_input.fill("topic_mcp")
+    name_input.blur()
+    expect(page.locator("#config-error")).to_contain_text("server_1: a server needs a name of its own; 'topic_mcp' is taken")
+    name_input.fill("files")
+    name_input.blur()
+    expect(page.locator("#server-json-files")).to_be_visible()
+    page.locator("#save-config").click()
+    expect(page.locator("#config-error")).to_have_count(0)
+    expect(page.locator("#config-notice")).to_contain_text("Saved to config.json")
+    servers = _config(path)["tools"]["mcpServers"]
+    assert list(servers) == ["topic_mcp", "files"]
+    assert servers["files"] == {"type": "stdio", "command": "npx", "args": ["-y", "files-mcp"]}
+    assert servers["topic_mcp"]["toolTimeout"] == 120
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+    page.set_viewport_size({"width": 1440, "height": 1400})
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
+
+
+def test_adopting_an_existing_config_keeps_its_other_servers_and_unknown_keys(
+    page: Page, e2e_app: E2EApp, tmp_path: Path
+) -> None:
+    path = tmp_path / "nanobot" / "config.json"
+    path.parent.mkdir()
+    existing = {
+        "agents": {"defaults": {"model": "some/model", "temperature": 0.2}},
+        "tools": {
+            "mcpServers": {
+                "search": {"type": "streamableHttp", "url": "https://search.example.com/mcp", "toolTimeout": 45},
+            },
+            "exec": {"timeout": 60},
+            "futureToolSetting": True,
+        },
+        "someUnknownSection": {"keep": ["me", 1]},
+    }
+    path.write_text(json.dumps(existing), encoding="utf-8")
+    _open_bots(page, e2e_app)
+    name = _unique("adopted")
+
+    token = _create_in_ui(page, name, str(path))
+
+    expect(page.locator("#shown-config-path")).to_have_text(str(path))
+    config = _config(path)
+    assert config["agents"] == existing["agents"]
+    assert config["someUnknownSection"] == existing["someUnknownSection"]
+    assert config["tools"]["exec"] == {"timeout": 60} and config["tools"]["futureToolSetting"] is True
+    assert config["tools"]["mcpServers"]["search"] == existing["tools"]["mcpServers"]["search"]
+    assert config["tools"]["mcpServers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": token}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    bot = _bot_named(e2e_app, name)
+    assert bot is not None and bot.config_path == str(path)
+    page.locator("#token-done").click()
+
+    # The editor shows both servers; the adopted one can be removed, topic_mcp cannot.
+    page.locator(f"#config-{bot.id}").click()
+    expect(page.locator("#server-locked")).to_contain_text("topic_mcp")
+    expect(page.locator("#server-json-search")).to_have_value(json.dumps(
+        existing["tools"]["mcpServers"]["search"], indent=2))
+    expect(page.locator("#config-editor .remove-server")).to_have_count(1)
+
+
+def test_deleting_a_bot_says_what_happens_and_removes_it(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, name, token, path = _bot(e2e_app)
+    _open_bots(page, e2e_app)
+    expect(page.locator(f"#bot-row-{bot_id}")).to_contain_text(name)
+
+    page.locator(f"#delete-{bot_id}").click()
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text(f"Delete {name}?")
+    expect(dialog).to_contain_text("Its topics, settings, conversations and all 0 items are deleted.")
+    expect(dialog).to_contain_text("Its config.json stays on disk, but its token no longer works.")
+    page.locator("#confirm-action").click()
+
+    expect(page.get_by_text(f"Deleted '{name}': 1 topics, 0 items, 0 conversations")).to_be_visible()
+    expect(page.locator(f"#bot-row-{bot_id}")).to_have_count(0)
+    assert _bot_named(e2e_app, name) is None
+    assert path.exists()
+    assert _mcp_status(e2e_app, token) == 401
+
+
+def test_a_viewer_sees_the_list_without_create_rotate_or_delete(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, name, _, _ = _bot(e2e_app)
+    _open_bots(page, e2e_app, VIEWER, "viewer")
+
+    expect(page.locator(f"#bot-row-{bot_id}")).to_contain_text(name)
+    expect(page.locator("#new-bot")).to_have_count(0)
+    expect(page.locator(f"#rotate-{bot_id}")).to_have_count(0)
+    expect(page.locator(f"#delete-{bot_id}")).to_have_count(0)
+    expect(page.locator("[id^=rotate-], [id^=delete-]")).to_have_count(0)
+
+    page.locator(f"#config-{bot_id}").click()
+    expect(page.locator("#server-locked")).to_contain_text("topic_mcp")
+    expect(page.locator("#locked-timeout")).to_have_attribute("readonly", "")
+    expect(page.locator("#save-config")).to_have_count(0)
+    expect(page.locator("#add-server")).to_have_count(0)

@@ -1,0 +1,410 @@
+"""The Rules page in a real browser: create a topic from a template, edit its rule with a live preview,
+save and get the same decision from `topic_route` over MCP; the fallback topic is protected; errors
+show where they are; deleting a topic does what was chosen with its items; viewers only read."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+from sqlmodel import Session, select
+
+from tests.e2e.conftest import E2EApp
+from tests.support.mcp import mcp_client, result_json, run_async
+from topic_dashboard.errors import AppError
+from topic_dashboard.models import TopicItem
+from topic_dashboard.rule_templates import TEMPLATES
+from topic_dashboard.services import accounts
+from topic_dashboard.services.bots import create_bot
+from topic_dashboard.services.publishing import PublishRequest, publish_item
+from topic_dashboard.services.topics import TopicCreate, create_topic, get_topic
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "long enough password"
+ADMIN = "rules-admin"
+VIEWER = "rules-viewer"
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "rules.png"
+BUILDS = TEMPLATES["build_results"]
+# No condition of the "CI / build results" template matches this; the one the test adds does.
+MESSAGE = "Translation catalogue sync finished: 412 strings updated for the Japanese locale"
+NEW_CONDITION = "translation catalogue sync"
+# The dev server compiles a route on its first visit; later steps use the default timeout.
+PAGE_LOAD_MS = 30_000
+_names = itertools.count(1)
+
+
+def _unique(prefix: str) -> str:
+    return f"{prefix}-{os.getpid()}-{next(_names)}"
+
+
+def _ensure_user(app: E2EApp, username: str, role: str) -> None:
+    with Session(app.engine) as session:
+        try:
+            accounts.create_user(session=session, username=username, password=PASSWORD, role=role)
+        except AppError:
+            session.rollback()  # made by an earlier test
+
+
+def _bot(app: E2EApp, *templates: str) -> tuple[str, str]:
+    """A fresh bot (with its `inbox`) and a topic per template key; returns (bot_id, token)."""
+    with Session(app.engine) as session:
+        bot, token = create_bot(session=session, name=_unique("rules-bot"))
+        for key in templates:
+            template = TEMPLATES[key]
+            create_topic(session=session, bot_id=bot.bot_id, actor="e2e", data=TopicCreate(
+                topic_key=key, name=template["name"], routing_json=template["routing"],
+                view_schema_json={"allowed_types": template["view_types"]}))
+        return bot.bot_id, token
+
+
+def _rule(app: E2EApp, bot_id: str, topic_key: str) -> dict[str, Any]:
+    with Session(app.engine) as session:
+        return dict(get_topic(session=session, bot_id=bot_id, topic_key=topic_key).routing_json)
+
+
+def _topic_exists(app: E2EApp, bot_id: str, topic_key: str) -> bool:
+    with Session(app.engine) as session:
+        try:
+            get_topic(session=session, bot_id=bot_id, topic_key=topic_key)
+        except AppError:
+            return False
+        return True
+
+
+def _item_topics(app: E2EApp, item_ids: list[int]) -> dict[int, str]:
+    with Session(app.engine) as session:
+        query = select(TopicItem.id, TopicItem.topic_key).where(TopicItem.id.in_(item_ids))  # type: ignore[union-attr]
+        rows = session.exec(query)
+        return {int(item_id): key for item_id, key in rows}
+
+
+def _open_rules(page: Page, app: E2EApp, username: str, role: str, bot_id: str) -> None:
+    _ensure_user(app, username, role)
+    page.goto(app.path("/login"))
+    page.locator("#login-username").fill(username)
+    page.locator("#login-password").fill(PASSWORD)
+    page.locator("#login-submit").click()
+    expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
+    page.goto(app.path(f"/rules?bot={bot_id}"))
+    expect(page.locator("#rule-row-inbox")).to_be_visible(timeout=PAGE_LOAD_MS)
+
+
+def _mode(page: Page, label: str) -> None:
+    page.locator("#rule-mode").get_by_role("radio", name=label).click()
+
+
+def _screenshot(page: Page, path: Path) -> None:
+    """The whole page in one tall viewport (a full-page capture would move the fixed sidebar)."""
+    height = page.evaluate("document.documentElement.scrollHeight")
+    page.set_viewport_size({"width": 1440, "height": max(900, min(int(height), 2400))})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))
+
+
+def _topic_route(app: E2EApp, token: str, content: str) -> dict[str, Any]:
+    async def body() -> dict[str, Any]:
+        async with mcp_client(app.backend_url + "/api/mcp/topic", token) as client:
+            result = await client.call_tool("topic_route", {"content": content, "message_type": "result"})
+            assert not result.is_error, result
+            return result_json(result)
+
+    return run_async(body)
+
+
+def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, token = _bot(e2e_app)
+    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+
+    page.locator("#new-topic").click()
+    page.locator("#new-template").click()
+    page.get_by_role("option", name=BUILDS["label"]).click()
+    expect(page.locator("#new-key")).to_have_value("build_results")
+    expect(page.locator("#new-name")).to_have_value(BUILDS["name"])
+    page.locator("#new-create").click()
+    expect(page.locator("#editor-key")).to_have_text("build_results")
+    expect(page.locator("#rule-row-build_results")).to_contain_text(BUILDS["name"])
+    for index, condition in enumerate(BUILDS["routing"]["include_when"]):
+        expect(page.locator(f"#include_when-{index}")).to_have_value(condition)
+    expect(page.locator("#rule-purpose")).to_have_value(BUILDS["routing"]["purpose"])
+
+    # Test the message against the template's rule: nothing matches, so it goes to the fallback.
+    page.locator("#test-message").fill(MESSAGE)
+    expect(page.locator("#decision-topic")).to_have_text("→ inbox")
+    expect(page.locator("#decision-reason")).to_contain_text("no topic's rules match")
+
+    # Add an include condition: the preview changes at once, and nothing is saved yet.
+    page.locator("#add-include_when").click()
+    page.locator("#include_when-3").fill(NEW_CONDITION)
+    expect(page.locator("#decision-topic")).to_have_text("→ build_results")
+    expect(page.locator("#decision-reason")).to_contain_text(f'"{NEW_CONDITION}"')
+    expect(page.locator("#decision-scores")).to_contain_text("build_results")
+    assert NEW_CONDITION not in _rule(e2e_app, bot_id, "build_results")["include_when"]
+
+    # The tested message becomes a positive example.
+    page.locator("#add-positive").click()
+    positives = len(BUILDS["routing"]["examples"]["positive"])
+    expect(page.locator(f"#positive-{positives}")).to_have_value(MESSAGE)
+
+    page.locator("#rule-save").click()
+    expect(page.get_by_text("Saved: bots route by this rule")).to_be_visible()
+    expect(page.locator("#rule-save")).to_be_disabled()
+    saved = _rule(e2e_app, bot_id, "build_results")
+    assert saved["include_when"] == [*BUILDS["routing"]["include_when"], NEW_CONDITION]
+    assert saved["examples"]["positive"] == [*BUILDS["routing"]["examples"]["positive"], MESSAGE]
+
+    # The bot, over MCP, gets the decision the page showed.
+    expect(page.locator("#decision-topic")).to_have_text("→ build_results")
+    decision = _topic_route(e2e_app, token, MESSAGE)
+    assert (decision["should_publish"], decision["topic_key"]) == (True, "build_results")
+    expect(page.locator("#decision-publish")).to_have_text("publish")
+    expect(page.locator("#decision-reason")).to_have_text(decision["reason"])
+    expect(page.locator("#decision-confidence")).to_have_text(f"confidence {round(decision['confidence'] * 100)}%")
+
+    # The history says who changed what, when, and shows before and after.
+    history = page.locator("#rule-history")
+    entries = history.locator("details")
+    expect(entries).to_have_count(2)
+    latest = entries.nth(0)
+    expect(latest).to_contain_text("update")
+    expect(latest).to_contain_text("changed rule.examples, rule.include_when")
+    expect(latest).to_contain_text(f"by {ADMIN}")
+    expect(latest).to_contain_text(re.compile(r"seconds? ago"))
+    expect(entries.nth(1)).to_contain_text("created")
+    latest.locator("summary").click()
+    before, after = latest.locator("pre").nth(0), latest.locator("pre").nth(1)
+    expect(after).to_contain_text(NEW_CONDITION)
+    expect(after).to_contain_text(MESSAGE)
+    expect(before).to_contain_text(BUILDS["routing"]["include_when"][0])
+    expect(before).not_to_contain_text(NEW_CONDITION)
+
+    _screenshot(page, SCREENSHOT)
+
+
+def test_switching_form_json_form_loses_nothing(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = _bot(e2e_app, "alerts")
+    alerts = TEMPLATES["alerts"]["routing"]
+    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    page.locator("#rule-row-alerts").click()
+    expect(page.locator("#editor-key")).to_have_text("alerts")
+
+    page.locator("#include_when-0").fill("service down or unreachable")
+    page.locator("#exclude_when-1").fill("alerts from the staging cluster")
+    expect(page.locator("#rule-save")).to_be_enabled()
+    _mode(page, "JSON")
+    editor = page.locator("#rule-json")
+    expect(editor).to_have_value(re.compile("service down or unreachable"))
+    body = json.loads(editor.input_value())
+    assert body["include_when"][0] == "service down or unreachable"
+    assert body["exclude_when"] == [alerts["exclude_when"][0], "alerts from the staging cluster"]
+    assert sorted(body["allowed_view_types"]) == sorted(TEMPLATES["alerts"]["view_types"])
+
+    body["purpose"] = "Incidents someone must act on now"
+    body["priority"] = 95
+    body["allowed_view_types"] = ["card", "timeline"]
+    editor.fill(json.dumps(body, ensure_ascii=False, indent=2))
+    expect(page.locator("#rule-error")).to_have_count(0)
+    _mode(page, "Form")
+    expect(page.locator("#rule-purpose")).to_have_value("Incidents someone must act on now")
+    expect(page.locator("#include_when-0")).to_have_value("service down or unreachable")
+    for index, condition in enumerate(alerts["include_when"][1:], start=1):
+        expect(page.locator(f"#include_when-{index}")).to_have_value(condition)
+    expect(page.locator("#exclude_when-1")).to_have_value("alerts from the staging cluster")
+    for index, example in enumerate(alerts["examples"]["positive"]):
+        expect(page.locator(f"#positive-{index}")).to_have_value(example)
+    for index, example in enumerate(alerts["examples"]["negative"]):
+        expect(page.locator(f"#negative-{index}")).to_have_value(example)
+    expect(page.locator("#rule-priority-value")).to_have_text("95")
+
+    # Back in JSON the text is what was typed (same rule), and saving stores all of it.
+    _mode(page, "JSON")
+    assert json.loads(editor.input_value()) == body
+    page.locator("#rule-save").click()
+    expect(page.locator("#rule-save")).to_be_disabled()
+    saved = _rule(e2e_app, bot_id, "alerts")
+    assert saved["purpose"] == "Incidents someone must act on now"
+    assert saved["priority"] == 95
+    assert saved["include_when"][0] == "service down or unreachable"
+    assert saved["exclude_when"] == [alerts["exclude_when"][0], "alerts from the staging cluster"]
+    assert saved["examples"] == alerts["examples"]
+    with Session(e2e_app.engine) as session:
+        topic = get_topic(session=session, bot_id=bot_id, topic_key="alerts")
+        assert topic.view_schema_json == {"allowed_types": ["card", "timeline"]}
+
+
+def test_invalid_json_and_invalid_fields_show_their_errors(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = _bot(e2e_app, "build_results")
+    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    page.locator("#rule-row-build_results").click()
+    expect(page.locator("#editor-key")).to_have_text("build_results")
+    error = page.locator("#rule-error")
+
+    # A form row that cannot match anything is named by its path, and saving is blocked.
+    page.locator("#include_when-1").fill("!!!")
+    expect(error).to_contain_text("include_when[1]")
+    expect(error).to_contain_text("has no words to match on")
+    expect(page.locator("#rule-save")).to_be_disabled()
+    page.locator("#include_when-1").fill("pipeline outcomes")
+    expect(error).to_have_count(0)
+
+    _mode(page, "JSON")
+    editor = page.locator("#rule-json")
+    valid = editor.input_value()
+    editor.fill('{\n  "purpose": "x",\n  "priority": 50,\n}')
+    expect(error).to_contain_text("not valid JSON at line 4, column 1")
+    expect(page.locator("#rule-save")).to_be_disabled()
+    _mode(page, "Form")  # refused: switching would lose what was typed
+    expect(editor).to_be_visible()
+    expect(editor).to_have_value(re.compile(r'"priority": 50,\n}$'))
+
+    editor.fill(json.dumps({"priority": 500}))
+    expect(error).to_contain_text("priority")
+    expect(error).to_contain_text("it must be from 0 to 100")
+    editor.fill(json.dumps({"include_when": ["deploy results", 7]}))
+    expect(error).to_contain_text("include_when[1]")
+    editor.fill(json.dumps({"colour": "red"}))
+    expect(error).to_contain_text("unknown field 'colour'")
+    editor.fill(json.dumps({"allowed_view_types": ["hologram"]}))
+    expect(error).to_contain_text("allowed_view_types")
+    expect(page.locator("#rule-save")).to_be_disabled()
+
+    editor.fill(valid)
+    expect(error).to_have_count(0)
+    expect(page.locator("#rule-save")).to_be_enabled()
+    # nothing was saved
+    assert _rule(e2e_app, bot_id, "build_results")["include_when"] == BUILDS["routing"]["include_when"]
+
+    # A bad key for a new topic, and a key that exists.
+    page.locator("#new-topic").click()
+    page.locator("#new-key").fill("Bad Key")
+    page.locator("#new-name").fill("Bad")
+    page.locator("#new-create").click()
+    expect(page.locator("#new-error")).to_contain_text("topic_key: lower-case letters, digits and underscores")
+    page.locator("#new-key").fill("inbox")
+    page.locator("#new-create").click()
+    expect(page.locator("#new-error")).to_contain_text("topic 'inbox' exists already")
+    assert not _topic_exists(e2e_app, bot_id, "Bad Key")
+
+
+def test_the_fallback_topic_cannot_be_deleted_or_deactivated(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = _bot(e2e_app, "alerts")
+    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+
+    page.locator("#rule-row-inbox").click()
+    expect(page.locator("#editor-key")).to_have_text("inbox")
+    switch = page.locator("#rule-active-switch")
+    expect(switch).to_have_attribute("aria-checked", "true")
+    expect(switch).to_be_disabled()
+    page.locator("#rule-delete").click()
+    expect(page.get_by_text("The fallback topic cannot be deleted: unrouted results go there")).to_be_visible()
+    expect(page.locator("#delete-confirm")).to_have_count(0)
+
+    # The server refuses too, whatever a client sends.
+    with Session(e2e_app.engine) as session:
+        admin_token = accounts.create_api_token(session=session, name=_unique("rules-admin-token"), role="admin")
+    headers = {"Authorization": f"Bearer {admin_token}"}
+    topics_url = f"{e2e_app.backend_url}/api/bots/{bot_id}/topics"
+    with httpx.Client(headers=headers, timeout=30) as http:
+        deleted = http.delete(f"{topics_url}/inbox", params={"items": "delete"})
+        deactivated = http.put(f"{topics_url}/inbox", json={"is_active": False})
+    assert (deleted.status_code, deleted.json()["error"]["code"]) == (409, "fallback_protected")
+    assert (deactivated.status_code, deactivated.json()["error"]["code"]) == (409, "fallback_protected")
+    with Session(e2e_app.engine) as session:
+        assert get_topic(session=session, bot_id=bot_id, topic_key="inbox").is_active
+
+    # An ordinary topic can be switched off (and is, at once) and back on.
+    page.locator("#rule-row-alerts").click()
+    expect(page.locator("#editor-key")).to_have_text("alerts")
+    expect(switch).to_be_enabled()
+    switch.click()
+    expect(switch).to_have_attribute("aria-checked", "false")
+    expect(page.locator("#rule-row-alerts")).to_contain_text("inactive")
+    with Session(e2e_app.engine) as session:
+        assert not get_topic(session=session, bot_id=bot_id, topic_key="alerts").is_active
+    switch.click()
+    expect(switch).to_have_attribute("aria-checked", "true")
+    expect(page.locator("#rule-row-alerts")).not_to_contain_text("inactive")
+
+
+def test_deleting_a_topic_with_items_moves_or_deletes_them_as_chosen(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = _bot(e2e_app, "alerts", "build_results")
+    with Session(e2e_app.engine) as session:
+        def seed(topic_key: str, title: str) -> int:
+            return publish_item(session=session, bot_id=bot_id, source="system", request=PublishRequest(
+                topic_key=topic_key, title=title, content=f"{title}: details")).item_id
+
+        alerts = [seed("alerts", "p99 latency alert"), seed("alerts", "disk full on db-2")]
+        builds = [seed("build_results", "Build #7 failed")]
+        kept = [seed("inbox", "an unrelated note")]
+    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    expect(page.locator("#rule-row-alerts")).to_contain_text("2")
+
+    page.locator("#rule-row-alerts").click()
+    expect(page.locator("#editor-key")).to_have_text("alerts")
+    page.locator("#rule-delete").click()
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text("Delete topic alerts?")
+    expect(dialog).to_contain_text("It has 2 items. What should happen to them?")
+    choice = page.locator("#delete-items-choice")
+    expect(choice.get_by_role("radio", name="Move them to the fallback topic")).to_be_checked()
+    page.locator("#delete-confirm").click()
+    expect(page.get_by_text("Deleted topic 'alerts'; 2 items moved to the fallback topic")).to_be_visible()
+    expect(page.locator("#rule-row-alerts")).to_have_count(0)
+    assert not _topic_exists(e2e_app, bot_id, "alerts")
+    assert _item_topics(e2e_app, alerts + builds + kept) == {
+        alerts[0]: "inbox", alerts[1]: "inbox", builds[0]: "build_results", kept[0]: "inbox"}
+
+    page.locator("#rule-row-build_results").click()
+    expect(page.locator("#editor-key")).to_have_text("build_results")
+    page.locator("#rule-delete").click()
+    expect(dialog).to_contain_text("It has 1 items")
+    choice.get_by_role("radio", name="Delete them").click()
+    expect(choice.get_by_role("radio", name="Delete them")).to_be_checked()
+    page.locator("#delete-confirm").click()
+    expect(page.get_by_text("Deleted topic 'build_results'; 1 items deleted")).to_be_visible()
+    expect(page.locator("#rule-row-build_results")).to_have_count(0)
+    assert _item_topics(e2e_app, alerts + builds + kept) == {alerts[0]: "inbox", alerts[1]: "inbox", kept[0]: "inbox"}
+    expect(page.locator("#rule-row-inbox")).to_contain_text("3")
+
+
+def test_a_viewer_sees_no_edit_controls_and_the_server_refuses_their_writes(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = _bot(e2e_app, "alerts")
+    _open_rules(page, e2e_app, VIEWER, "viewer", bot_id)
+
+    expect(page.locator("#read-only-note")).to_be_visible()
+    expect(page.locator("#new-topic")).to_have_count(0)
+    page.locator("#rule-row-alerts").click()
+    expect(page.locator("#editor-key")).to_have_text("alerts")
+    for control in ("#rule-save", "#rule-delete", "#add-include_when", "#add-positive"):
+        expect(page.locator(control)).to_have_count(0)
+    for field in ("#rule-name", "#rule-purpose", "#include_when-0", "#exclude_when-0", "#positive-0", "#negative-0"):
+        expect(page.locator(field)).to_have_attribute("readonly", "")
+    expect(page.locator("#rule-active-switch")).to_be_disabled()
+    _mode(page, "JSON")
+    expect(page.locator("#rule-json")).to_have_attribute("readonly", "")
+    # A viewer may still try a message against the rules.
+    page.locator("#test-message").fill(TEMPLATES["alerts"]["routing"]["examples"]["positive"][0])
+    expect(page.locator("#decision-topic")).to_have_text("→ alerts")
+    expect(page.locator("#add-positive")).to_have_count(0)
+
+    with Session(e2e_app.engine) as session:
+        viewer_token = accounts.create_api_token(session=session, name=_unique("rules-viewer-token"), role="viewer")
+    topics_url = f"{e2e_app.backend_url}/api/bots/{bot_id}/topics"
+    with httpx.Client(headers={"Authorization": f"Bearer {viewer_token}"}, timeout=30) as http:
+        assert http.get(topics_url).status_code == 200
+        refused = [
+            http.post(topics_url, json={"topic_key": "sneaky", "name": "Sneaky"}),
+            http.put(f"{topics_url}/alerts", json={"name": "Renamed"}),
+            http.delete(f"{topics_url}/alerts", params={"items": "delete"}),
+        ]
+    assert [(r.status_code, r.json()["error"]["code"]) for r in refused] == [(403, "forbidden")] * 3
+    assert not _topic_exists(e2e_app, bot_id, "sneaky")
+    with Session(e2e_app.engine) as session:
+        assert get_topic(session=session, bot_id=bot_id, topic_key="alerts").name == TEMPLATES["alerts"]["name"]

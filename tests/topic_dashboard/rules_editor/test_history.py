@@ -1,0 +1,102 @@
+"""The change history the Rules page shows: who changed a topic, when, and what was before and after."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlmodel import Session
+
+from topic_dashboard.models import TopicRuleChange
+from topic_dashboard.rules_editor.history import change_summary, history_row
+from topic_dashboard.services.bots import create_bot
+from topic_dashboard.services.topics import (
+    TopicCreate,
+    TopicUpdate,
+    create_topic,
+    delete_topic,
+    rule_history,
+    update_topic,
+)
+
+
+def _topic(**changes: Any) -> dict[str, Any]:
+    topic: dict[str, Any] = {
+        "topic_key": "builds", "name": "Builds", "description": "CI results", "is_active": True,
+        "is_default_fallback": False, "view_schema_json": {"allowed_types": []},
+        "routing_json": {"purpose": "CI", "include_when": ["build results"], "priority": 50},
+    }
+    return {**topic, **changes}
+
+
+def test_a_created_topic_and_a_deleted_one_say_so() -> None:
+    assert change_summary(None, _topic()) == "created"
+    assert change_summary(_topic(), None) == "deleted"
+
+
+def test_unchanged_save_says_so() -> None:
+    assert change_summary(_topic(), _topic()) == "saved without changes"
+
+
+def test_topic_fields_are_named_by_their_labels() -> None:
+    after = _topic(name="CI", is_active=False, view_schema_json={"allowed_types": ["card"]}, description="x")
+
+    assert change_summary(_topic(), after) == "changed name, description, active, view types"
+
+
+def test_rule_fields_are_named_as_rule_dot_field_in_key_order() -> None:
+    routing = {"purpose": "CI", "include_when": ["build results", "deploy results"], "priority": 80, "keywords": ["ci"]}
+
+    summary = change_summary(_topic(), _topic(routing_json=routing))
+
+    assert summary == "changed rule.include_when, rule.keywords, rule.priority"
+
+
+def test_topic_and_rule_changes_are_listed_together() -> None:
+    routing = {"purpose": "Builds and deploys", "include_when": ["build results"], "priority": 50}
+
+    assert change_summary(_topic(), _topic(name="CI", routing_json=routing)) == "changed name, rule.purpose"
+
+
+def test_history_row_carries_who_when_and_both_versions_as_json() -> None:
+    before, after = _topic(), _topic(name="CI")
+    change = TopicRuleChange(id=7, bot_id="b", topic_key="builds", actor="ada", action="update",
+                             before_json=before, after_json=after, created_at=datetime(2025, 3, 1, 9, 30, tzinfo=UTC))
+
+    row = history_row(change)
+
+    assert (row.id, row.actor, row.action, row.summary) == (7, "ada", "update", "changed name")
+    assert row.created_at == "2025-03-01T09:30:00+00:00"
+    assert json.loads(row.before) == before and json.loads(row.after) == after
+
+
+def test_history_row_of_a_creation_has_no_before() -> None:
+    change = TopicRuleChange(id=1, bot_id="b", topic_key="builds", actor="ada", action="create",
+                             before_json=None, after_json=_topic(), created_at=datetime(2025, 3, 1, tzinfo=UTC))
+
+    row = history_row(change)
+
+    assert (row.summary, row.before) == ("created", "")
+    assert json.loads(row.after)["name"] == "Builds"
+
+
+def test_the_services_record_is_what_the_page_shows(session: Session) -> None:
+    bot, _ = create_bot(session=session, name="history", write_config=False)
+    create_topic(session=session, bot_id=bot.bot_id, actor="ada",
+                 data=TopicCreate(topic_key="builds", name="Builds", routing_json={"include_when": ["build results"]}))
+    update_topic(session=session, bot_id=bot.bot_id, topic_key="builds", actor="grace",
+                 data=TopicUpdate(routing_json={"include_when": ["build results", "deploy results"]}))
+    delete_topic(session=session, bot_id=bot.bot_id, topic_key="builds", actor="ada")
+
+    rows = [history_row(change) for change in rule_history(session=session, bot_id=bot.bot_id, topic_key="builds")]
+
+    assert [(row.action, row.actor, row.summary) for row in rows] == [
+        ("delete", "ada", "deleted"),
+        ("update", "grace", "changed rule.include_when"),
+        ("create", "ada", "created"),
+    ]
+    update = rows[1]
+    assert json.loads(update.before)["routing_json"]["include_when"] == ["build results"]
+    assert json.loads(update.after)["routing_json"]["include_when"] == ["build results", "deploy results"]
+    assert all(row.created_at.endswith("+00:00") for row in rows)
