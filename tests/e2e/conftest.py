@@ -51,7 +51,9 @@ def e2e_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EApp]:
     url = f"sqlite:///{tmp}/e2e.db"
     upgrade_database(url)
     backend_port = free_port()
-    with configured(url, str(tmp / "data"), TOPIC_DASHBOARD_PORT=str(free_port())):
+    backend_url = f"http://127.0.0.1:{backend_port}"
+    # Bots created in the browser get configs that point at this backend, as they would in production.
+    with configured(url, str(tmp / "data"), TOPIC_DASHBOARD_PORT=str(free_port()), TOPIC_DASHBOARD_PUBLIC_BASE_URL=backend_url):
         harness = AppHarness.create(root=ROOT, app_name="topic_dashboard")
         harness._initialize_app()
         harness._start_backend(port=backend_port)
@@ -60,7 +62,7 @@ def e2e_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EApp]:
         engine = create_db_engine(url)
         try:
             assert harness.frontend_url
-            yield E2EApp(url=harness.frontend_url, backend_url=f"http://127.0.0.1:{backend_port}", database_url=url, engine=engine)
+            yield E2EApp(url=harness.frontend_url, backend_url=backend_url, database_url=url, engine=engine)
         finally:
             engine.dispose()
             harness.stop()

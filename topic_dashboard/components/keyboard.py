@@ -10,7 +10,9 @@ import reflex as rx
 def shortcuts(bindings: dict[str, str]) -> rx.Component:
     """`bindings` maps a key (as KeyboardEvent.key) to the id of a button to click.
 
-    Keys typed into inputs, text areas and selects, or with Ctrl/Alt/Meta held, are left alone.
+    Keys typed into inputs, text areas and selects, or with Ctrl/Alt/Meta held, are left alone;
+    so are keys inside open menus and listboxes (their type-ahead), and Enter on a focused
+    control (a button, link or switch keeps its own Enter).
     """
     script = (
         "(() => {"
@@ -22,6 +24,10 @@ def shortcuts(bindings: dict[str, str]) -> rx.Component:
         "  const target = event.target;"
         "  const tag = target && target.tagName ? target.tagName.toLowerCase() : '';"
         "  if (tag === 'input' || tag === 'textarea' || tag === 'select' || (target && target.isContentEditable)) return;"
+        "  const inside = (selector) => Boolean(target && target.closest && target.closest(selector));"
+        "  if (inside('[role=listbox], [role=menu]')) return;"
+        "  const control = 'button, a[href], [role=button], [role=switch], [role=option], [role=tab]';"
+        "  if (event.key === 'Enter' && inside(control)) return;"
         "  const id = window.__tdShortcuts.keys[event.key];"
         "  const button = id && document.getElementById(id);"
         "  if (button) { event.preventDefault(); button.click(); }"

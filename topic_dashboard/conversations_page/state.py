@@ -154,9 +154,11 @@ class ConversationsState(rx.State):
         return rx.call_script(f"window.history.replaceState(null, '', '/conversations?bot={self.bot_id}&conversation={conversation_id}')")
 
     def _reload_messages(self) -> None:
-        with read_session() as session:
+        """Show the open conversation again; the person is looking at it, so it is read."""
+        with write_session() as session:
             self.messages = [message_row(m) for m in service.list_messages(session=session, conversation_id=self.conversation_id,
                                                                             limit=1000)]
+            service.mark_conversation_read(session=session, conversation_id=self.conversation_id)
         self._load_conversations()
 
     @rx.event

@@ -14,6 +14,8 @@ from topic_dashboard.topic_panel.views import level_color, level_swatch, safe_ht
 S = TopicPanelState
 D = TopicPanelState.detail
 BORDER = f"1px solid {rx.color('gray', 4)}"
+# One line with an ellipsis (rx.text has no `truncate` prop: it would end up as a bogus CSS property).
+ONE_LINE = {"white_space": "nowrap", "overflow": "hidden", "text_overflow": "ellipsis", "min_width": "0"}
 
 
 def _bot_option(bot: BotOption) -> rx.Component:
@@ -68,14 +70,17 @@ def delivery_banner() -> rx.Component:
     )
 
 
-def _nav_entry(label: str, value: str, icon: str, count: rx.Var, badge: bool) -> rx.Component:
+def _nav_entry(label: str, value: str, icon: str, count: rx.Var | None, badge: bool) -> rx.Component:
     active = S.selection == value
+    shown = rx.fragment() if count is None else rx.cond(
+        badge & (count > 0), rx.badge(count, variant="solid", radius="full", size="1"),
+        rx.text(count, size="1", color=rx.color("gray", 10)),
+    )
     return rx.hstack(
         rx.icon(icon, size=15),
         rx.text(label, size="2", weight=rx.cond(active, "bold", "regular")),
         rx.spacer(),
-        rx.cond(badge & (count > 0), rx.badge(count, variant="solid", radius="full", size="1"),
-                rx.text(count, size="1", color=rx.color("gray", 10))),
+        shown,
         on_click=S.select_view(value),
         cursor="pointer",
         padding_x="0.5rem",
@@ -93,7 +98,7 @@ def _topic_entry(topic: TopicRow) -> rx.Component:
     active = S.selection == value
     return rx.hstack(
         rx.cond(topic.is_fallback, rx.tooltip(rx.icon("inbox", size=15), content="Fallback topic"), rx.icon("hash", size=15)),
-        rx.text(topic.name, size="2", weight=rx.cond(active, "bold", "regular"), truncate=True),
+        rx.text(topic.name, size="2", weight=rx.cond(active, "bold", "regular"), **ONE_LINE),
         rx.spacer(),
         rx.cond(topic.unread > 0, rx.badge(topic.unread, variant="solid", radius="full", size="1", id="unread-" + topic.key),
                 rx.text(topic.total, size="1", color=rx.color("gray", 10))),
@@ -117,7 +122,7 @@ def topics_column() -> rx.Component:
                  width="100%", id="topic-filter"),
         _nav_entry("All", "all", "layers", S.item_total, False),
         _nav_entry("Unread", "unread", "circle-dot", S.unread_total, True),
-        _nav_entry("Pinned", "pinned", "pin", 0, False),
+        _nav_entry("Pinned", "pinned", "pin", None, False),  # no pinned count is loaded: show none rather than 0
         rx.separator(size="4"),
         rx.foreach(S.visible_topics, _topic_entry),
         spacing="1",
@@ -143,8 +148,8 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
             rx.hstack(
                 rx.cond(~item.is_read, rx.box(width="8px", height="8px", border_radius="50%",
                                              background=rx.color("accent", 9), flex_shrink="0", class_name="unread-dot")),
-                rx.text(item.title, size="2", weight=rx.cond(item.is_read, "regular", "bold"), truncate=True,
-                        flex="1", min_width="0", class_name="item-title"),
+                rx.text(item.title, size="2", weight=rx.cond(item.is_read, "regular", "bold"), flex="1",
+                        class_name="item-title", **ONE_LINE),
                 rx.cond(item.is_pinned, rx.icon("pin", size=13, color=rx.color("accent", 10))),
                 rx.moment(item.created_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10),
                           white_space="nowrap", flex_shrink="0"),
@@ -152,7 +157,7 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
                 align="center",
                 spacing="2",
             ),
-            rx.text(item.preview, size="1", color=rx.color("gray", 10), truncate=True, width="100%"),
+            rx.text(item.preview, size="1", color=rx.color("gray", 10), width="100%", **ONE_LINE),
             rx.hstack(
                 rx.badge(item.topic_key, variant="soft", size="1"),
                 rx.foreach(item.tags, _tag),
@@ -297,7 +302,8 @@ def detail_column() -> rx.Component:
                     rx.badge(D.topic_key, variant="soft"),
                     rx.foreach(D.tags, _tag),
                     rx.text("via " + D.source, size="1", color=rx.color("gray", 10)),
-                    rx.moment(D.created_at, format="YYYY-MM-DD HH:mm", size="1", color=rx.color("gray", 10)),
+                    rx.moment(D.created_at, format="YYYY-MM-DD HH:mm", font_size="var(--font-size-1)",
+                              color=rx.color("gray", 10)),
                     spacing="2",
                     align="center",
                     wrap="wrap",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import reflex as rx
 
@@ -142,8 +143,9 @@ class TopicPanelState(rx.State):
             params["view"] = self.selection
         if self.detail.id:
             params["item"] = str(self.detail.id)
-        query = "&".join(f"{key}={value}" for key, value in params.items())
-        return rx.call_script(f"window.history.replaceState(null, '', '/?{query}')")
+        # `selection` can come from a crafted link: encode it, and give the script a JSON string literal.
+        url = "/?" + urlencode(params, safe=":")
+        return rx.call_script(f"window.history.replaceState(null, '', {json.dumps(url)})")
 
     @rx.event
     async def load_page(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
@@ -158,7 +160,8 @@ class TopicPanelState(rx.State):
             self.bots = [BotOption(id=bot.bot_id, name=bot.name) for bot in bot_service.list_bots(session=session)]
         wanted = params.get("bot", "")
         self.bot_id = wanted if any(bot.id == wanted for bot in self.bots) else (self.bots[0].id if self.bots else "")
-        self.selection = params.get("view", "all") or "all"
+        view = params.get("view", "")
+        self.selection = view if view in ("all", "unread", "pinned") or view.startswith("topic:") else "all"
         self.detail = ItemDetail()
         if not self.bot_id:
             self.topics, self.items, self.loading = [], [], False
@@ -371,4 +374,6 @@ class TopicPanelState(rx.State):
             ItemRow(**{**row.__dict__, "is_read": flags[row.id][0], "is_pinned": flags[row.id][1], "is_archived": flags[row.id][2]})
             if row.id in flags else row
             for row in self.items
+            # An item archived in another panel leaves this one too (as it does where it was archived).
+            if self.show_archived or not (row.id in flags and flags[row.id][2])
         ]

@@ -1,0 +1,348 @@
+"""The Topic panel as a reader uses it: open → read, deep links, mark all read, pin and archive,
+filters, paging, the keyboard and the empty states.
+
+Live updates and the delivery switch: test_topic_panel_live.py; XSS: test_topic_panel_safety.py;
+the six view types and the screenshots: test_topic_panel_views.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+from pytest_playwright import CreateContextCallback
+from sqlmodel import Session
+
+from tests.e2e.conftest import E2EApp
+from tests.e2e.topic_panel_support import (
+    VIEWER,
+    item_ids,
+    item_is_read,
+    log_in,
+    make_bot,
+    open_panel,
+    row,
+    rows,
+    seed,
+)
+from topic_dashboard.services.bots import delete_bot, list_bots
+from topic_dashboard.topic_panel.state import PAGE_SIZE
+
+pytestmark = pytest.mark.e2e
+
+
+def _count(page: Page, entry: str, label: str, count: int) -> None:
+    """The All / Pinned entries show their count as plain text beside the label."""
+    expect(page.locator(f"#view-{entry}")).to_have_text(re.compile(rf"^{label}\s*{count}$"))
+
+
+def test_open_an_item_reads_it_and_its_deep_link_reloads_it(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    older = seed(e2e_app, bot_id, topic_key="ci", title="Build 41 passed", content="All green.")
+    newer = seed(e2e_app, bot_id, topic_key="ci", title="Build 42 failed",
+                 content="3 tests **failed** in `test_api.py`.",
+                 level="error", tags=["main"])
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, bot_id)
+
+    expect(rows(page)).to_have_count(2)
+    expect(rows(page).first).to_have_id(f"item-{newer}")  # newest first
+    expect(page.locator(".item-unread")).to_have_count(2)
+    expect(page.locator("#unread-ci")).to_have_text("2")
+    expect(page.locator("#view-unread .rt-Badge")).to_have_text("2")
+
+    row(page, newer).click()
+    expect(page.locator("#detail-title")).to_have_text("Build 42 failed")
+    expect(page.locator("#detail-level")).to_have_text("error")
+    expect(page.locator("#detail-content strong")).to_have_text("failed")
+    expect(page.locator("#detail-content code")).to_have_text("test_api.py")
+    expect(row(page, newer)).to_have_class(re.compile(r"\bitem-read\b"))
+    expect(row(page, older)).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(page.locator("#unread-ci")).to_have_text("1")
+    expect(page.locator("#detail-toggle-read")).to_have_text("Mark unread")
+    assert item_is_read(e2e_app, newer)
+    expect(page).to_have_url(re.compile(rf"/\?bot={bot_id}&item={newer}$"))
+
+    # The URL is a deep link: a reload (and a fresh tab) opens the same item.
+    page.reload()
+    expect(page.locator("#detail-title")).to_have_text("Build 42 failed")
+    fresh = page.context.new_page()
+    fresh.goto(e2e_app.path(f"/?bot={bot_id}&item={older}"))
+    expect(fresh.locator("#detail-title")).to_have_text("Build 41 passed")
+    expect(fresh.locator(f"#item-{older}")).to_have_class(re.compile(r"\bitem-read\b"))
+    fresh.goto(e2e_app.path(f"/?bot={bot_id}&item=999999"))  # a stale link: say so, show the list
+    expect(fresh.get_by_text("has no item 999999")).to_be_visible()
+    expect(fresh.locator("#item-list .item-row")).to_have_count(2)
+    expect(fresh.locator("#item-detail")).to_have_count(0)
+    fresh.close()
+
+    # Mark unread again from the detail pane; counts follow.
+    page.locator("#detail-toggle-read").click()
+    expect(page.locator("#detail-toggle-read")).to_have_text("Mark read")
+    expect(row(page, newer)).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(page.locator("#unread-ci")).to_have_text("1")  # the older one was read by the fresh tab
+    assert not item_is_read(e2e_app, newer)
+
+    page.get_by_role("button", name="Close").click()
+    expect(page.locator("#item-detail")).to_have_count(0)
+    expect(page.get_by_text("Open an item")).to_be_visible()
+    expect(page).to_have_url(re.compile(rf"/\?bot={bot_id}$"))
+
+
+def test_mark_all_read_then_unread_views_say_all_caught_up(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci", "alerts")
+    for index in range(3):
+        seed(e2e_app, bot_id, topic_key="ci", title=f"ci result {index}")
+    seed(e2e_app, bot_id, topic_key="alerts", title="disk almost full", level="warn")
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, bot_id)
+    expect(page.locator("#unread-ci")).to_have_text("3")
+    expect(page.locator("#unread-alerts")).to_have_text("1")
+
+    # In a topic, "mark all read" reads that topic only.
+    page.locator("#topic-ci").click()
+    expect(page.locator("#stream-heading")).to_have_text("Ci")
+    expect(rows(page)).to_have_count(3)
+    page.locator("#mark-all-read").click()
+    expect(page.get_by_text("Marked 3 items read")).to_be_visible()
+    expect(page.locator(".item-unread")).to_have_count(0)
+    expect(page.locator("#unread-ci")).to_have_count(0)
+    expect(page.locator("#unread-alerts")).to_have_text("1")
+
+    page.locator("#view-all").click()
+    expect(rows(page)).to_have_count(4)
+    page.locator("#mark-all-read").click()
+    expect(page.get_by_text("Marked 1 item read")).to_be_visible()
+    expect(page.locator(".item-read")).to_have_count(4)
+    expect(page.locator("#unread-alerts")).to_have_count(0)
+    expect(page.locator("#view-unread .rt-Badge")).to_have_count(0)
+
+    page.locator("#view-unread").click()
+    expect(page.locator("#stream-heading")).to_have_text("Unread")
+    expect(page.get_by_text("All caught up")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"view=unread"))
+
+    page.locator("#view-all").click()
+    expect(rows(page)).to_have_count(4)
+    page.locator("#unread-only").click()
+    expect(page.locator("#unread-only")).to_have_attribute("aria-checked", "true")
+    expect(page.get_by_text("All caught up")).to_be_visible()
+
+
+def test_pin_and_archive(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    keep = seed(e2e_app, bot_id, topic_key="ci", title="Release notes 1.4")
+    old = seed(e2e_app, bot_id, topic_key="ci", title="Nightly build 311")
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, bot_id)
+    _count(page, "all", "All", 2)
+
+    row(page, keep).click()
+    page.locator("#detail-toggle-pin").click()
+    expect(page.locator("#detail-toggle-pin")).to_have_text("Unpin")
+    expect(row(page, keep).locator("svg.lucide-pin")).to_be_visible()
+    expect(page.locator("#view-pinned")).to_have_text("Pinned")  # no count shown (none is loaded), not a wrong "0"
+    page.locator("#view-pinned").click()
+    expect(page.locator("#stream-heading")).to_have_text("Pinned")
+    expect(rows(page)).to_have_count(1)
+    expect(row(page, keep)).to_be_visible()
+
+    page.locator("#view-all").click()
+    row(page, old).click()
+    page.locator("#detail-toggle-archive").click()
+    expect(page.locator("#detail-toggle-archive")).to_have_text("Unarchive")
+    expect(row(page, old)).to_have_count(0)  # archived items leave the stream...
+    _count(page, "all", "All", 1)  # ...and the counts
+    page.locator("#show-archived").click()
+    expect(page.locator("#show-archived")).to_have_attribute("aria-checked", "true")
+    expect(row(page, old)).to_be_visible()  # ...until you ask for them
+    row(page, old).click()
+    page.locator("#detail-toggle-archive").click()
+    expect(page.locator("#detail-toggle-archive")).to_have_text("Archive")
+    _count(page, "all", "All", 2)
+
+    # Unpin: the pinned view empties.
+    row(page, keep).click()
+    page.locator("#detail-toggle-pin").click()
+    expect(page.locator("#detail-toggle-pin")).to_have_text("Pin")
+    page.locator("#view-pinned").click()
+    expect(rows(page)).to_have_count(0)
+    expect(page.get_by_text("No items match")).to_be_visible()
+
+
+def test_filters_by_level_tag_topic_and_topic_name(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci", "alerts")
+    failed = seed(e2e_app, bot_id, topic_key="ci", title="Build failed", level="error", tags=["main", "flaky"])
+    passed = seed(e2e_app, bot_id, topic_key="ci", title="Build passed", level="success", tags=["main"])
+    alert = seed(e2e_app, bot_id, topic_key="alerts", title="Disk full", level="error", tags=["prod"])
+    note = seed(e2e_app, bot_id, topic_key="alerts", title="Disk cleaned", level="info", tags=["prod"])
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, bot_id)
+    expect(rows(page)).to_have_count(4)
+
+    def shown(*ids: int) -> None:
+        expect(rows(page)).to_have_count(len(ids))
+        for item_id in ids:
+            expect(row(page, item_id)).to_be_visible()
+
+    page.locator("#level-filter").click()
+    page.get_by_role("option", name="Error").click()
+    shown(failed, alert)
+    page.locator("#level-filter").click()
+    page.get_by_role("option", name="Any level").click()
+    shown(failed, passed, alert, note)
+
+    page.locator("#tag-filter").fill("prod")
+    shown(alert, note)
+    page.locator("#tag-filter").fill("")
+    shown(failed, passed, alert, note)
+    row(page, failed).get_by_text("flaky", exact=True).click()  # a tag badge filters by that tag
+    expect(page.locator("#tag-filter")).to_have_value("flaky")
+    shown(failed)
+    expect(page.locator("#item-detail")).to_have_count(0)  # the click filtered; it did not open the item
+    page.locator("#tag-filter").fill("")
+    shown(failed, passed, alert, note)
+
+    page.locator("#topic-alerts").click()
+    expect(page.locator("#stream-heading")).to_have_text("Alerts")
+    shown(alert, note)
+    expect(page).to_have_url(re.compile(r"view=topic:alerts"))
+    page.locator("#level-filter").click()
+    page.get_by_role("option", name="Info").click()
+    shown(note)
+    page.locator("#level-filter").click()
+    page.get_by_role("option", name="Any level").click()
+
+    row(page, alert).click()  # read one, then ask for unread only
+    page.locator("#unread-only").click()
+    shown(note)
+    page.locator("#unread-only").click()
+    shown(alert, note)
+
+    page.locator("#topic-filter").fill("ale")
+    expect(page.locator("#topic-alerts")).to_be_visible()
+    expect(page.locator("#topic-ci")).to_have_count(0)
+    expect(page.locator("#topic-inbox")).to_have_count(0)
+    page.locator("#topic-filter").fill("")
+    expect(page.locator("#topic-ci")).to_be_visible()
+
+
+def test_paging_loads_the_rest_without_duplicates(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    total = PAGE_SIZE + 7
+    for index in range(total):
+        seed(e2e_app, bot_id, topic_key="ci", title=f"Result {index:02d}")
+    expected = [f"item-{item_id}" for item_id in item_ids(e2e_app, bot_id)]  # newest first
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, bot_id)
+
+    expect(rows(page)).to_have_count(PAGE_SIZE)
+    _count(page, "all", "All", total)
+    page.locator("#load-more").click()
+    expect(rows(page)).to_have_count(total)
+    expect(page.locator("#load-more")).to_have_count(0)
+    shown = [rows(page).nth(index).get_attribute("id") for index in range(total)]
+    assert shown == expected  # every item once, newest first
+
+
+def test_keyboard_moves_opens_and_toggles_read(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    third = seed(e2e_app, bot_id, topic_key="ci", title="Third newest")
+    second = seed(e2e_app, bot_id, topic_key="ci", title="Second newest")
+    first = seed(e2e_app, bot_id, topic_key="ci", title="Newest")
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, bot_id)
+    expect(rows(page)).to_have_count(3)
+
+    hints = page.locator("#key-hints")
+    expect(hints).to_be_visible()
+    for key, label in (("j / k", "move"), ("o", "open"), ("m", "read / unread")):
+        expect(hints.locator("code", has_text=key).first).to_be_visible()
+        expect(hints).to_contain_text(label)
+
+    page.keyboard.press("j")
+    page.keyboard.press("o")
+    expect(page.locator("#detail-title")).to_have_text("Second newest")
+    page.keyboard.press("j")
+    page.keyboard.press("Enter")
+    expect(page.locator("#detail-title")).to_have_text("Third newest")
+    page.keyboard.press("k")
+    page.keyboard.press("k")
+    page.keyboard.press("k")  # stops at the top
+    page.keyboard.press("o")
+    expect(page.locator("#detail-title")).to_have_text("Newest")
+    expect(page.locator(".item-read")).to_have_count(3)
+
+    page.keyboard.press("m")
+    expect(row(page, first)).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(page.locator("#detail-toggle-read")).to_have_text("Mark read")
+    page.keyboard.press("m")
+    expect(row(page, first)).to_have_class(re.compile(r"\bitem-read\b"))
+    assert all(item_is_read(e2e_app, item_id) for item_id in (first, second, third))
+
+    # Enter on a focused button presses that button; it does not open the item under the cursor.
+    page.keyboard.press("j")
+    page.locator("#detail-toggle-pin").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#detail-toggle-pin")).to_have_text("Unpin")
+    expect(page.locator("#detail-title")).to_have_text("Newest")
+
+    # Keys typed into a field are text, not shortcuts.
+    page.locator("#topic-filter").press_sequentially("mo")
+    expect(page.locator("#topic-filter")).to_have_value("mo")
+    expect(page.locator("#detail-title")).to_have_text("Newest")
+    expect(row(page, first)).to_have_class(re.compile(r"\bitem-read\b"))
+
+
+def test_a_bot_without_items_says_nothing_published_yet(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, bot_id)
+    expect(page.get_by_text("Nothing published yet")).to_be_visible()
+    expect(page.locator("#item-list")).to_have_count(0)
+    expect(page.locator("#topic-ci")).to_be_visible()
+    _count(page, "all", "All", 0)
+
+
+def test_without_bots_the_panel_points_to_the_bots_page(page: Page, new_context: CreateContextCallback,
+                                                      e2e_app: E2EApp) -> None:
+    # The e2e database is shared; "no bots" needs every bot gone. Each test makes its own bots,
+    # so none depends on another's.
+    with Session(e2e_app.engine) as session:
+        for bot in list_bots(session=session):
+            delete_bot(session=session, bot_id=bot.bot_id)
+    log_in(page, e2e_app)
+    page.goto(e2e_app.path("/"))
+    expect(page.get_by_text("No bots yet")).to_be_visible()
+    expect(page.locator("#create-bot-link")).to_have_attribute("href", "/bots")
+    expect(page.locator("#bot-select")).to_have_count(0)
+
+    viewer = new_context().new_page()
+    log_in(viewer, e2e_app, VIEWER, "viewer")
+    viewer.goto(e2e_app.path("/"))
+    expect(viewer.get_by_text("No bots yet")).to_be_visible()
+    expect(viewer.get_by_text("Ask an admin to create one.")).to_be_visible()
+    expect(viewer.locator("#create-bot-link")).to_have_count(0)
+
+
+def test_the_bot_select_switches_bots(page: Page, e2e_app: E2EApp) -> None:
+    first_id, _ = make_bot(e2e_app, "ci")
+    second_id, _ = make_bot(e2e_app, "alerts")
+    seed(e2e_app, first_id, topic_key="ci", title="First bot's result")
+    theirs = seed(e2e_app, second_id, topic_key="alerts", title="Second bot's result")
+    with Session(e2e_app.engine) as session:
+        second_name = next(bot.name for bot in list_bots(session=session) if bot.bot_id == second_id)
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, first_id)
+    expect(rows(page)).to_have_count(1)
+    expect(page.locator("#topic-alerts")).to_have_count(0)
+
+    page.locator("#bot-select").click()
+    page.get_by_role("option", name=second_name, exact=True).click()
+    expect(page.locator("#bot-select")).to_have_text(second_name)
+    expect(row(page, theirs)).to_be_visible()
+    expect(rows(page)).to_have_count(1)
+    expect(page.locator("#topic-alerts")).to_be_visible()
+    expect(page.locator("#topic-ci")).to_have_count(0)
+    expect(page).to_have_url(re.compile(rf"bot={second_id}"))

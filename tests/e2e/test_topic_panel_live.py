@@ -1,0 +1,215 @@
+"""Live updates over MCP, and the per-bot delivery switch (who may flip it, what it changes).
+
+"An item published by a bot appears in every open panel of that bot, and the counts change,
+within 1 second, without a reload": two browser contexts on one bot, a publish over topic_mcp
+with the bot's token. The assertion allows 3 s (a loaded CI machine); the measured latency is
+printed (`pytest -s`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+from pytest_playwright import CreateContextCallback
+from sqlmodel import Session
+
+from tests.e2e.conftest import E2EApp
+from tests.e2e.topic_panel_support import (
+    ADMIN,
+    VIEWER,
+    log_in,
+    make_bot,
+    mcp_call,
+    mcp_publish,
+    open_panel,
+    row,
+    rows,
+    seed,
+    unique,
+)
+from topic_dashboard.services import accounts
+from topic_dashboard.services.topics import get_topic_settings
+
+pytestmark = pytest.mark.e2e
+
+LIVE_BOUND_MS = 3000
+
+# Records (Date.now()) when a title first appears in the item list: the browser's own clock,
+# so Playwright's polling interval does not inflate the measured latency.
+WATCH_FOR_TITLE = """(title) => {
+  window.__seenAt = 0;
+  const seen = () => (document.getElementById('item-list')?.textContent || '').includes(title);
+  const observer = new MutationObserver(() => {
+    if (!window.__seenAt && seen()) { window.__seenAt = Date.now(); observer.disconnect(); }
+  });
+  observer.observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def _topic_enabled(app: E2EApp, bot_id: str) -> bool:
+    with Session(app.engine) as session:
+        return get_topic_settings(session=session, bot_id=bot_id).topic_enabled
+
+
+def _panels(new_context: CreateContextCallback, app: E2EApp, bot_id: str, *users: tuple[str, str]) -> list[Page]:
+    pages = []
+    for username, role in users:
+        page = new_context(viewport={"width": 1400, "height": 900}).new_page()
+        log_in(page, app, username, role)
+        open_panel(page, app, bot_id)
+        pages.append(page)
+    return pages
+
+
+def test_a_publish_over_mcp_appears_live_in_every_open_panel(
+    new_context: CreateContextCallback, e2e_app: E2EApp
+) -> None:
+    bot_id, token = make_bot(e2e_app, "ci")
+    earlier = seed(e2e_app, bot_id, topic_key="ci", title="Build 41 passed")
+    panels = _panels(new_context, e2e_app, bot_id, (ADMIN, "admin"), (VIEWER, "viewer"))
+    for page in panels:
+        expect(rows(page)).to_have_count(1)
+        expect(page.locator("#unread-ci")).to_have_text("1")
+        page.evaluate(WATCH_FOR_TITLE, "Build 42 failed")
+
+    called_at = time.time() * 1000
+    is_error, body = mcp_publish(e2e_app, token, topic_key="ci", title="Build 42 failed", content="3 tests failing",
+                                 level="error", message_type="result")
+    committed_at = time.time() * 1000
+    started = time.monotonic()
+    assert not is_error, body
+    item_id = body["item_id"]
+    waits = []
+    for page in panels:
+        expect(row(page, item_id)).to_be_visible(timeout=LIVE_BOUND_MS)
+        waits.append((time.monotonic() - started) * 1000)
+    for page in panels:
+        expect(rows(page).first).to_have_id(f"item-{item_id}")
+        expect(row(page, item_id)).to_have_class(re.compile(r"\bitem-unread\b"))
+        expect(page.locator("#unread-ci")).to_have_text("2", timeout=LIVE_BOUND_MS)
+        expect(page.locator("#view-unread .rt-Badge")).to_have_text("2")
+        expect(page.locator("#view-all")).to_have_text(re.compile(r"^All\s*2$"))
+    seen_at = [page.evaluate("window.__seenAt") for page in panels]
+    assert all(seen_at), seen_at
+    print(
+        "\nlive latency, MCP publish -> row in the DOM (browser clock): "
+        + ", ".join(f"panel {n}: {at - called_at:.0f} ms after the call started "
+                    f"({at - committed_at:.0f} ms after it returned)" for n, at in enumerate(seen_at, 1))
+        + "; expect() waits (monotonic): " + ", ".join(f"{wait:.0f} ms" for wait in waits)
+    )
+    assert max(seen_at) - committed_at < LIVE_BOUND_MS
+
+    # Reading in one panel moves the other's row and counts too.
+    admin, viewer = panels
+    row(admin, item_id).click()
+    expect(admin.locator("#detail-title")).to_have_text("Build 42 failed")
+    expect(viewer.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-read\b"), timeout=LIVE_BOUND_MS)
+    expect(viewer.locator("#unread-ci")).to_have_text("1", timeout=LIVE_BOUND_MS)
+    expect(viewer.locator(f"#item-{earlier}")).to_have_class(re.compile(r"\bitem-unread\b"))
+    # Pinning and archiving there too: the pin shows, the archived row leaves, the counts follow.
+    admin.locator("#detail-toggle-pin").click()
+    expect(viewer.locator(f"#item-{item_id} svg.lucide-pin")).to_be_visible(timeout=LIVE_BOUND_MS)
+    row(admin, earlier).click()
+    admin.locator("#detail-toggle-archive").click()
+    expect(admin.locator(f"#item-{earlier}")).to_have_count(0)
+    expect(viewer.locator(f"#item-{earlier}")).to_have_count(0, timeout=LIVE_BOUND_MS)
+    expect(viewer.locator("#view-all")).to_have_text(re.compile(r"^All\s*1$"))
+    expect(viewer.locator("#unread-ci")).to_have_count(0)
+
+
+def test_delivery_off_shows_the_banner_refuses_publishing_and_keeps_history(
+    new_context: CreateContextCallback, e2e_app: E2EApp
+) -> None:
+    bot_id, token = make_bot(e2e_app, "ci")
+    kept = seed(e2e_app, bot_id, topic_key="ci", title="Before the switch", content="Still **readable**.")
+    admin, viewer = _panels(new_context, e2e_app, bot_id, (ADMIN, "admin"), (VIEWER, "viewer"))
+    switch = admin.locator("#topic-enabled-switch")
+    expect(switch).to_have_attribute("aria-checked", "true")
+    expect(admin.locator("#delivery-off-banner")).to_have_count(0)
+
+    switch.click()
+    expect(switch).to_have_attribute("aria-checked", "false")
+    expect(switch).to_have_attribute("data-state", "unchecked")
+    expect(admin.locator("#delivery-off-banner")).to_be_visible()
+    expect(admin.locator("#delivery-off-banner")).to_contain_text("topic_publish is refused")
+    assert not _topic_enabled(e2e_app, bot_id)
+    # Other open panels learn it live.
+    expect(viewer.locator("#delivery-off-banner")).to_be_visible(timeout=LIVE_BOUND_MS)
+    expect(viewer.locator("#topic-enabled-switch")).to_have_attribute("aria-checked", "false")
+
+    is_error, body = mcp_publish(e2e_app, token, topic_key="ci", title="After the switch", content="refused")
+    assert is_error
+    assert body["ok"] is False
+    assert body["error"]["code"] == "topic_disabled"
+    is_error, route = mcp_call(e2e_app, token, "topic_route", content="CI build 43 failed", message_type="result")
+    assert not is_error
+    assert route["should_publish"] is False
+
+    # History stays listed and openable, for both.
+    for page in (admin, viewer):
+        expect(rows(page)).to_have_count(1)
+        row(page, kept).click()
+        expect(page.locator("#detail-title")).to_have_text("Before the switch")
+        expect(page.locator("#detail-content strong")).to_have_text("readable")
+
+    switch.click()
+    expect(switch).to_have_attribute("aria-checked", "true")
+    expect(admin.locator("#delivery-off-banner")).to_have_count(0)
+    expect(viewer.locator("#delivery-off-banner")).to_have_count(0, timeout=LIVE_BOUND_MS)
+    assert _topic_enabled(e2e_app, bot_id)
+    is_error, body = mcp_publish(e2e_app, token, topic_key="ci", title="After switching back on", content="ok")
+    assert not is_error, body
+    for page in (admin, viewer):
+        expect(row(page, body["item_id"])).to_be_visible(timeout=LIVE_BOUND_MS)
+
+
+# Calls the switch's own change handler (found through React's fiber), i.e. sends the very
+# event an enabled switch would send: what a viewer could forge with the browser's devtools.
+FORGE_SWITCH_CHANGE = """(el) => {
+  const key = Object.keys(el).find((name) => name.startsWith('__reactFiber$'));
+  for (let fiber = el[key]; fiber; fiber = fiber.return) {
+    const handler = fiber.memoizedProps && fiber.memoizedProps.onCheckedChange;
+    if (typeof handler === 'function') { handler(false); return true; }
+  }
+  return false;
+}"""
+
+
+def test_a_viewer_cannot_flip_the_switch(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    log_in(page, e2e_app, VIEWER, "viewer")
+    open_panel(page, e2e_app, bot_id)
+    switch = page.locator("#topic-enabled-switch")
+    expect(switch).to_be_disabled()
+    expect(switch).to_have_attribute("aria-checked", "true")
+    switch.click(force=True)
+    expect(switch).to_have_attribute("aria-checked", "true")
+
+    # The server checks too: a forged change event (TopicPanelState.set_topic_enabled, which calls
+    # AuthState.require_admin_principal) is refused...
+    assert switch.evaluate(FORGE_SWITCH_CHANGE)
+    expect(page.get_by_text("Only admins can change this; your account can read only.")).to_be_visible()
+    expect(switch).to_have_attribute("aria-checked", "true")
+    expect(page.locator("#delivery-off-banner")).to_have_count(0)
+    assert _topic_enabled(e2e_app, bot_id)
+
+    # ...and so is REST with a viewer's API token, while an admin's token may.
+    with Session(e2e_app.engine) as session:
+        viewer_token = accounts.create_api_token(session=session, name=unique("viewer-token"), role="viewer")
+        admin_token = accounts.create_api_token(session=session, name=unique("admin-token"), role="admin")
+    url = f"{e2e_app.backend_url}/api/bots/{bot_id}/topic-settings"
+    refused = httpx.put(url, json={"topic_enabled": False}, headers={"Authorization": f"Bearer {viewer_token}"})
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["error"]["code"] == "forbidden"
+    assert _topic_enabled(e2e_app, bot_id)
+    allowed = httpx.put(url, json={"topic_enabled": False}, headers={"Authorization": f"Bearer {admin_token}"})
+    assert allowed.status_code == 200, allowed.text
+    assert not _topic_enabled(e2e_app, bot_id)
+    # The viewer's open panel follows the admin's change.
+    expect(page.locator("#delivery-off-banner")).to_be_visible(timeout=LIVE_BOUND_MS)
+    expect(switch).to_have_attribute("aria-checked", "false")
+    expect(switch).to_be_disabled()

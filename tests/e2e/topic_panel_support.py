@@ -1,0 +1,110 @@
+"""Helpers the Topic panel's browser tests share: bots and items in the e2e database, logging in,
+opening the panel on a bot, and publishing over topic_mcp as the bot itself would."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from typing import Any
+
+from playwright.sync_api import Locator, Page, expect
+from sqlmodel import Session, select
+
+from tests.e2e.conftest import E2EApp
+from tests.support.mcp import mcp_client, result_json, run_async
+from topic_dashboard.errors import AppError
+from topic_dashboard.models import TopicItem
+from topic_dashboard.services import accounts
+from topic_dashboard.services.bots import create_bot
+from topic_dashboard.services.publishing import PublishRequest, publish_item
+from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
+
+PASSWORD = "long enough password"
+ADMIN = "panel-admin"
+VIEWER = "panel-viewer"
+_names = itertools.count(1)
+
+
+def unique(prefix: str) -> str:
+    """A name no other test (or earlier run of the same test) uses."""
+    return f"{prefix}-{os.getpid()}-{next(_names)}"
+
+
+def ensure_user(app: E2EApp, username: str, role: str) -> None:
+    with Session(app.engine) as session:
+        try:
+            accounts.create_user(session=session, username=username, password=PASSWORD, role=role)
+        except AppError:
+            session.rollback()  # made by an earlier test
+
+
+def make_bot(app: E2EApp, *topics: str, rate_per_minute: int = 600) -> tuple[str, str]:
+    """A fresh bot with the `inbox` fallback plus `topics`; returns (bot_id, token)."""
+    with Session(app.engine) as session:
+        bot, token = create_bot(session=session, name=unique("panel-bot"))
+        for key in topics:
+            create_topic(session=session, bot_id=bot.bot_id, actor="e2e",
+                         data=TopicCreate(topic_key=key, name=key.replace("_", " ").title()))
+        update_topic_settings(session=session, bot_id=bot.bot_id,
+                              update=TopicSettingsUpdate(publish_rate_per_minute=rate_per_minute))
+        return bot.bot_id, token
+
+
+def seed(app: E2EApp, bot_id: str, **fields: Any) -> int:
+    """Store one item through the publishing service (what the UI would also do); returns its id."""
+    fields.setdefault("content", "")
+    with Session(app.engine) as session:
+        return publish_item(session=session, bot_id=bot_id, request=PublishRequest(**fields), source="system").item_id
+
+
+def item_is_read(app: E2EApp, item_id: int) -> bool:
+    with Session(app.engine) as session:
+        item = session.get(TopicItem, item_id)
+        assert item is not None
+        return item.is_read
+
+
+def item_ids(app: E2EApp, bot_id: str) -> list[int]:
+    with Session(app.engine) as session:
+        newest_first = TopicItem.id.desc()  # type: ignore[union-attr]
+        query = select(TopicItem.id).where(TopicItem.bot_id == bot_id).order_by(newest_first)
+        return [int(item_id) for item_id in session.exec(query)]
+
+
+def mcp_call(app: E2EApp, token: str, tool: str, **arguments: Any) -> tuple[bool, dict[str, Any]]:
+    """Call a topic_mcp tool with the bot's token, as nanobot would: (isError, the JSON the bot reads)."""
+
+    async def body() -> tuple[bool, dict[str, Any]]:
+        async with mcp_client(app.backend_url + "/api/mcp/topic", token) as client:
+            result = await client.call_tool(tool, arguments)
+            return bool(result.is_error), result_json(result)
+
+    return run_async(body)
+
+
+def mcp_publish(app: E2EApp, token: str, **arguments: Any) -> tuple[bool, dict[str, Any]]:
+    return mcp_call(app, token, "topic_publish", **arguments)
+
+
+def log_in(page: Page, app: E2EApp, username: str = ADMIN, role: str = "admin") -> None:
+    ensure_user(app, username, role)
+    page.goto(app.path("/login"))
+    page.locator("#login-username").fill(username)
+    page.locator("#login-password").fill(PASSWORD)
+    page.locator("#login-submit").click()
+    expect(page.locator("#current-user")).to_have_text(username)
+
+
+def open_panel(page: Page, app: E2EApp, bot_id: str, query: str = "") -> None:
+    """Open the panel on `bot_id` and wait until its stream (or its empty state) is shown."""
+    page.goto(app.path(f"/?bot={bot_id}{query}"))
+    expect(page.locator("#stream-heading")).to_be_visible()
+    expect(page.locator(".rt-Skeleton")).to_have_count(0)
+
+
+def row(page: Page, item_id: int) -> Locator:
+    return page.locator(f"#item-{item_id}")
+
+
+def rows(page: Page) -> Locator:
+    return page.locator("#item-list .item-row")
