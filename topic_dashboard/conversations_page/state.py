@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from urllib.parse import urlencode
 
 import reflex as rx
 
@@ -151,7 +152,8 @@ class ConversationsState(rx.State):
         self.conversation_id = conversation_id
         self.messages = [message_row(m) for m in messages]
         self._load_conversations()
-        return rx.call_script(f"window.history.replaceState(null, '', '/conversations?bot={self.bot_id}&conversation={conversation_id}')")
+        url = "/conversations?" + urlencode({"bot": self.bot_id, "conversation": conversation_id})
+        return rx.call_script(f"window.history.replaceState(null, '', {json.dumps(url)})")
 
     def _reload_messages(self) -> None:
         """Show the open conversation again; the person is looking at it, so it is read."""
