@@ -17,7 +17,7 @@ from mcp_service.context import current_bot_id
 from mcp_service.tooling import StrictMCPServer, ok_result
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.routing import RouteRequest, validate_routing
-from topic_dashboard.services.publishing import MESSAGE_TYPES, PublishRequest, publish_item
+from topic_dashboard.services.publishing import MESSAGE_TYPES, PublishRequest, check_message_type, publish_item
 from topic_dashboard.services.routing_service import route_for_bot
 from topic_dashboard.services.topics import list_topics, load_settings
 from topic_dashboard.views import LEVELS, parse_allowed_view_types, schema_document, view_json_schema
@@ -90,6 +90,7 @@ def route_tool(
     summary: Annotated[str | None, Field(description="A one-line summary, if you have one.")] = None,
 ) -> CallToolResult:
     bot_id = current_bot_id(ctx)
+    check_message_type(message_type)
     with read_session() as session:
         decision = route_for_bot(
             session=session, bot_id=bot_id,

@@ -142,7 +142,7 @@ def test_pin_and_archive(page: Page, e2e_app: E2EApp) -> None:
     page.locator("#detail-toggle-pin").click()
     expect(page.locator("#detail-toggle-pin")).to_have_text("Unpin")
     expect(row(page, keep).locator("svg.lucide-pin")).to_be_visible()
-    expect(page.locator("#view-pinned")).to_have_text("Pinned")  # no count shown (none is loaded), not a wrong "0"
+    _count(page, "pinned", "Pinned", 1)
     page.locator("#view-pinned").click()
     expect(page.locator("#stream-heading")).to_have_text("Pinned")
     expect(rows(page)).to_have_count(1)
@@ -166,6 +166,7 @@ def test_pin_and_archive(page: Page, e2e_app: E2EApp) -> None:
     row(page, keep).click()
     page.locator("#detail-toggle-pin").click()
     expect(page.locator("#detail-toggle-pin")).to_have_text("Pin")
+    _count(page, "pinned", "Pinned", 0)
     page.locator("#view-pinned").click()
     expect(rows(page)).to_have_count(0)
     expect(page.get_by_text("No items match")).to_be_visible()

@@ -306,3 +306,12 @@ def test_progress_and_tool_hints_are_never_published(
     assert (route["should_publish"], route["topic_key"], route["filtered"]) == (False, None, message_type)
     assert named["code"] == unnamed["code"] == code
     assert _snapshot(server_session) == before
+
+
+def test_an_unknown_message_type_is_refused_by_route_and_publish_alike(server: LiveServer, server_session: Session) -> None:
+    _, token = _bot(server_session, "message-types")
+    for tool, arguments in (("topic_route", {"content": "Build #9 passed"}), ("topic_publish", dict(CI_ITEM))):
+        is_error, body = _call(server, token, tool, {**arguments, "message_type": "bogus"})
+        assert is_error and body["error"]["code"] == "invalid_argument" and body["error"]["field"] == "message_type"
+    is_error, body = _call(server, token, "topic_route", {"content": "Build #9 passed", "message_type": "result"})
+    assert not is_error and body["ok"] is True

@@ -42,7 +42,7 @@ def setup_form() -> rx.Component:
     return rx.form(
         rx.vstack(
             rx.text(
-                "No account exists yet. Paste the setup token that `make run` printed, and choose the first admin's name and password.",
+                "No account exists yet. Paste the setup token that make run printed, and choose the first admin's name and password.",
                 size="2",
                 color=rx.color("gray", 11),
             ),

@@ -9,7 +9,7 @@ from typing import Any
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
-from topic_dashboard.bot_config import LOCKED_SERVER
+from topic_dashboard.bot_config import LOCKED_SERVER, redact_secrets
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import bots as bot_service
@@ -36,11 +36,6 @@ class ServerEntry:
     url: str = ""
     tool_timeout: int = 30
     json_text: str = ""
-
-
-def _masked(entry: dict[str, Any]) -> dict[str, Any]:
-    headers = entry.get("headers")
-    return {**entry, "headers": {k: "***" for k in headers}} if isinstance(headers, dict) else entry
 
 
 class BotsState(rx.State):
@@ -205,9 +200,10 @@ class BotsState(rx.State):
 
     def _set_servers(self, servers: dict[str, Any], *, show_secrets: bool) -> None:
         entries = []
+        masked = redact_secrets(servers)
         for name, entry in servers.items():
             entry = entry if isinstance(entry, dict) else {}
-            shown = entry if show_secrets and name != LOCKED_SERVER else _masked(entry)
+            shown = entry if show_secrets and name != LOCKED_SERVER else masked[name]
             timeout = entry.get("toolTimeout", entry.get("tool_timeout", 30))
             entries.append(ServerEntry(
                 name=name, locked=name == LOCKED_SERVER, kind=str(entry.get("type") or ("stdio" if entry.get("command") else "")),

@@ -163,6 +163,15 @@ def topic_counts(*, session: Session, bot_id: str) -> dict[str, tuple[int, int]]
     return {key: (unread, total) for key, (unread, total) in counts.items()}
 
 
+def pinned_count(*, session: Session, bot_id: str) -> int:
+    """Pinned items of a bot that are not archived."""
+    return int(session.exec(
+        select(sa.func.count()).select_from(TopicItem).where(
+            TopicItem.bot_id == bot_id, TopicItem.is_pinned.is_(True), TopicItem.is_archived.is_(False)  # type: ignore[attr-defined]
+        )
+    ).one())
+
+
 def panel_signature(*, session: Session, bot_id: str) -> tuple[int, bool]:
     """(items_version, topic_enabled): one indexed row that changes whenever the panel must refresh."""
     row = session.exec(

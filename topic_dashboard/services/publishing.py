@@ -57,15 +57,18 @@ def on_item_published(listener: Callable[[str, int], None]) -> None:
     _listeners.append(listener)
 
 
-def _check_message_type(message_type: str | None) -> None:
-    if message_type is None:
-        return
-    if message_type not in MESSAGE_TYPES:
+def check_message_type(message_type: str | None) -> None:
+    """Raises invalid_argument for a message_type the system does not know (topic_route and topic_publish alike)."""
+    if message_type is not None and message_type not in MESSAGE_TYPES:
         raise AppError(
             "invalid_argument",
             f"message_type must be one of {', '.join(MESSAGE_TYPES)} (or omitted); task results are 'result'",
             field="message_type",
         )
+
+
+def _check_message_type(message_type: str | None) -> None:
+    check_message_type(message_type)
     if message_type == "progress":
         raise AppError("filtered_progress", "progress updates never go to a topic; keep them in the chat")
     if message_type == "tool_hint":

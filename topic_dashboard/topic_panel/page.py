@@ -122,7 +122,7 @@ def topics_column() -> rx.Component:
                  width="100%", id="topic-filter"),
         _nav_entry("All", "all", "layers", S.item_total, False),
         _nav_entry("Unread", "unread", "circle-dot", S.unread_total, True),
-        _nav_entry("Pinned", "pinned", "pin", None, False),  # no pinned count is loaded: show none rather than 0
+        _nav_entry("Pinned", "pinned", "pin", S.pinned_total, False),
         rx.separator(size="4"),
         rx.foreach(S.visible_topics, _topic_entry),
         spacing="1",

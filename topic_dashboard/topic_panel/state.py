@@ -40,6 +40,7 @@ class TopicPanelState(rx.State):
     loading: bool = True
     loading_more: bool = False
     signature: str = ""
+    pinned_total: int = 0
 
     # --- derived ------------------------------------------------------------------------------
 
@@ -97,6 +98,7 @@ class TopicPanelState(rx.State):
         with read_session() as session:
             settings = topic_service.get_topic_settings(session=session, bot_id=self.bot_id)
             counts = item_service.topic_counts(session=session, bot_id=self.bot_id)
+            self.pinned_total = item_service.pinned_count(session=session, bot_id=self.bot_id)
             rows = topic_service.list_topics(session=session, bot_id=self.bot_id)
             signature = item_service.panel_signature(session=session, bot_id=self.bot_id)
         self.topic_enabled = settings.topic_enabled
