@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,17 @@ from topic_dashboard.db import create_db_engine
 from topic_dashboard.migrate import upgrade_database
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def screenshot_path(name: str) -> Path:
+    """Where a browser test saves a picture for a person to look at.
+
+    test-results/screenshots/ by default (ignored by git); `TD_SCREENSHOTS=docs/screenshots make test`
+    refreshes the ones the docs show.
+    """
+    directory = ROOT / os.environ.get("TD_SCREENSHOTS", "test-results/screenshots")
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / name
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",

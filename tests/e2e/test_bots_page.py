@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
-from tests.e2e.conftest import E2EApp
+from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.support.mcp import mcp_client, run_async
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import Bot
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.e2e
 PASSWORD = "long enough password"
 ADMIN = "bots-admin"
 VIEWER = "bots-viewer"
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "bots.png"
+SCREENSHOT = screenshot_path("bots.png")
 TOPIC_TOOLS = {"topic_list_topics", "topic_get_schema", "topic_route", "topic_publish"}
 # The dev server compiles a route on its first visit; later steps use the default timeout.
 PAGE_LOAD_MS = 30_000

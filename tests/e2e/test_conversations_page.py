@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
-from tests.e2e.conftest import E2EApp
+from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import accounts
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.e2e
 PASSWORD = "long enough password"
 ADMIN = "conversations-admin"
 VIEWER = "conversations-viewer"
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "conversations.png"
+SCREENSHOT = screenshot_path("conversations.png")
 # The dev server compiles a route on its first visit; later steps use the default timeout.
 PAGE_LOAD_MS = 30_000
 _names = itertools.count(1)

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
-from tests.e2e.conftest import E2EApp
+from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.e2e
 PASSWORD = "long enough password"
 ADMIN = "rules-admin"
 VIEWER = "rules-viewer"
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "rules.png"
+SCREENSHOT = screenshot_path("rules.png")
 BUILDS = TEMPLATES["build_results"]
 # No condition of the "CI / build results" template matches this; the one the test adds does.
 MESSAGE = "Translation catalogue sync finished: 412 strings updated for the Japanese locale"

@@ -10,14 +10,13 @@ from playwright.sync_api import Locator, Page, expect
 from pytest_playwright import CreateContextCallback
 from sqlmodel import Session, select
 
-from tests.e2e.conftest import ROOT, E2EApp
+from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.topic_panel_support import log_in, make_bot, open_panel, row, rows, seed, unique
 from topic_dashboard.demo import DEMO_ITEMS, seed_demo
 from topic_dashboard.models import TopicItem
 
 pytestmark = pytest.mark.e2e
 
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 VIEWPORT = {"width": 1400, "height": 900}
 
 
@@ -39,8 +38,7 @@ def _open(page: Page, item_id: int, kind: str) -> Locator:
 
 
 def _shoot(page: Page, kind: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator("#item-detail").screenshot(path=SCREENSHOTS / f"view-{kind}.png", animations="disabled")
+    page.locator("#item-detail").screenshot(path=screenshot_path(f"view-{kind}.png"), animations="disabled")
 
 
 def test_each_view_type_renders_its_fields(page: Page, e2e_app: E2EApp) -> None:
@@ -103,7 +101,7 @@ def test_each_view_type_renders_its_fields(page: Page, e2e_app: E2EApp) -> None:
     # The panel itself, light (an item with a card open).
     row(page, by_type["card"]).click()
     expect(page.locator("html")).not_to_have_class(re.compile(r"\bdark\b"))
-    page.screenshot(path=SCREENSHOTS / "panel-light.png", animations="disabled")
+    page.screenshot(path=screenshot_path("panel-light.png"), animations="disabled")
 
 
 def test_the_panel_in_dark_mode(new_context: CreateContextCallback, e2e_app: E2EApp) -> None:
@@ -113,8 +111,7 @@ def test_the_panel_in_dark_mode(new_context: CreateContextCallback, e2e_app: E2E
     open_panel(page, e2e_app, bot_id, f"&item={by_type['timeline']}")
     expect(page.locator("#view-timeline")).to_be_visible()
     expect(page.locator("html")).to_have_class(re.compile(r"\bdark\b"))
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / "panel-dark.png", animations="disabled")
+    page.screenshot(path=screenshot_path("panel-dark.png"), animations="disabled")
 
 
 def test_long_content_folds_until_expanded(page: Page, e2e_app: E2EApp) -> None:
