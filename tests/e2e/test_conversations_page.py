@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -7,9 +7,9 @@ import dataclasses
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.components.bot_choice import bot_choice
 from topic_dashboard.db import read_session
 from topic_dashboard.services import audit as audit_service
-from topic_dashboard.services import bots as bot_service
 from topic_dashboard.topic_panel.models import BotOption
 
 PAGE = 100
@@ -43,8 +43,7 @@ class AuditState(rx.State):
         redirect = auth.require_login()
         if redirect is not None:
             return redirect
-        with read_session() as session:
-            self.bots = [BotOption(id=b.bot_id, name=b.name) for b in bot_service.list_bots(session=session)]
+        self.bots, _ = bot_choice("")
         self._load()
         return None
 

@@ -13,7 +13,6 @@ from topic_dashboard.conversations_page.state import (
     GuideFieldRow,
     MessageRow,
 )
-from topic_dashboard.topic_panel.models import BotOption
 
 S = ConversationsState
 BORDER = f"1px solid {rx.color('gray', 4)}"

@@ -9,9 +9,9 @@ from urllib.parse import urlencode
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.components.bot_choice import bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
-from topic_dashboard.services import bots as bot_service
 from topic_dashboard.services import conversations as service
 from topic_dashboard.topic_panel.models import BotOption
 
@@ -97,11 +97,8 @@ class ConversationsState(rx.State):
         redirect = auth.require_login()
         if redirect is not None:
             return redirect
-        with read_session() as session:
-            self.bots = [BotOption(id=b.bot_id, name=b.name) for b in bot_service.list_bots(session=session)]
         params = self.router.url.query_parameters
-        wanted = params.get("bot", "")
-        self.bot_id = wanted if any(b.id == wanted for b in self.bots) else (self.bots[0].id if self.bots else "")
+        self.bots, self.bot_id = bot_choice(params.get("bot", ""))
         self.conversation_id, self.messages = "", []
         if self.bot_id:
             self._load_conversations()

@@ -7,6 +7,7 @@ import dataclasses
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.components.bot_choice import bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.routing import RouteRequest, TopicSpec
@@ -22,7 +23,6 @@ from topic_dashboard.rules_editor.draft import (
 )
 from topic_dashboard.rules_editor.history import history_row
 from topic_dashboard.rules_editor.models import HistoryRow, RuleTopicRow, ScoreRow
-from topic_dashboard.services import bots as bot_service
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services.routing_service import preview_route, topic_spec
 from topic_dashboard.topic_panel.models import BotOption
@@ -94,10 +94,7 @@ class RulesState(rx.State):
         redirect = auth.require_login()
         if redirect is not None:
             return redirect
-        with read_session() as session:
-            self.bots = [BotOption(id=bot.bot_id, name=bot.name) for bot in bot_service.list_bots(session=session)]
-        wanted = self.router.url.query_parameters.get("bot", "")
-        self.bot_id = wanted if any(bot.id == wanted for bot in self.bots) else (self.bots[0].id if self.bots else "")
+        self.bots, self.bot_id = bot_choice(self.router.url.query_parameters.get("bot", ""))
         self._clear_editor()
         if self.bot_id:
             return self._load_topics()

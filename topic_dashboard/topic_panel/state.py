@@ -8,9 +8,9 @@ from urllib.parse import urlencode
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.components.bot_choice import bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
-from topic_dashboard.services import bots as bot_service
 from topic_dashboard.services import items as item_service
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.topic_panel.detail import item_detail, item_row
@@ -158,10 +158,7 @@ class TopicPanelState(rx.State):
             return redirect
         self.loading = True
         params = self.router.url.query_parameters
-        with read_session() as session:
-            self.bots = [BotOption(id=bot.bot_id, name=bot.name) for bot in bot_service.list_bots(session=session)]
-        wanted = params.get("bot", "")
-        self.bot_id = wanted if any(bot.id == wanted for bot in self.bots) else (self.bots[0].id if self.bots else "")
+        self.bots, self.bot_id = bot_choice(params.get("bot", ""))
         view = params.get("view", "")
         self.selection = view if view in ("all", "unread", "pinned") or view.startswith("topic:") else "all"
         self.detail = ItemDetail()

@@ -1,0 +1,15 @@
+"""The bot a page shows: the one the URL names, else the first one."""
+
+from __future__ import annotations
+
+from topic_dashboard.db import read_session
+from topic_dashboard.services import bots as bot_service
+from topic_dashboard.topic_panel.models import BotOption
+
+
+def bot_choice(wanted: str) -> tuple[list[BotOption], str]:
+    """Every bot as an option, and the id to show: `wanted` when it exists, else the first bot's ("" if none)."""
+    with read_session() as session:
+        options = [BotOption(id=bot.bot_id, name=bot.name) for bot in bot_service.list_bots(session=session)]
+    chosen = wanted if any(option.id == wanted for option in options) else (options[0].id if options else "")
+    return options, chosen
