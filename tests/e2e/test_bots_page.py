@@ -300,3 +300,32 @@ def test_a_viewer_sees_the_list_without_create_rotate_or_delete(page: Page, e2e_
     expect(page.locator("#locked-timeout")).to_have_attribute("readonly", "")
     expect(page.locator("#save-config")).to_have_count(0)
     expect(page.locator("#add-server")).to_have_count(0)
+    expect(page.locator("#save-settings")).to_have_count(0)
+    expect(page.locator("#allow-images")).to_be_disabled()
+
+
+def test_delivery_settings_are_edited_and_refused_when_out_of_bounds(page: Page, e2e_app: E2EApp) -> None:
+    from topic_dashboard.services.topics import get_topic_settings
+
+    bot_id, _, _, _ = _bot(e2e_app)
+    _open_bots(page, e2e_app)
+    page.locator(f"#config-{bot_id}").click()
+    expect(page.locator("#delivery-settings")).to_be_visible()
+    expect(page.locator("#publish-rate")).to_have_value("60")
+
+    page.locator("#publish-rate").fill("0")
+    page.locator("#save-settings").click()
+    expect(page.locator("#settings-error")).to_contain_text("publish_rate_per_minute")
+    with Session(e2e_app.engine) as session:
+        assert get_topic_settings(session=session, bot_id=bot_id).publish_rate_per_minute == 60
+
+    page.locator("#publish-rate").fill("5")
+    page.locator("#dedupe-window").fill("30")
+    page.locator("#allow-images").click()
+    expect(page.locator("#allow-images")).to_have_attribute("aria-checked", "true")
+    page.locator("#save-settings").click()
+    expect(page.locator("#settings-error")).to_have_count(0)
+    expect(page.get_by_text("Delivery settings saved")).to_be_visible()
+    with Session(e2e_app.engine) as session:
+        saved = get_topic_settings(session=session, bot_id=bot_id)
+    assert (saved.publish_rate_per_minute, saved.dedupe_window_seconds, saved.allow_remote_images) == (5, 30, True)

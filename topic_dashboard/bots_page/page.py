@@ -23,7 +23,7 @@ def _bot_row(bot: BotRow) -> rx.Component:
         rx.table.cell(bot.items_total),
         rx.table.cell(
             rx.hstack(
-                rx.button(rx.icon("plug", size=14), "MCP config", size="1", variant="soft", on_click=S.open_config(bot.id),
+                rx.button(rx.icon("settings", size=14), "Settings", size="1", variant="soft", on_click=S.open_config(bot.id),
                           id="config-" + bot.id),
                 rx.link(rx.button(rx.icon("rss", size=14), "Topics", size="1", variant="soft", color_scheme="gray"),
                         href="/?bot=" + bot.id),
@@ -185,10 +185,54 @@ def _server_card(server: ServerEntry) -> rx.Component:
     )
 
 
+def delivery_settings() -> rx.Component:
+    read_only = ~AuthState.is_admin
+    return rx.card(
+        rx.vstack(
+            rx.hstack(rx.heading("Delivery settings", size="3"), rx.spacer(),
+                      rx.cond(AuthState.is_admin, rx.button(rx.icon("save", size=14), "Save settings", size="2",
+                                                            on_click=S.save_settings, id="save-settings")),
+                      width="100%", align="center"),
+            rx.grid(
+                rx.vstack(rx.text("When no topic fits", size="2", weight="medium"),
+                          rx.select.root(rx.select.trigger(id="fallback-policy"),
+                                         rx.select.content(rx.select.item("Deliver to the inbox topic", value="inbox"),
+                                                           rx.select.item("Skip (don't publish)", value="skip")),
+                                         value=S.fallback_policy, on_change=S.set_fallback_policy, disabled=read_only),
+                          spacing="1"),
+                rx.vstack(rx.text("Publishes per minute", size="2", weight="medium"),
+                          rx.input(value=S.publish_rate, on_change=S.set_publish_rate, type="number", min=1, max=10000,
+                                   read_only=read_only, id="publish-rate"),
+                          spacing="1"),
+                rx.vstack(rx.text("Dedupe window (seconds)", size="2", weight="medium"),
+                          rx.input(value=S.dedupe_window, on_change=S.set_dedupe_window, type="number", min=0,
+                                   read_only=read_only, id="dedupe-window"),
+                          spacing="1"),
+                rx.vstack(rx.text("Remote images in items", size="2", weight="medium"),
+                          rx.hstack(rx.switch(checked=S.allow_images, on_change=S.set_allow_images, disabled=read_only,
+                                              id="allow-images"),
+                                    rx.text("off: images from bots are not loaded", size="1", color=rx.color("gray", 10)),
+                                    align="center", spacing="2"),
+                          spacing="1"),
+                columns=rx.breakpoints(initial="1", md="4"),
+                spacing="4",
+                width="100%",
+            ),
+            rx.cond(S.settings_error != "", rx.callout(S.settings_error, color_scheme="red", icon="triangle-alert", size="1",
+                                                        id="settings-error")),
+            spacing="3",
+            width="100%",
+        ),
+        width="100%",
+        id="delivery-settings",
+    )
+
+
 def config_editor() -> rx.Component:
     return rx.cond(
         S.config_bot_id != "",
         rx.vstack(
+            delivery_settings(),
             rx.hstack(rx.heading("MCP servers of " + S.config_bot_name, size="4"), rx.spacer(),
                       rx.cond(AuthState.is_admin, rx.hstack(
                           rx.button(rx.icon("plus", size=14), "Add server", size="2", variant="soft", on_click=S.add_server,

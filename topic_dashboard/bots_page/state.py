@@ -7,12 +7,14 @@ import json
 from typing import Any
 
 import reflex as rx
+from pydantic import ValidationError
 
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.bot_config import LOCKED_SERVER, redact_secrets
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import bots as bot_service
+from topic_dashboard.services import topics as topic_service
 from topic_dashboard.settings import get_settings
 
 
@@ -61,6 +63,12 @@ class BotsState(rx.State):
     servers: list[ServerEntry] = []
     config_error: str = ""
     config_notice: str = ""
+    # delivery settings of the bot being configured
+    fallback_policy: str = "inbox"
+    publish_rate: str = "60"
+    dedupe_window: str = "600"
+    allow_images: bool = False
+    settings_error: str = ""
 
     @rx.var
     def mcp_url(self) -> str:
@@ -190,8 +198,12 @@ class BotsState(rx.State):
         try:
             with read_session() as session:
                 config = bot_service.get_mcp_config(session=session, bot_id=bot_id)
+                delivery = topic_service.get_topic_settings(session=session, bot_id=bot_id)
         except AppError as error:
             return rx.toast.error(error.message)
+        self.fallback_policy, self.allow_images = delivery.fallback_policy, delivery.allow_remote_images
+        self.publish_rate, self.dedupe_window = str(delivery.publish_rate_per_minute), str(delivery.dedupe_window_seconds)
+        self.settings_error = ""
         self.config_bot_id = bot_id
         self.config_bot_name = next((bot.name for bot in self.bots if bot.id == bot_id), bot_id)
         self.config_error, self.config_notice = "", ""
@@ -278,3 +290,49 @@ class BotsState(rx.State):
         self.config_notice = "Saved to config.json" + (" (topic_mcp was put back)" if saved.restored else "")
         self._set_servers(saved.servers, show_secrets=True)
         return rx.toast.success(self.config_notice)
+
+    # --- delivery settings ---------------------------------------------------------------------
+
+    @rx.event
+    def set_fallback_policy(self, value: str) -> None:
+        self.fallback_policy = value
+
+    @rx.event
+    def set_publish_rate(self, value: str) -> None:
+        self.publish_rate = value
+
+    @rx.event
+    def set_dedupe_window(self, value: str) -> None:
+        self.dedupe_window = value
+
+    @rx.event
+    def set_allow_images(self, value: bool) -> None:
+        self.allow_images = value
+
+    @rx.event
+    async def save_settings(self) -> rx.event.EventSpec | None:
+        auth = await self.get_state(AuthState)
+        try:
+            rate, window = int(self.publish_rate), int(self.dedupe_window)
+        except ValueError:
+            self.settings_error = "publish rate and dedupe window are whole numbers"
+            return None
+        try:
+            update = topic_service.TopicSettingsUpdate(
+                fallback_policy=self.fallback_policy, publish_rate_per_minute=rate, dedupe_window_seconds=window,
+                allow_remote_images=self.allow_images,
+            )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            self.settings_error = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+            return None
+        try:
+            auth.require_admin_principal()
+            with write_session() as session:
+                topic_service.update_topic_settings(session=session, bot_id=self.config_bot_id, update=update)
+        except AppError as error:
+            self.settings_error = error.message
+            return None
+        self.settings_error = ""
+        self._load()
+        return rx.toast.success("Delivery settings saved")
