@@ -347,3 +347,18 @@ def test_the_bot_select_switches_bots(page: Page, e2e_app: E2EApp) -> None:
     expect(page.locator("#topic-alerts")).to_be_visible()
     expect(page.locator("#topic-ci")).to_have_count(0)
     expect(page).to_have_url(re.compile(rf"bot={second_id}"))
+
+
+def test_on_a_phone_the_open_item_takes_the_screen_and_topics_are_a_menu(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    item = seed(e2e_app, bot_id, topic_key="ci", title="Build 7 passed")
+    page.set_viewport_size({"width": 390, "height": 844})
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, bot_id)
+    expect(page.locator("#mobile-topic-picker")).to_be_visible()
+    expect(row(page, item)).to_be_visible()
+    row(page, item).click()
+    expect(page.locator("#detail-title")).to_have_text("Build 7 passed")
+    expect(page.locator("#item-list")).to_be_hidden()
+    page.get_by_role("button", name="Close").click()
+    expect(row(page, item)).to_be_visible()

@@ -220,8 +220,28 @@ def _empty_stream() -> rx.Component:
     )
 
 
+def _mobile_topic_picker() -> rx.Component:
+    """On a phone the topics column is hidden: the same choices as a menu."""
+    return rx.box(
+        rx.select.root(
+            rx.select.trigger(width="100%", id="mobile-topic-picker"),
+            rx.select.content(
+                rx.select.item("All items", value="all"),
+                rx.select.item("Unread", value="unread"),
+                rx.select.item("Pinned", value="pinned"),
+                rx.foreach(S.topics, lambda topic: rx.select.item(topic.name, value="topic:" + topic.key)),
+            ),
+            value=S.selection,
+            on_change=S.select_view,
+        ),
+        width="100%",
+        display=["block", "block", "none"],
+    )
+
+
 def items_column() -> rx.Component:
     return rx.vstack(
+        _mobile_topic_picker(),
         rx.hstack(
             rx.heading(S.heading, size="4", id="stream-heading"),
             rx.spacer(),
@@ -249,10 +269,12 @@ def items_column() -> rx.Component:
         ),
         spacing="3",
         flex="1",
-        min_width="18rem",
-        padding_x="0.75rem",
+        min_width=["0", "0", "18rem"],
+        padding_x=["0", "0", "0.75rem"],
         max_height="calc(100vh - 9rem)",
         overflow_y="auto",
+        # On a phone the open item takes the whole width; closing it brings the list back.
+        display=rx.breakpoints(initial=rx.cond(S.has_detail, "none", "flex"), md="flex"),
     )
 
 
@@ -322,11 +344,12 @@ def detail_column() -> rx.Component:
             ),
         ),
         width=["100%", "100%", "42%"],
-        min_width="20rem",
-        padding_left="0.75rem",
-        border_left=BORDER,
+        min_width=["0", "0", "20rem"],
+        padding_left=["0", "0", "0.75rem"],
+        border_left=["none", "none", BORDER],
         max_height="calc(100vh - 9rem)",
         overflow_y="auto",
+        display=rx.breakpoints(initial=rx.cond(S.has_detail, "block", "none"), md="block"),
     )
 
 
