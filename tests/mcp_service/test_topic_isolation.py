@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 
 from tests.support.mcp import mcp_client, result_json, run_async
 from tests.support.server import LiveServer
+from tests.support.topics import CI_CONTENT
 from topic_dashboard.models import TopicBotSettings, TopicItem, TopicTopic
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
@@ -27,7 +28,6 @@ RULES = {
     "customer_invoices": {"purpose": "Customer invoices",
                           "include_when": ["invoice issued or paid", "payment received"]},
 }
-CI_CONTENT = "CI build #42 failed: 3 tests failing in test_api.py"
 INVOICE_CONTENT = "Invoice #1042 issued to ACME; payment received in full."
 
 

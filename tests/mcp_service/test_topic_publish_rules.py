@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 
 from tests.support.mcp import mcp_client, result_json, run_async
 from tests.support.server import LiveServer
+from tests.support.topics import CI_CONTENT, CI_RULE, UNMATCHED_CONTENT
 from topic_dashboard.models import AuditLog, TopicBotSettings, TopicItem, TopicTopic
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.topics import (
@@ -27,13 +28,6 @@ from topic_dashboard.services.topics import (
 )
 from topic_dashboard.views import LIMITS
 
-CI_RULE = {
-    "purpose": "CI build and test results",
-    "include_when": ["CI build or test results", "build failed / build passed / tests failing"],
-}
-CI_CONTENT = "CI build #42 failed: 3 tests failing in test_api.py"
-# Substantive, but about nothing any test topic covers.
-UNMATCHED_CONTENT = "The quarterly bakery sales report is ready: croissant revenue rose 12% over spring."
 CI_ITEM = {"title": "CI build #42 failed", "content": CI_CONTENT, "topic_key": "ci"}
 
 

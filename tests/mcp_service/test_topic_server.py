@@ -22,6 +22,7 @@ from mcp_service.audit import audit_tool_call
 from mcp_service.tooling import StrictMCPServer
 from tests.support.mcp import mcp_client, result_json, run_async
 from tests.support.server import LiveServer
+from tests.support.topics import CI_CONTENT
 from topic_dashboard.models import AuditLog, TopicItem
 from topic_dashboard.services.bots import create_bot, rotate_token
 from topic_dashboard.services.topics import TopicCreate, TopicUpdate, create_topic, update_topic
@@ -33,7 +34,6 @@ CI_RULE = {
     "exclude_when": ["release notes"],
     "priority": 70,
 }
-CI_CONTENT = "CI build #42 failed: 3 tests failing in test_api.py"
 READ_TOOLS = ("topic_list_topics", "topic_get_schema", "topic_route")
 ARGUMENTS = {
     "topic_list_topics": set(),

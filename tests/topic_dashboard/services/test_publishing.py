@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from tests.support.topics import CI_CONTENT, CI_RULE, UNMATCHED_CONTENT
 from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicBotSettings, TopicItem
@@ -27,13 +28,6 @@ from topic_dashboard.services.topics import (
 )
 from topic_dashboard.views import LIMITS
 
-CI_RULE = {
-    "purpose": "CI build and test results",
-    "include_when": ["CI build or test results", "build failed / build passed / tests failing"],
-}
-CI_CONTENT = "CI build #42 failed: 3 tests failing in test_api.py"
-# Substantive, but about nothing any test topic covers.
-UNMATCHED_CONTENT = "The quarterly bakery sales report is ready: croissant revenue rose 12% over spring."
 
 
 def _bot(session: Session, name: str = "publisher", **settings: Any) -> str:

@@ -1,0 +1,11 @@
+"""Rules and messages the topic tests share: a CI topic and content it clearly matches, or nothing matches."""
+
+from __future__ import annotations
+
+CI_RULE = {
+    "purpose": "CI build and test results",
+    "include_when": ["CI build or test results", "build failed / build passed / tests failing"],
+}
+CI_CONTENT = "CI build #42 failed: 3 tests failing in test_api.py"
+# Substantive, but about nothing any test topic covers.
+UNMATCHED_CONTENT = "The quarterly bakery sales report is ready: croissant revenue rose 12% over spring."
