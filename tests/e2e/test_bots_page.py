@@ -4,9 +4,7 @@ it; viewers see the list only."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -16,45 +14,23 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
+from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.support.mcp import mcp_client, run_async
-from topic_dashboard.errors import AppError
 from topic_dashboard.models import Bot
 from topic_dashboard.security import BOT_TOKEN_PREFIX
-from topic_dashboard.services import accounts
 from topic_dashboard.services.bots import create_bot
 
 pytestmark = pytest.mark.e2e
 
-PASSWORD = "long enough password"
 ADMIN = "bots-admin"
 VIEWER = "bots-viewer"
 SCREENSHOT = screenshot_path("bots.png")
 TOPIC_TOOLS = {"topic_list_topics", "topic_get_schema", "topic_route", "topic_publish"}
-# The dev server compiles a route on its first visit; later steps use the default timeout.
-PAGE_LOAD_MS = 30_000
-_names = itertools.count(1)
-
-
-def _unique(prefix: str) -> str:
-    return f"{prefix}-{os.getpid()}-{next(_names)}"
-
-
-def _ensure_user(app: E2EApp, username: str, role: str) -> None:
-    with Session(app.engine) as session:
-        try:
-            accounts.create_user(session=session, username=username, password=PASSWORD, role=role)
-        except AppError:
-            session.rollback()  # made by an earlier test
 
 
 def _open_bots(page: Page, app: E2EApp, username: str = ADMIN, role: str = "admin") -> None:
-    _ensure_user(app, username, role)
-    page.goto(app.path("/login"))
-    page.locator("#login-username").fill(username)
-    page.locator("#login-password").fill(PASSWORD)
-    page.locator("#login-submit").click()
-    expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
+    log_in(page, app, username, role)
     page.goto(app.path("/bots"))
     expect(page.locator("#page-title")).to_have_text("Bots", timeout=PAGE_LOAD_MS)
     expect(page.locator(".rt-Skeleton")).to_have_count(0)
@@ -62,7 +38,7 @@ def _open_bots(page: Page, app: E2EApp, username: str = ADMIN, role: str = "admi
 
 def _bot(app: E2EApp) -> tuple[str, str, str, Path]:
     """A bot made through the service (as the CLI would): (bot_id, name, token, config path)."""
-    name = _unique("bots-bot")
+    name = unique("bots-bot")
     with Session(app.engine) as session:
         bot, token = create_bot(session=session, name=name)
     assert bot.config_path
@@ -113,7 +89,7 @@ def _create_in_ui(page: Page, name: str, config_path: str = "") -> str:
 
 def test_an_admin_creates_a_bot_sees_its_token_once_and_the_token_works_over_mcp(page: Page, e2e_app: E2EApp) -> None:
     _open_bots(page, e2e_app)
-    name = _unique("created-in-ui")
+    name = unique("created-in-ui")
 
     token = _create_in_ui(page, name)
 
@@ -242,7 +218,7 @@ def test_adopting_an_existing_config_keeps_its_other_servers_and_unknown_keys(
     }
     path.write_text(json.dumps(existing), encoding="utf-8")
     _open_bots(page, e2e_app)
-    name = _unique("adopted")
+    name = unique("adopted")
 
     token = _create_in_ui(page, name, str(path))
 

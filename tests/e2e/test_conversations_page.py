@@ -4,31 +4,25 @@ exactly the user's inputs."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
+from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
-from topic_dashboard.services import accounts
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.conversations import list_messages, submit_guide_card
 
 pytestmark = pytest.mark.e2e
 
-PASSWORD = "long enough password"
 ADMIN = "conversations-admin"
 VIEWER = "conversations-viewer"
 SCREENSHOT = screenshot_path("conversations.png")
-# The dev server compiles a route on its first visit; later steps use the default timeout.
-PAGE_LOAD_MS = 30_000
-_names = itertools.count(1)
 
 CARD = {
     "title": "Before I start",
@@ -46,31 +40,14 @@ ANSWERS = "\n".join([
 ])
 
 
-def _unique(prefix: str) -> str:
-    return f"{prefix}-{os.getpid()}-{next(_names)}"
-
-
-def _ensure_user(app: E2EApp, username: str, role: str) -> None:
-    with Session(app.engine) as session:
-        try:
-            accounts.create_user(session=session, username=username, password=PASSWORD, role=role)
-        except AppError:
-            session.rollback()  # made by an earlier test
-
-
 def _bot(app: E2EApp) -> tuple[str, str]:
     with Session(app.engine) as session:
-        bot, token = create_bot(session=session, name=_unique("conversations-bot"))
+        bot, token = create_bot(session=session, name=unique("conversations-bot"))
         return bot.bot_id, token
 
 
 def _open_conversations(page: Page, app: E2EApp, bot_id: str, username: str = ADMIN, role: str = "admin") -> None:
-    _ensure_user(app, username, role)
-    page.goto(app.path("/login"))
-    page.locator("#login-username").fill(username)
-    page.locator("#login-password").fill(PASSWORD)
-    page.locator("#login-submit").click()
-    expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
+    log_in(page, app, username, role)
     page.goto(app.path(f"/conversations?bot={bot_id}"))
     expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
 

@@ -4,9 +4,7 @@ show where they are; deleting a topic does what was chosen with its items; viewe
 
 from __future__ import annotations
 
-import itertools
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
+from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
@@ -28,7 +27,6 @@ from topic_dashboard.services.topics import TopicCreate, create_topic, get_topic
 
 pytestmark = pytest.mark.e2e
 
-PASSWORD = "long enough password"
 ADMIN = "rules-admin"
 VIEWER = "rules-viewer"
 SCREENSHOT = screenshot_path("rules.png")
@@ -36,27 +34,12 @@ BUILDS = TEMPLATES["build_results"]
 # No condition of the "CI / build results" template matches this; the one the test adds does.
 MESSAGE = "Translation catalogue sync finished: 412 strings updated for the Japanese locale"
 NEW_CONDITION = "translation catalogue sync"
-# The dev server compiles a route on its first visit; later steps use the default timeout.
-PAGE_LOAD_MS = 30_000
-_names = itertools.count(1)
-
-
-def _unique(prefix: str) -> str:
-    return f"{prefix}-{os.getpid()}-{next(_names)}"
-
-
-def _ensure_user(app: E2EApp, username: str, role: str) -> None:
-    with Session(app.engine) as session:
-        try:
-            accounts.create_user(session=session, username=username, password=PASSWORD, role=role)
-        except AppError:
-            session.rollback()  # made by an earlier test
 
 
 def _bot(app: E2EApp, *templates: str) -> tuple[str, str]:
     """A fresh bot (with its `inbox`) and a topic per template key; returns (bot_id, token)."""
     with Session(app.engine) as session:
-        bot, token = create_bot(session=session, name=_unique("rules-bot"))
+        bot, token = create_bot(session=session, name=unique("rules-bot"))
         for key in templates:
             template = TEMPLATES[key]
             create_topic(session=session, bot_id=bot.bot_id, actor="e2e", data=TopicCreate(
@@ -87,12 +70,7 @@ def _item_topics(app: E2EApp, item_ids: list[int]) -> dict[int, str]:
 
 
 def _open_rules(page: Page, app: E2EApp, username: str, role: str, bot_id: str) -> None:
-    _ensure_user(app, username, role)
-    page.goto(app.path("/login"))
-    page.locator("#login-username").fill(username)
-    page.locator("#login-password").fill(PASSWORD)
-    page.locator("#login-submit").click()
-    expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
+    log_in(page, app, username, role)
     page.goto(app.path(f"/rules?bot={bot_id}"))
     expect(page.locator("#rule-row-inbox")).to_be_visible(timeout=PAGE_LOAD_MS)
 
@@ -308,7 +286,7 @@ def test_the_fallback_topic_cannot_be_deleted_or_deactivated(page: Page, e2e_app
 
     # The server refuses too, whatever a client sends.
     with Session(e2e_app.engine) as session:
-        admin_token = accounts.create_api_token(session=session, name=_unique("rules-admin-token"), role="admin")
+        admin_token = accounts.create_api_token(session=session, name=unique("rules-admin-token"), role="admin")
     headers = {"Authorization": f"Bearer {admin_token}"}
     topics_url = f"{e2e_app.backend_url}/api/bots/{bot_id}/topics"
     with httpx.Client(headers=headers, timeout=30) as http:
@@ -395,7 +373,7 @@ def test_a_viewer_sees_no_edit_controls_and_the_server_refuses_their_writes(page
     expect(page.locator("#add-positive")).to_have_count(0)
 
     with Session(e2e_app.engine) as session:
-        viewer_token = accounts.create_api_token(session=session, name=_unique("rules-viewer-token"), role="viewer")
+        viewer_token = accounts.create_api_token(session=session, name=unique("rules-viewer-token"), role="viewer")
     topics_url = f"{e2e_app.backend_url}/api/bots/{bot_id}/topics"
     with httpx.Client(headers={"Authorization": f"Bearer {viewer_token}"}, timeout=30) as http:
         assert http.get(topics_url).status_code == 200

@@ -6,27 +6,11 @@ import re
 
 import pytest
 from playwright.sync_api import Page, expect
-from sqlmodel import Session
 
+from tests.e2e.accounts_support import ensure_user, submit_login
 from tests.e2e.conftest import E2EApp
-from topic_dashboard.services import accounts
 
 pytestmark = pytest.mark.e2e
-
-
-def _ensure_user(app: E2EApp, username: str, role: str) -> None:
-    with Session(app.engine) as session:
-        try:
-            accounts.create_user(session=session, username=username, password="long enough password", role=role)
-        except accounts.AppError:
-            session.rollback()
-
-
-def log_in(page: Page, app: E2EApp, username: str, password: str = "long enough password") -> None:
-    page.goto(app.path("/login"))
-    page.locator("#login-username").fill(username)
-    page.locator("#login-password").fill(password)
-    page.locator("#login-submit").click()
 
 
 def test_strangers_are_sent_to_the_login_page(page: Page, e2e_app: E2EApp) -> None:
@@ -35,14 +19,14 @@ def test_strangers_are_sent_to_the_login_page(page: Page, e2e_app: E2EApp) -> No
 
 
 def test_wrong_password_shows_an_error(page: Page, e2e_app: E2EApp) -> None:
-    _ensure_user(e2e_app, "ada", "admin")
-    log_in(page, e2e_app, "ada", "not the password")
+    ensure_user(e2e_app, "ada", "admin")
+    submit_login(page, e2e_app, "ada", "not the password")
     expect(page.locator("#login-error")).to_contain_text("wrong username or password")
 
 
 def test_log_in_see_the_shell_navigate_and_log_out(page: Page, e2e_app: E2EApp) -> None:
-    _ensure_user(e2e_app, "ada", "admin")
-    log_in(page, e2e_app, "ada")
+    ensure_user(e2e_app, "ada", "admin")
+    submit_login(page, e2e_app, "ada")
     expect(page.locator("#current-user")).to_have_text("ada")
     expect(page.locator("#current-role")).to_have_text("admin")
     for label in ("rules", "bots", "conversations", "audit", "topics"):

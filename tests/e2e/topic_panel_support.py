@@ -3,39 +3,22 @@ opening the panel on a bot, and publishing over topic_mcp as the bot itself woul
 
 from __future__ import annotations
 
-import itertools
-import os
 from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 from sqlmodel import Session, select
 
+from tests.e2e import accounts_support
+from tests.e2e.accounts_support import unique
 from tests.e2e.conftest import E2EApp
 from tests.support.mcp import mcp_client, result_json, run_async
-from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem
-from topic_dashboard.services import accounts
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
 
-PASSWORD = "long enough password"
 ADMIN = "panel-admin"
 VIEWER = "panel-viewer"
-_names = itertools.count(1)
-
-
-def unique(prefix: str) -> str:
-    """A name no other test (or earlier run of the same test) uses."""
-    return f"{prefix}-{os.getpid()}-{next(_names)}"
-
-
-def ensure_user(app: E2EApp, username: str, role: str) -> None:
-    with Session(app.engine) as session:
-        try:
-            accounts.create_user(session=session, username=username, password=PASSWORD, role=role)
-        except AppError:
-            session.rollback()  # made by an earlier test
 
 
 def make_bot(app: E2EApp, *topics: str, rate_per_minute: int = 600) -> tuple[str, str]:
@@ -87,12 +70,7 @@ def mcp_publish(app: E2EApp, token: str, **arguments: Any) -> tuple[bool, dict[s
 
 
 def log_in(page: Page, app: E2EApp, username: str = ADMIN, role: str = "admin") -> None:
-    ensure_user(app, username, role)
-    page.goto(app.path("/login"))
-    page.locator("#login-username").fill(username)
-    page.locator("#login-password").fill(PASSWORD)
-    page.locator("#login-submit").click()
-    expect(page.locator("#current-user")).to_have_text(username)
+    accounts_support.log_in(page, app, username, role)
 
 
 def open_panel(page: Page, app: E2EApp, bot_id: str, query: str = "") -> None:

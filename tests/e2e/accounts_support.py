@@ -1,0 +1,45 @@
+"""Accounts for browser tests: unique names, users made on demand, logging in through the real form."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+from playwright.sync_api import Page, expect
+from sqlmodel import Session
+
+from tests.e2e.conftest import E2EApp
+from topic_dashboard.errors import AppError
+from topic_dashboard.services import accounts
+
+PASSWORD = "long enough password"
+# The dev server compiles a route on its first visit; later steps use the default timeout.
+PAGE_LOAD_MS = 30_000
+_names = itertools.count(1)
+
+
+def unique(prefix: str) -> str:
+    """A name no other test (or earlier run of the same test) uses."""
+    return f"{prefix}-{os.getpid()}-{next(_names)}"
+
+
+def ensure_user(app: E2EApp, username: str, role: str) -> None:
+    with Session(app.engine) as session:
+        try:
+            accounts.create_user(session=session, username=username, password=PASSWORD, role=role)
+        except AppError:
+            session.rollback()  # made by an earlier test
+
+
+def submit_login(page: Page, app: E2EApp, username: str, password: str = PASSWORD) -> None:
+    page.goto(app.path("/login"))
+    page.locator("#login-username").fill(username)
+    page.locator("#login-password").fill(password)
+    page.locator("#login-submit").click()
+
+
+def log_in(page: Page, app: E2EApp, username: str, role: str = "admin") -> None:
+    """Log in as `username` (made with `role` if new) and wait until the shell shows them."""
+    ensure_user(app, username, role)
+    submit_login(page, app, username)
+    expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
