@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from tests.support.mcp import mcp_client, result_json, run_async
 from tests.support.server import LiveServer
-from tests.support.topics import CI_CONTENT, CI_RULE, UNMATCHED_CONTENT
+from tests.support.topics import BAD_TABLE, CI_CONTENT, CI_RULE, TOO_MANY_TAGS, UNMATCHED_CONTENT, UNSAFE_LINK_CARD
 from topic_dashboard.models import AuditLog, TopicBotSettings, TopicItem, TopicTopic
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.topics import (
@@ -84,9 +84,6 @@ def _items(session: Session, bot_id: str) -> list[TopicItem]:
 
 # --- every refusal code, nothing stored -----------------------------------------------------------
 
-TOO_MANY_TAGS = [f"t{n}" for n in range(LIMITS.tags_max_count + 1)]
-BAD_TABLE = {"type": "table", "columns": ["a", "b"], "rows": [["1", "2"], ["3"]]}
-UNSAFE_LINK_CARD = {"type": "card", "title": "PR", "link": {"url": "javascript:alert(1)"}}
 
 
 @pytest.mark.parametrize(

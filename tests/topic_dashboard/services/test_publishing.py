@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from tests.support.topics import CI_CONTENT, CI_RULE, UNMATCHED_CONTENT
+from tests.support.topics import BAD_TABLE, CI_CONTENT, CI_RULE, TOO_MANY_TAGS, UNMATCHED_CONTENT, UNSAFE_LINK_CARD
 from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicBotSettings, TopicItem
@@ -265,9 +265,6 @@ def test_a_topic_of_another_bot_is_unknown(session: Session) -> None:
 
 # --- refusals store nothing ---------------------------------------------------------------------
 
-TOO_MANY_TAGS = [f"t{n}" for n in range(LIMITS.tags_max_count + 1)]
-BAD_TABLE = {"type": "table", "columns": ["test", "result"], "rows": [["a", "ok"], ["b"]]}
-UNSAFE_LINK_CARD = {"type": "card", "title": "PR", "link": {"url": "javascript:alert(1)"}}
 
 
 @pytest.mark.parametrize(
