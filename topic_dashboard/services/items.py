@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from typing import Any
 
 import sqlalchemy as sa
@@ -97,10 +98,13 @@ def list_items(*, session: Session, bot_id: str, filters: ItemFilters | None = N
     if newer_than is not None:
         query = query.where(TopicItem.id > newer_than)  # type: ignore[operator]
     if filters.tag:
-        # Tags live in a JSON list; filter in Python over a bounded scan so the page stays full.
+        # Tags live in a JSON list. The database narrows the rows to those whose stored JSON text
+        # holds the quoted tag (stored with json.dumps, as the pattern is); the exact check below
+        # drops the rare row where that text only appears inside a longer string.
+        quoted = json.dumps(filters.tag).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        query = query.where(sa.cast(TopicItem.tags_json, sa.Text).like(f"%{quoted}%", escape="\\"))
         rows: list[TopicItem] = []
-        scan = query.order_by(TopicItem.id.desc())  # type: ignore[union-attr]
-        for row in session.exec(scan.execution_options(yield_per=200)):
+        for row in session.exec(query.order_by(TopicItem.id.desc()).execution_options(yield_per=limit + 1)):  # type: ignore[union-attr]
             if filters.tag in (row.tags_json or []):
                 rows.append(row)
                 if len(rows) > limit:
