@@ -7,7 +7,6 @@ bot's write lock: dedupe window, rate limit, insert. A refused call stores nothi
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -18,6 +17,7 @@ from sqlmodel import Session, select
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem, TopicTopic, utcnow
 from topic_dashboard.routing import RouteRequest
+from topic_dashboard.services.items import bump_items_version
 from topic_dashboard.services.routing_service import route_for_bot
 from topic_dashboard.services.topics import fallback_topic, load_settings
 from topic_dashboard.views import check_payload_size, parse_allowed_view_types, validate_item_fields, validate_view
@@ -46,15 +46,6 @@ class PublishResult(BaseModel):
     deduplicated: bool = False
     fallback: bool = False
     fallback_reason: str | None = Field(default=None, description="Why the item went to the fallback topic.")
-
-
-# Called after an item is stored (the panel's live updates subscribe here).
-_listeners: list[Callable[[str, int], None]] = []
-
-
-def on_item_published(listener: Callable[[str, int], None]) -> None:
-    """Register `listener(bot_id, item_id)`, called after each new item is committed."""
-    _listeners.append(listener)
 
 
 def check_message_type(message_type: str | None) -> None:
@@ -163,9 +154,6 @@ def publish_item(*, session: Session, bot_id: str, request: PublishRequest, sour
         dedupe_key=dedupe_key, created_at=now,
     )
     session.add(item)
-    settings.items_version += 1  # open panels poll this to pick the item up
-    session.add(settings)
+    bump_items_version(session, bot_id)  # open panels poll this to pick the item up
     session.commit()
-    for listener in list(_listeners):
-        listener(bot_id, item.id or 0)
     return PublishResult(item_id=item.id or 0, topic_key=topic.topic_key, fallback=is_fallback, fallback_reason=fallback_reason)
