@@ -7,6 +7,7 @@ import reflex as rx
 from mcp_service.app import build_api, mcp_lifespan
 from topic_dashboard.audit_page.page import audit_page
 from topic_dashboard.audit_page.state import AuditState
+from topic_dashboard.auth.guard import EventGuard, app_error_toast
 from topic_dashboard.auth.page import login_page
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.bots_page.page import bots_page
@@ -22,8 +23,11 @@ app = rx.App(
     api_transformer=build_api,
     head_components=[rx.el.meta(name="referrer", content="no-referrer")],
     stylesheets=["/styles.css"],
+    backend_exception_handler=app_error_toast,
 )
 app.register_lifespan_task(mcp_lifespan)
+# One door for every UI event: nothing reaches a page State's handler without this check.
+app.add_middleware(EventGuard())
 
 app.add_page(login_page, route="/login", title="Log in · Topic Dashboard", on_load=AuthState.load_login_page)
 app.add_page(topic_panel_page, route="/", title="Topics · Topic Dashboard", on_load=TopicPanelState.load_page)

@@ -6,7 +6,7 @@ import dataclasses
 
 import reflex as rx
 
-from topic_dashboard.auth.state import AuthState
+from topic_dashboard.auth.guard import SignedInState
 from topic_dashboard.components.bot_choice import bot_choice
 from topic_dashboard.db import read_session
 from topic_dashboard.services import audit as audit_service
@@ -28,7 +28,7 @@ class AuditRow:
     created_at: str = ""
 
 
-class AuditState(rx.State):
+class AuditState(SignedInState):
     bots: list[BotOption] = []
     bot_id: str = "all"
     tool: str = "all"
@@ -38,14 +38,9 @@ class AuditState(rx.State):
     has_more: bool = False
 
     @rx.event
-    async def load_page(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
-        redirect = auth.require_login()
-        if redirect is not None:
-            return redirect
+    def load_page(self) -> None:
         self.bots, _ = bot_choice("")
         self._load()
-        return None
 
     def _load(self, before_id: int | None = None) -> None:
         with read_session() as session:

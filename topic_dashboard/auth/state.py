@@ -1,4 +1,8 @@
-"""Who is logged in: a login session token kept in the browser, checked by the server on every page."""
+"""Who is logged in: a login session token kept in the browser, resolved by the server on every event.
+
+Every public method of a Reflex State is an event any websocket can name: this State's events are
+the login page's (public by design, see `guard.PUBLIC_STATES`), so it has no other public method.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ LOGIN_ROUTE = "/login"
 
 class AuthState(rx.State):
     session_token: str = rx.LocalStorage("", name="td_session", sync=True)
+    # What the page shows about the caller; set by the guard from the resolved session, never trusted.
     username: str = ""
     role: str = ""
     login_error: str = ""
@@ -27,7 +32,12 @@ class AuthState(rx.State):
     def logged_in(self) -> bool:
         return bool(self.username)
 
-    def _principal(self) -> accounts.Principal | None:
+    def _show_principal(self, principal: accounts.Principal | None) -> None:
+        name, role = (principal.name, principal.role) if principal is not None else ("", "")
+        if (self.username, self.role) != (name, role):
+            self.username, self.role = name, role
+
+    def _resolve(self) -> accounts.Principal | None:
         if not self.session_token:
             return None
         try:
@@ -36,38 +46,26 @@ class AuthState(rx.State):
         except AppError:
             return None
 
-    def require_login(self) -> rx.event.EventSpec | None:
-        """on_load of every protected page: send strangers to the login page."""
-        principal = self._principal()
-        if principal is None:
-            self.username, self.role = "", ""
-            return rx.redirect(LOGIN_ROUTE)
-        self.username, self.role = principal.name, principal.role
-        return None
+    def _client_address(self) -> str | None:
+        return self.router.session.client_ip or None
 
-    def require_admin_principal(self) -> accounts.Principal:
-        """For write handlers: the server-side check, whatever the UI shows. Raises forbidden."""
-        principal = self._principal()
-        if principal is None:
-            raise AppError("unauthorized", "your session has ended; log in again")
-        accounts.require_admin(principal)
-        return principal
-
+    @rx.event
     def load_login_page(self) -> rx.event.EventSpec | None:
-        if self._principal() is not None:
+        if self._resolve() is not None:
             return rx.redirect("/")
         with read_session() as session:
             self.needs_setup = accounts.count_users(session=session) == 0
         self.login_error = ""
         return None
 
+    @rx.event
     def log_in(self, form: dict[str, str]) -> rx.event.EventSpec | None:
         try:
             with write_session() as session:
                 user, token = accounts.log_in(
                     session=session,
-                    username=form.get("username", ""),
-                    password=form.get("password", ""),
+                    username=str(form.get("username", "")),
+                    password=str(form.get("password", "")),
                     ttl_hours=get_settings().session_ttl_hours,
                 )
         except AppError as error:
@@ -77,14 +75,15 @@ class AuthState(rx.State):
         self.username, self.role, self.login_error = user.username, user.role, ""
         return rx.redirect("/")
 
+    @rx.event
     def set_up_first_admin(self, form: dict[str, str]) -> rx.event.EventSpec | None:
         try:
             with write_session() as session:
                 accounts.redeem_setup_token(
                     session=session,
-                    token=form.get("setup_token", ""),
-                    username=form.get("username", ""),
-                    password=form.get("password", ""),
+                    token=str(form.get("setup_token", "")),
+                    username=str(form.get("username", "")),
+                    password=str(form.get("password", "")),
                 )
         except AppError as error:
             self.login_error = error.message
@@ -92,6 +91,7 @@ class AuthState(rx.State):
         self.needs_setup = False
         return self.log_in(form)
 
+    @rx.event
     def log_out(self) -> rx.event.EventSpec:
         if self.session_token:
             with write_session() as session:

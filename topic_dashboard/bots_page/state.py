@@ -9,7 +9,7 @@ from typing import Any
 import reflex as rx
 from pydantic import ValidationError
 
-from topic_dashboard.auth.state import AuthState
+from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.bot_config import LOCKED_SERVER, redact_secrets
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
@@ -40,7 +40,7 @@ class ServerEntry:
     json_text: str = ""
 
 
-class BotsState(rx.State):
+class BotsState(SignedInState):
     bots: list[BotRow] = []
     loading: bool = True
     # create
@@ -87,13 +87,8 @@ class BotsState(rx.State):
         return next((bot.items_total for bot in self.bots if bot.id == self.confirm_bot_id), 0)
 
     @rx.event
-    async def load_page(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
-        redirect = auth.require_login()
-        if redirect is not None:
-            return redirect
+    def load_page(self) -> None:
         self._load()
-        return None
 
     def _load(self) -> None:
         with read_session() as session:
@@ -134,10 +129,9 @@ class BotsState(rx.State):
         self.token_open = True
 
     @rx.event
-    async def create_bot(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
+    @admin_only
+    def create_bot(self) -> rx.event.EventSpec | None:
         try:
-            auth.require_admin_principal()
             with write_session() as session:
                 created, token = bot_service.create_bot(session=session, name=self.new_name,
                                                         config_path=self.new_config_path.strip() or None)
@@ -152,8 +146,8 @@ class BotsState(rx.State):
     @rx.event
     def set_token_open(self, value: bool) -> None:
         self.token_open = value
-        if not value:
-            self.shown_token = ""  # shown once
+        if not value:  # shown once: nothing secret stays in the page's state after the dialog closes
+            self.shown_token = self.shown_snippet = ""
 
     # --- rotate / delete ----------------------------------------------------------------------
 
@@ -167,12 +161,11 @@ class BotsState(rx.State):
             self.confirm_action = ""
 
     @rx.event
-    async def confirm(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
+    @admin_only
+    def confirm(self) -> rx.event.EventSpec | None:
         bot_id, action, name = self.confirm_bot_id, self.confirm_action, self.confirm_bot_name
         self.confirm_action = ""
         try:
-            auth.require_admin_principal()
             with write_session() as session:
                 if action == "rotate":
                     token = bot_service.rotate_token(session=session, bot_id=bot_id)
@@ -193,8 +186,7 @@ class BotsState(rx.State):
     # --- MCP config ---------------------------------------------------------------------------
 
     @rx.event
-    async def open_config(self, bot_id: str) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
+    def open_config(self, bot_id: str) -> rx.event.EventSpec | None:
         try:
             with read_session() as session:
                 config = bot_service.get_mcp_config(session=session, bot_id=bot_id)
@@ -207,7 +199,7 @@ class BotsState(rx.State):
         self.config_bot_id = bot_id
         self.config_bot_name = next((bot.name for bot in self.bots if bot.id == bot_id), bot_id)
         self.config_error, self.config_notice = "", ""
-        self._set_servers(config.servers, show_secrets=auth.role == "admin")
+        self._set_servers(config.servers, show_secrets=self._is_admin())
         return None
 
     def _set_servers(self, servers: dict[str, Any], *, show_secrets: bool) -> None:
@@ -263,8 +255,8 @@ class BotsState(rx.State):
         self.servers = [dataclasses.replace(s, name=new) if s.name == old and not s.locked else s for s in self.servers]
 
     @rx.event
-    async def save_config(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
+    @admin_only
+    def save_config(self) -> rx.event.EventSpec | None:
         self.config_notice = ""  # a refused save must not leave the last "Saved" showing beside its error
         servers: dict[str, Any] = {}
         for entry in self.servers:
@@ -277,7 +269,6 @@ class BotsState(rx.State):
                 self.config_error = f"{entry.name}: not valid JSON (line {exc.lineno}): {exc.msg}"
                 return None
         try:
-            auth.require_admin_principal()
             with write_session() as session:
                 current = bot_service.get_mcp_config(session=session, bot_id=self.config_bot_id)
                 locked = dict(current.servers.get(LOCKED_SERVER) or {})
@@ -310,8 +301,8 @@ class BotsState(rx.State):
         self.allow_images = value
 
     @rx.event
-    async def save_settings(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
+    @admin_only
+    def save_settings(self) -> rx.event.EventSpec | None:
         try:
             rate, window = int(self.publish_rate), int(self.dedupe_window)
         except ValueError:
@@ -327,7 +318,6 @@ class BotsState(rx.State):
             self.settings_error = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
             return None
         try:
-            auth.require_admin_principal()
             with write_session() as session:
                 topic_service.update_topic_settings(session=session, bot_id=self.config_bot_id, update=update)
         except AppError as error:

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import reflex as rx
 
-from topic_dashboard.auth.state import AuthState
+from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.components.bot_choice import bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
@@ -74,7 +74,7 @@ def message_row(message: service.MessagePublic) -> MessageRow:
     )
 
 
-class ConversationsState(rx.State):
+class ConversationsState(SignedInState):
     bots: list[BotOption] = []
     bot_id: str = ""
     conversations: list[ConversationRow] = []
@@ -92,11 +92,7 @@ class ConversationsState(rx.State):
         return next((c.title or "Untitled conversation" for c in self.conversations if c.id == self.conversation_id), "")
 
     @rx.event
-    async def load_page(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
-        redirect = auth.require_login()
-        if redirect is not None:
-            return redirect
+    def load_page(self) -> rx.event.EventSpec | None:
         params = self.router.url.query_parameters
         self.bots, self.bot_id = bot_choice(params.get("bot", ""))
         self.conversation_id, self.messages = "", []
@@ -105,6 +101,14 @@ class ConversationsState(rx.State):
             if params.get("conversation"):
                 return self.open_conversation(params["conversation"])
         return None
+
+    def _open_conversation_id(self) -> str:
+        """The open conversation, checked to be the selected bot's (a crafted event could name any)."""
+        with read_session() as session:
+            conversation = service.get_conversation(session=session, conversation_id=self.conversation_id)
+        if conversation.bot_id != self.bot_id:
+            raise AppError("conversation_not_found", "that conversation belongs to another bot")
+        return self.conversation_id
 
     def _load_conversations(self) -> None:
         with read_session() as session:
@@ -122,14 +126,10 @@ class ConversationsState(rx.State):
         self.new_title = value
 
     @rx.event
-    async def create_conversation(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
-        try:
-            auth.require_admin_principal()
-            with write_session() as session:
-                created = service.create_conversation(session=session, bot_id=self.bot_id, title=self.new_title)
-        except AppError as error:
-            return rx.toast.error(error.message)
+    @admin_only
+    def create_conversation(self) -> rx.event.EventSpec | None:
+        with write_session() as session:
+            created = service.create_conversation(session=session, bot_id=self.bot_id, title=self.new_title)
         self.new_title = ""
         self._load_conversations()
         return self.open_conversation(created.conversation_id)
@@ -142,7 +142,7 @@ class ConversationsState(rx.State):
                 if conversation.bot_id != self.bot_id:
                     raise AppError("conversation_not_found", "that conversation belongs to another bot")
                 messages = service.list_messages(session=session, conversation_id=conversation_id, limit=1000)
-                if conversation.unread:
+                if conversation.unread and self._is_admin():  # unread is shared: viewers only read
                     service.mark_conversation_read(session=session, conversation_id=conversation_id)
         except AppError as error:
             return rx.toast.error(error.message)
@@ -153,11 +153,12 @@ class ConversationsState(rx.State):
         return rx.call_script(f"window.history.replaceState(null, '', {json.dumps(url)})")
 
     def _reload_messages(self) -> None:
-        """Show the open conversation again; the person is looking at it, so it is read."""
+        """Show the open conversation again; the (admin) person is looking at it, so it is read."""
         with write_session() as session:
             self.messages = [message_row(m) for m in service.list_messages(session=session, conversation_id=self.conversation_id,
                                                                             limit=1000)]
-            service.mark_conversation_read(session=session, conversation_id=self.conversation_id)
+            if self._is_admin():
+                service.mark_conversation_read(session=session, conversation_id=self.conversation_id)
         self._load_conversations()
 
     @rx.event
@@ -169,16 +170,13 @@ class ConversationsState(rx.State):
         self.draft_role = value
 
     @rx.event
-    async def send(self) -> rx.event.EventSpec | None:
+    @admin_only
+    def send(self) -> rx.event.EventSpec | None:
         if not self.draft.strip():
             return rx.toast.error("Type a message first")
-        auth = await self.get_state(AuthState)
-        try:
-            auth.require_admin_principal()
-            with write_session() as session:
-                service.add_message(session=session, conversation_id=self.conversation_id, role=self.draft_role, content=self.draft)
-        except AppError as error:
-            return rx.toast.error(error.message)
+        with write_session() as session:
+            service.add_message(session=session, conversation_id=self._open_conversation_id(), role=self.draft_role,
+                                content=self.draft)
         self.draft = ""
         self._reload_messages()
         return None
@@ -196,17 +194,16 @@ class ConversationsState(rx.State):
         self.card_json = value
 
     @rx.event
-    async def add_guide_card(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
+    @admin_only
+    def add_guide_card(self) -> rx.event.EventSpec | None:
         try:
             card = json.loads(self.card_json)
         except json.JSONDecodeError as exc:
             self.card_error = f"not valid JSON (line {exc.lineno}): {exc.msg}"
             return None
         try:
-            auth.require_admin_principal()
             with write_session() as session:
-                service.add_message(session=session, conversation_id=self.conversation_id, role="assistant",
+                service.add_message(session=session, conversation_id=self._open_conversation_id(), role="assistant",
                                     content=str(card.get("title") or "Please fill in this form"), kind="guide_card", guide_card=card)
         except AppError as error:
             self.card_error = error.message
@@ -216,8 +213,8 @@ class ConversationsState(rx.State):
         return None
 
     @rx.event
-    async def submit_card(self, form: dict[str, str]) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
+    @admin_only
+    def submit_card(self, form: dict[str, str]) -> rx.event.EventSpec:
         message_id = form.get(CARD_ID_FIELD, "")
         card = next((m for m in self.messages if m.id == message_id), None)
         if card is None:
@@ -226,12 +223,8 @@ class ConversationsState(rx.State):
         for field in card.card_fields:
             value = form.get(field.name)
             answers[field.name] = (value not in (None, "", "false", "off")) if field.type == "checkbox" else (value or "")
-        try:
-            auth.require_admin_principal()
-            with write_session() as session:
-                service.submit_guide_card(session=session, conversation_id=self.conversation_id, message_id=message_id,
-                                          answers=answers)
-        except AppError as error:
-            return rx.toast.error(error.message)
+        with write_session() as session:
+            service.submit_guide_card(session=session, conversation_id=self._open_conversation_id(), message_id=message_id,
+                                      answers=answers)
         self._reload_messages()
         return rx.toast.success("Submitted")

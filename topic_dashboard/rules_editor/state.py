@@ -6,7 +6,7 @@ import dataclasses
 
 import reflex as rx
 
-from topic_dashboard.auth.state import AuthState
+from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.components.bot_choice import bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
@@ -32,7 +32,7 @@ LIST_FIELDS = ("include_when", "exclude_when", "positive", "negative", "keywords
 MESSAGE_TYPES = ("result", "chat", "progress", "tool_hint")
 
 
-class RulesState(rx.State):
+class RulesState(SignedInState):
     bots: list[BotOption] = []
     bot_id: str = ""
     topics: list[RuleTopicRow] = []
@@ -89,11 +89,7 @@ class RulesState(rx.State):
     # --- loading ------------------------------------------------------------------------------
 
     @rx.event
-    async def load_page(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
-        redirect = auth.require_login()
-        if redirect is not None:
-            return redirect
+    def load_page(self) -> rx.event.EventSpec | None:
         self.bots, self.bot_id = bot_choice(self.router.url.query_parameters.get("bot", ""))
         self._clear_editor()
         if self.bot_id:
@@ -181,17 +177,16 @@ class RulesState(rx.State):
                 self.new_name = TEMPLATES[value]["name"]
 
     @rx.event
-    async def create_topic(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
-        auth = await self.get_state(AuthState)
+    @admin_only
+    def create_topic(self) -> rx.event.EventSpec | None:
         template = TEMPLATES.get(self.new_template)
         draft = draft_from_routing_json(template["routing"]) if template else RuleDraft()
         if template:
             draft.allowed_types = [kind for kind in VIEW_TYPES if kind in template["view_types"]]
         try:
-            principal = auth.require_admin_principal()
             with write_session() as session:
                 created = topic_service.create_topic(
-                    session=session, bot_id=self.bot_id, actor=principal.name,
+                    session=session, bot_id=self.bot_id, actor=self._principal().name,
                     data=topic_service.TopicCreate(
                         topic_key=self.new_key, name=self.new_name or self.new_key,
                         description=template["description"] if template else "",
@@ -304,15 +299,14 @@ class RulesState(rx.State):
         return None
 
     @rx.event
-    async def save(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
+    @admin_only
+    def save(self) -> rx.event.EventSpec | None:
         if self.error_message:
             return rx.toast.error(f"Fix the rule first: {self.error_message}")
         try:
-            principal = auth.require_admin_principal()
             with write_session() as session:
                 topic_service.update_topic(
-                    session=session, bot_id=self.bot_id, topic_key=self.selected_key, actor=principal.name,
+                    session=session, bot_id=self.bot_id, topic_key=self.selected_key, actor=self._principal().name,
                     data=topic_service.TopicUpdate(
                         name=self.name, description=self.description, is_active=self.is_active,
                         routing_json=routing_json_of(self.draft), view_schema_json=view_schema_json_of(self.draft),
@@ -326,16 +320,12 @@ class RulesState(rx.State):
         return rx.toast.success("Saved: bots route by this rule from their next topic_route call")
 
     @rx.event
-    async def set_topic_active(self, value: bool) -> rx.event.EventSpec | None:
+    @admin_only
+    def set_topic_active(self, value: bool) -> rx.event.EventSpec:
         """Deactivate/reactivate straight from the editor's switch, saved at once."""
-        auth = await self.get_state(AuthState)
-        try:
-            principal = auth.require_admin_principal()
-            with write_session() as session:
-                topic_service.update_topic(session=session, bot_id=self.bot_id, topic_key=self.selected_key,
-                                           actor=principal.name, data=topic_service.TopicUpdate(is_active=value))
-        except AppError as error:
-            return rx.toast.error(error.message)
+        with write_session() as session:
+            topic_service.update_topic(session=session, bot_id=self.bot_id, topic_key=self.selected_key,
+                                       actor=self._principal().name, data=topic_service.TopicUpdate(is_active=value))
         self.is_active = value
         self._load_topics()
         self._refresh_preview()
@@ -361,14 +351,13 @@ class RulesState(rx.State):
         self.delete_items = value
 
     @rx.event
-    async def confirm_delete(self) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
+    @admin_only
+    def confirm_delete(self) -> rx.event.EventSpec:
         key = self.selected_key
         try:
-            principal = auth.require_admin_principal()
             with write_session() as session:
                 count = topic_service.delete_topic(
-                    session=session, bot_id=self.bot_id, topic_key=key, actor=principal.name,
+                    session=session, bot_id=self.bot_id, topic_key=key, actor=self._principal().name,
                     items="delete" if self.delete_items == "delete" else "move",
                 )
         except AppError as error:

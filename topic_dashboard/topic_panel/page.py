@@ -245,8 +245,9 @@ def items_column() -> rx.Component:
         rx.hstack(
             rx.heading(S.heading, size="4", id="stream-heading"),
             rx.spacer(),
-            rx.button(rx.icon("check-check", size=14), "Mark all read", size="1", variant="soft", on_click=S.mark_all_read,
-                      id="mark-all-read"),
+            rx.cond(AuthState.is_admin,
+                    rx.button(rx.icon("check-check", size=14), "Mark all read", size="1", variant="soft",
+                              on_click=S.mark_all_read, id="mark-all-read")),
             width="100%",
             align="center",
         ),
@@ -279,6 +280,19 @@ def items_column() -> rx.Component:
 
 
 def _detail_actions() -> rx.Component:
+    # Read, pinned and archived are shared by everyone who reads this bot: only admins change them.
+    return rx.hstack(
+        rx.cond(AuthState.is_admin, _shared_flag_buttons(),
+                rx.text("Read-only: your account cannot change read, pinned or archived", size="1",
+                        color=rx.color("gray", 10), id="detail-read-only")),
+        rx.spacer(),
+        rx.icon_button(rx.icon("x", size=14), size="1", variant="ghost", on_click=S.close_detail, aria_label="Close"),
+        width="100%",
+        wrap="wrap",
+    )
+
+
+def _shared_flag_buttons() -> rx.Component:
     return rx.hstack(
         rx.button(rx.cond(D.is_read, rx.icon("mail", size=14), rx.icon("mail-open", size=14)),
                   rx.cond(D.is_read, "Mark unread", "Mark read"), size="1", variant="soft",
@@ -287,9 +301,6 @@ def _detail_actions() -> rx.Component:
                   on_click=S.toggle_pin(D.id), id="detail-toggle-pin"),
         rx.button(rx.icon("archive", size=14), rx.cond(D.is_archived, "Unarchive", "Archive"), size="1", variant="soft",
                   on_click=S.toggle_archive(D.id), id="detail-toggle-archive"),
-        rx.spacer(),
-        rx.icon_button(rx.icon("x", size=14), size="1", variant="ghost", on_click=S.close_detail, aria_label="Close"),
-        width="100%",
         wrap="wrap",
     )
 

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import reflex as rx
 
-from topic_dashboard.auth.state import AuthState
+from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.components.bot_choice import bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
@@ -20,7 +20,10 @@ PAGE_SIZE = 40
 LEVELS = ("info", "success", "warn", "error")
 
 
-class TopicPanelState(rx.State):
+class TopicPanelState(SignedInState):
+    """Reading state (read, pinned, archived) is shared per bot for now: only admins change it, so a
+    viewer never changes what others see. Opening an item marks it read only for an admin."""
+
     bots: list[BotOption] = []
     bot_id: str = ""
     topic_enabled: bool = True
@@ -80,10 +83,6 @@ class TopicPanelState(rx.State):
 
     # --- loading ------------------------------------------------------------------------------
 
-    async def _can_edit(self) -> bool:
-        auth = await self.get_state(AuthState)
-        return auth.role == "admin"
-
     def _filters(self) -> item_service.ItemFilters:
         return item_service.ItemFilters(
             topic_key=self.selected_topic_key or None,
@@ -118,11 +117,11 @@ class TopicPanelState(rx.State):
         self.next_cursor = page.next_cursor or ""
         self.cursor_index = 0 if self.items else -1
 
-    def _open(self, item_id: int, *, mark_read: bool = True) -> None:
+    def _open(self, item_id: int) -> None:
         with write_session() as session:
             item = item_service.get_item(session=session, bot_id=self.bot_id, item_id=item_id)
             public = item_service.item_public(item)
-            if mark_read and not item.is_read:
+            if self._is_admin() and not item.is_read:
                 public = item_service.set_item_flags(session=session, bot_id=self.bot_id, item_id=item_id, is_read=True)
         self.detail = item_detail(public, allow_images=self.allow_images)
         self.content_expanded = False
@@ -150,12 +149,8 @@ class TopicPanelState(rx.State):
         return rx.call_script(f"window.history.replaceState(null, '', {json.dumps(url)})")
 
     @rx.event
-    async def load_page(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+    def load_page(self) -> rx.event.EventSpec | None:
         """on_load: the bot, view and item of the URL, or the first bot."""
-        auth = await self.get_state(AuthState)
-        redirect = auth.require_login()
-        if redirect is not None:
-            return redirect
         self.loading = True
         params = self.router.url.query_parameters
         self.bots, self.bot_id = bot_choice(params.get("bot", ""))
@@ -275,17 +270,20 @@ class TopicPanelState(rx.State):
         return None
 
     @rx.event
+    @admin_only
     def toggle_read(self, item_id: int) -> rx.event.EventSpec | None:
         row = next((row for row in self.items if row.id == item_id), None)
         current = row.is_read if row is not None else self.detail.is_read
         return self._set_flags(item_id, is_read=not current)
 
     @rx.event
+    @admin_only
     def toggle_pin(self, item_id: int) -> rx.event.EventSpec | None:
         current = self.detail.is_pinned if self.detail.id == item_id else next((r.is_pinned for r in self.items if r.id == item_id), False)
         return self._set_flags(item_id, is_pinned=not current)
 
     @rx.event
+    @admin_only
     def toggle_archive(self, item_id: int) -> rx.event.EventSpec | None:
         current = self.detail.is_archived if self.detail.id == item_id else next((r.is_archived for r in self.items if r.id == item_id), False)
         result = self._set_flags(item_id, is_archived=not current)
@@ -294,6 +292,7 @@ class TopicPanelState(rx.State):
         return result
 
     @rx.event
+    @admin_only
     def mark_all_read(self) -> rx.event.EventSpec | None:
         try:
             with write_session() as session:
@@ -323,6 +322,7 @@ class TopicPanelState(rx.State):
         return None
 
     @rx.event
+    @admin_only
     def toggle_read_cursor(self) -> rx.event.EventSpec | None:
         if self.detail.id:
             return self.toggle_read(self.detail.id)
@@ -333,14 +333,10 @@ class TopicPanelState(rx.State):
     # --- delivery switch ----------------------------------------------------------------------
 
     @rx.event
-    async def set_topic_enabled(self, enabled: bool) -> rx.event.EventSpec | None:
-        auth = await self.get_state(AuthState)
-        try:
-            auth.require_admin_principal()
-            with write_session() as session:
-                settings = topic_service.set_topic_enabled(session=session, bot_id=self.bot_id, enabled=enabled)
-        except AppError as error:
-            return rx.toast.error(error.message)
+    @admin_only
+    def set_topic_enabled(self, enabled: bool) -> rx.event.EventSpec:
+        with write_session() as session:
+            settings = topic_service.set_topic_enabled(session=session, bot_id=self.bot_id, enabled=enabled)
         self.topic_enabled = settings.topic_enabled
         return rx.toast.info("Topic delivery is on" if enabled else "Topic delivery is off: bots' publishes are refused")
 

@@ -1,0 +1,162 @@
+"""One door for every UI event.
+
+Reflex runs any event that a websocket names, whatever the page shows: an `on_load` check protects
+nothing. So no page State decides on its own whether a caller may run it. `EventGuard`, an app
+middleware, runs before every event handler and resolves the caller from the login session token
+the browser holds (every time: a logout or an expiry takes effect on the next event, in every tab):
+
+- events of Reflex's own plumbing and of `AuthState` (the login page) are public;
+- events of a `SignedInState` subclass (every page State) need a live login;
+- handlers marked `@admin_only` need an admin;
+- events of any other State are refused: a State that forgets its base is closed, not open.
+
+A refused event runs nothing and reads nothing: the caller gets a redirect to the login page or an
+error toast. Handlers read the caller with `self._principal()` / `self._admin()`; an `AppError` a
+handler raises becomes an error toast once, in `app_error_toast` (the UI's one error mapping).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import reflex as rx
+from reflex.middleware import Middleware
+from reflex.state import (
+    BaseState,
+    FrontendEventExceptionState,
+    OnLoadInternalState,
+    State,
+    StateUpdate,
+    UpdateVarsInternalState,
+)
+from reflex_base.event import Event, EventSpec
+
+from topic_dashboard.auth.state import LOGIN_ROUTE, AuthState
+from topic_dashboard.db import read_session
+from topic_dashboard.errors import AppError
+from topic_dashboard.services import accounts
+
+logger = logging.getLogger(__name__)
+
+ADMIN = "admin"
+_ACCESS_ATTR = "_td_access"
+_caller: contextvars.ContextVar[accounts.Principal | None] = contextvars.ContextVar("td_caller", default=None)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def admin_only(fn: F) -> F:
+    """Mark an event handler as admin-only; `EventGuard` refuses it for everyone else.
+
+    Put it under `@rx.event`: `@rx.event` then `@admin_only` then `def ...`.
+    """
+    setattr(fn, _ACCESS_ATTR, ADMIN)
+    return fn
+
+
+class SignedInState(rx.State):
+    """Base of every page State: its events run only for a signed-in person (see `EventGuard`)."""
+
+    def _principal(self) -> accounts.Principal:
+        """Who sent the event being handled. Raises unauthorized (only outside a guarded event)."""
+        principal = _caller.get()
+        if principal is None:
+            raise AppError("unauthorized", "your session has ended; log in again")
+        return principal
+
+    def _admin(self) -> accounts.Principal:
+        """The caller, who must be an admin. Raises forbidden."""
+        principal = self._principal()
+        accounts.require_admin(principal)
+        return principal
+
+    def _is_admin(self) -> bool:
+        principal = _caller.get()
+        return principal is not None and principal.is_admin
+
+
+# Reflex's own plumbing (hydration, client storage, on_load dispatch, frontend error reports) and the
+# login page: the only States whose events run without a login.
+PUBLIC_STATES: tuple[type[BaseState], ...] = (
+    State,
+    UpdateVarsInternalState,
+    OnLoadInternalState,
+    FrontendEventExceptionState,
+    AuthState,
+)
+
+
+def handler_of(event_name: str) -> tuple[type[BaseState], Any] | None:
+    """The State class and EventHandler an event names, or None when it names nothing."""
+    state_path, _, handler_name = event_name.rpartition(".")
+    if not state_path:
+        return None
+    try:
+        state_cls = State.get_class_substate(state_path)
+    except (ValueError, KeyError, AttributeError):
+        return None
+    handler = state_cls.event_handlers.get(handler_name)
+    return (state_cls, handler) if handler is not None else None
+
+
+def required_access(state_cls: type[BaseState], handler: Any) -> str:
+    """'public', 'signed_in', 'admin', or 'closed' for an event of `state_cls`."""
+    if state_cls in PUBLIC_STATES:
+        return "public"
+    if not issubclass(state_cls, SignedInState):
+        return "closed"
+    if getattr(getattr(handler, "fn", None), _ACCESS_ATTR, None) == ADMIN:
+        return ADMIN
+    return "signed_in"
+
+
+def _resolve(token: str) -> accounts.Principal | None:
+    if not token:
+        return None
+    try:
+        with read_session() as session:
+            return accounts.resolve_login(session=session, token=token)
+    except AppError:
+        return None
+
+
+def _refusal(events: Any) -> StateUpdate:
+    return StateUpdate(delta={}, events=Event.from_event_type(events))
+
+
+class EventGuard(Middleware):
+    """Checks every event before its handler runs (registered with `app.add_middleware`)."""
+
+    async def preprocess(self, app: Any, state: BaseState, event: Event) -> StateUpdate | None:
+        _caller.set(None)
+        found = handler_of(event.name)
+        if found is None:
+            # Reflex itself answers an unknown name; frontend-only specs never reach here.
+            return None
+        state_cls, handler = found
+        access = required_access(state_cls, handler)
+        if access == "public":
+            return None
+        if access == "closed":
+            logger.warning("refused event %s: its State does not derive from SignedInState", event.name[:200])
+            return _refusal(rx.toast.error("This action is not available."))
+        auth = await state.get_state(AuthState)
+        principal = _resolve(auth.session_token)
+        auth._show_principal(principal)
+        if principal is None:
+            return _refusal(rx.redirect(LOGIN_ROUTE))
+        if access == ADMIN and not principal.is_admin:
+            return _refusal(rx.toast.error("Only admins can change this; your account can read only."))
+        _caller.set(principal)
+        return None
+
+
+def app_error_toast(exception: Exception) -> EventSpec:
+    """The UI's one mapping of errors: an AppError's message as a toast; anything else is logged, not shown."""
+    if isinstance(exception, AppError):
+        return rx.toast.error(exception.message)
+    logger.error("unexpected error in an event handler", exc_info=exception)
+    return rx.toast.error("Something went wrong on the server; it has been logged.")
