@@ -13,11 +13,14 @@ from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 from mcp.server.transport_security import TransportSecuritySettings
+from reflex.config import get_config
+from reflex.constants import Endpoint
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from mcp_service.auth import BotTokenGate
 from mcp_service.ccweb_server import build_ccweb_server
+from mcp_service.http_guards import HttpGuards
 from mcp_service.rest import build_rest_router
 from mcp_service.rest.errors import install_error_handlers
 from mcp_service.tooling import StrictMCPServer
@@ -45,12 +48,14 @@ def _mcp_route(path: str, server: StrictMCPServer) -> Route:
         stateless_http=True,
         json_response=True,
         transport_security=transport_security(),
+        max_request_body_size=get_settings().mcp_max_body_bytes,
     )
-    return Route(path, endpoint=BotTokenGate(inner), methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    # POST only: stateless servers with JSON answers have no use for GET's event stream or DELETE's session end.
+    return Route(path, endpoint=BotTokenGate(inner), methods=["POST"], include_in_schema=False)
 
 
 def build_api(reflex_app: ASGIApp) -> ASGIApp:
-    """Reflex's api_transformer: MCP and REST routes first, then everything else to Reflex."""
+    """Reflex's api_transformer: MCP and REST routes first, then everything else to Reflex; all behind HttpGuards."""
     from mcp_service.topic_server import build_topic_server
 
     topic = build_topic_server()
@@ -59,7 +64,9 @@ def build_api(reflex_app: ASGIApp) -> ASGIApp:
         title="Topic Dashboard API",
         version="1",
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        # No Swagger UI page: it loads its scripts from a CDN, which the Content-Security-Policy refuses
+        # (and which should not run on the dashboard's origin). The OpenAPI document is served.
+        docs_url=None,
         redoc_url=None,
     )
     install_error_handlers(api)
@@ -70,7 +77,7 @@ def build_api(reflex_app: ASGIApp) -> ASGIApp:
                       include_in_schema=False)
     api.mount("", reflex_app)
     _current_servers[:] = [topic, ccweb]
-    return api
+    return HttpGuards.from_settings(api, get_settings(), event_path=get_config().prepend_backend_path(str(Endpoint.EVENT)))
 
 
 async def _unknown_api_path(path: str) -> None:

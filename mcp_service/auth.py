@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import anyio
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from topic_dashboard.db import read_session
+from topic_dashboard.errors import AppError
 from topic_dashboard.services.bots import bot_for_token
+
+logger = logging.getLogger(__name__)
 
 BOT_TOKEN_HEADER = "x-topic-mcp-token"
 SCOPE_BOT_ID = "topic_bot_id"
@@ -45,28 +50,23 @@ class BotTokenGate:
             await self.app(scope, receive, send)
             return
         token = presented_bot_token(Headers(scope=scope))
-        bot_id = await anyio.to_thread.run_sync(_lookup_bot_id, token) if token else None
+        try:
+            bot_id = await anyio.to_thread.run_sync(_lookup_bot_id, token) if token else None
+        except (OperationalError, InterfaceError) as exc:
+            # The same answer as the REST surface's (rest/errors.py), never the driver's text.
+            logger.error("database unavailable while checking a bot token: %s", exc.orig)
+            await _answer(send, AppError("database_unavailable", "the database is not reachable right now; try again shortly"))
+            return
         if bot_id is None:
-            body = json.dumps(
-                {
-                    "error": {
-                        "code": "unauthorized",
-                        "message": f"send the bot's token in {BOT_TOKEN_HEADER} (or Authorization: Bearer)",
-                    }
-                }
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"www-authenticate", b'Bearer realm="topic_mcp"'),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+            error = AppError("unauthorized", f"send the bot's token in {BOT_TOKEN_HEADER} (or Authorization: Bearer)")
+            await _answer(send, error, [(b"www-authenticate", b'Bearer realm="topic_mcp"')])
             return
         scope.setdefault("state", {})[SCOPE_BOT_ID] = bot_id
         await self.app(scope, receive, send)
+
+
+async def _answer(send: Send, error: AppError, extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps({"error": error.to_dict()}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers + (extra_headers or [])})
+    await send({"type": "http.response.body", "body": body})

@@ -2,7 +2,8 @@
 
 nanobot passes only a tool result's text to its model, so every result carries its JSON as text
 and as structuredContent; every refusal is a tool error (`isError`) whose text is
-`{"ok": false, "error": {"code": ..., "message": ...}}`.
+`{"ok": false, "error": {"code": ..., "message": ...}}`. Nothing else ever reaches the caller: a
+crash (of a tool or of the audit) is logged and answered as internal_error, never with its text.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, ValidationError
 
 from topic_dashboard.errors import AppError
+from topic_dashboard.text_policy import printable
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +34,20 @@ def ok_result(payload: dict[str, Any]) -> CallToolResult:
     )
 
 
+def _printable(value: Any) -> Any:
+    """`value` with lone surrogates in its strings replaced, so the answer can be encoded."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {_printable(key): _printable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_printable(item) for item in value]
+    return value
+
+
 def error_result(error: AppError) -> CallToolResult:
-    body = {"ok": False, "error": error.to_dict()}
+    # An error may name the caller's input (a field path, an argument): it must still encode.
+    body = {"ok": False, "error": _printable(error.to_dict())}
     return CallToolResult(
         content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
         structured_content=body,
@@ -101,12 +116,17 @@ class StrictMCPServer(MCPServer):
         tool.parameters = strict.model_json_schema(by_alias=True)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        # The top-level handler of every tool call. The SDK would answer an exception raised from
+        # here with its text (a failed INSERT's SQL, say), so nothing but MCPError leaves it.
         started = time.perf_counter()
         result = await self._call_tool_as_json(name, arguments, context)
         if self._auditor is not None and isinstance(result, CallToolResult):
-            await anyio.to_thread.run_sync(
-                self._auditor, context, name, result, (time.perf_counter() - started) * 1000
-            )
+            try:
+                await anyio.to_thread.run_sync(
+                    self._auditor, context, name, result, (time.perf_counter() - started) * 1000
+                )
+            except Exception:  # the answer stands; a lost audit row is logged, never shown to the bot
+                logger.exception("auditing a call of tool %r failed", printable(name)[:100])
         return result
 
     async def _call_tool_as_json(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
@@ -118,10 +138,17 @@ class StrictMCPServer(MCPServer):
                 return error_result(cause)
             if isinstance(cause, ValidationError):
                 return error_result(_describe_validation_error(cause))
-            if cause is None and "Unknown tool" in str(exc):
-                return error_result(AppError("not_found", f"{exc}; call tools/list for the tools this server has"))
-            if isinstance(exc, UnexpectedToolError):
-                # A crash: the traceback stays in the log, the caller gets the JSON error (and an audit row).
-                logger.error("tool %r crashed", name, exc_info=exc)
-                return error_result(AppError("internal_error", f"{name} failed unexpectedly; try again later"))
-            raise
+            if cause is None and self._tool_manager.get_tool(name) is None:
+                # The name is the caller's text: it is not echoed.
+                return error_result(AppError("not_found", "no such tool; call tools/list for the tools it has"))
+            logger.error("tool %r crashed", printable(name)[:100], exc_info=exc)
+            return _CRASHED
+        except MCPError:
+            raise  # a protocol error: the SDK answers it as such
+        except Exception:
+            logger.exception("tool %r crashed", printable(name)[:100])
+            return _CRASHED
+
+
+# A crash's traceback stays in the log; the caller gets this (and an audit row), never the crash's text.
+_CRASHED = error_result(AppError("internal_error", "the tool failed unexpectedly; try again later"))

@@ -12,12 +12,13 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from mcp_service.audit import audit_tool_call
+from mcp_service.audit import PUBLISH_TOOL, audit_tool_call
 from mcp_service.context import current_bot_id
 from mcp_service.tooling import StrictMCPServer, ok_result
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.routing import RouteRequest, validate_routing
-from topic_dashboard.services.publishing import MESSAGE_TYPES, PublishRequest, check_message_type, publish_item
+from topic_dashboard.services.audit import CallAudit
+from topic_dashboard.services.publishing import MESSAGE_TYPES, PublishRequest, check_route_request, publish_item
 from topic_dashboard.services.routing_service import route_for_bot
 from topic_dashboard.services.topics import list_topics, load_settings
 from topic_dashboard.views import LEVELS, parse_allowed_view_types, schema_document, view_json_schema
@@ -90,13 +91,11 @@ def route_tool(
     summary: Annotated[str | None, Field(description="A one-line summary, if you have one.")] = None,
 ) -> CallToolResult:
     bot_id = current_bot_id(ctx)
-    check_message_type(message_type)
+    request = RouteRequest(content=content, title=title, message_type=message_type, tags=tuple(tags or ()),
+                           level=level, summary=summary)
+    check_route_request(request)
     with read_session() as session:
-        decision = route_for_bot(
-            session=session, bot_id=bot_id,
-            request=RouteRequest(content=content, title=title, message_type=message_type, tags=tuple(tags or ()),
-                                 level=level, summary=summary),
-        )
+        decision = route_for_bot(session=session, bot_id=bot_id, request=request)
     return ok_result(decision.to_dict())
 
 
@@ -113,11 +112,13 @@ def publish_tool(
                                                         "bot's dedupe window returns the first item instead of a copy.")] = None,
     message_type: MessageType = None,
 ) -> CallToolResult:
+    audit = CallAudit(tool=PUBLISH_TOOL)
     bot_id = current_bot_id(ctx)
     request = PublishRequest(topic_key=topic_key, title=title, content=content, level=level, tags=tags, view=view,
                              dedupe_key=dedupe_key, message_type=message_type)
     with write_session() as session:
-        result = publish_item(session=session, bot_id=bot_id, request=request, source="mcp")
+        # The audit row of an accepted publish commits with the item (the auditor writes only refusals).
+        result = publish_item(session=session, bot_id=bot_id, request=request, source="mcp", audit=audit)
     return ok_result(result.model_dump())
 
 
@@ -149,7 +150,7 @@ def build_topic_server() -> StrictMCPServer:
         ),
     )
     server.strict_tool(
-        publish_tool, name="topic_publish", title="Publish a result",
+        publish_tool, name=PUBLISH_TOOL, title="Publish a result",
         description=(
             "Publish one task result to a topic (use the topic_key topic_route gave you). Returns item_id, topic_key, "
             "deduplicated (true when the same dedupe_key was published within the window: nothing new stored) and "

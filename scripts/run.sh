@@ -5,7 +5,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/bootstrap.sh
 source scripts/env.sh
+# Everything the app writes from here on is its owner's only: Reflex's .states/*.pkl hold live
+# session tokens, the data dir holds the database and each bot's token.
+umask 077
 
+# On a data dir or database it cannot use, this prints one line saying which, why and what to do,
+# and exits non-zero: the script stops here.
 .venv/bin/topic-dashboard db upgrade >/dev/null
 base_url="$(.venv/bin/python -c 'from topic_dashboard.settings import get_settings as g; print(g().public_base_url.rstrip("/"))')"
 setup_token="$(.venv/bin/topic-dashboard setup-token)"

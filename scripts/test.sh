@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # Run the whole test suite: `make test`. Set TEST_DATABASE_URL (a PostgreSQL server URL) to run
-# the storage and API tests on PostgreSQL too; each run creates and drops its own database.
+# the storage and API tests on PostgreSQL too; each run creates and drops its own databases.
+#
+# Without arguments: everything but the browser flows in two processes (pytest-xdist; each worker
+# has its own databases and its own server), then the browser flows in one (they share one frontend
+# build). With arguments: one pytest run with them (e.g.
+# `bash scripts/test.sh tests/reliability -x`).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/bootstrap.sh --test
 source scripts/env.sh
-exec .venv/bin/python -m pytest "$@"
+if [ "$#" -gt 0 ]; then
+  exec .venv/bin/python -m pytest "$@"
+fi
+status=0
+.venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --ignore=tests/e2e || status=$?
+.venv/bin/python -m pytest tests/e2e || status=$?
+exit "$status"

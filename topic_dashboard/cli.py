@@ -31,8 +31,12 @@ def db() -> None:
 
 @db.command("upgrade")
 def db_upgrade() -> None:
-    """Apply all migrations to the configured database."""
-    upgrade_database()
+    """Apply all migrations to the configured database (one clear message if it cannot be used)."""
+    try:
+        upgrade_database()
+    except AppError as error:
+        _fail(error)
+        return
     click.echo("database is at the latest revision")
 
 
@@ -61,6 +65,19 @@ def user_create(username: str, role: str, password_stdin: bool) -> None:
     click.echo(f"created {created.role} {created.username!r}")
 
 
+@user.command("log-out-everywhere")
+@click.argument("username")
+def user_log_out_everywhere(username: str) -> None:
+    """End every open login session of USERNAME (e.g. after a lost laptop)."""
+    try:
+        with write_session() as session:
+            ended = accounts.log_out_everywhere(session=session, username=username)
+    except AppError as error:
+        _fail(error)
+        return
+    click.echo(f"ended {ended} login session(s) of {username!r}")
+
+
 @main.group("api-token")
 def api_token() -> None:
     """Tokens for the REST API (Authorization: Bearer ...)."""
@@ -69,16 +86,49 @@ def api_token() -> None:
 @api_token.command("create")
 @click.option("--name", required=True)
 @click.option("--role", type=click.Choice(accounts.ROLES), default="admin", show_default=True)
-def api_token_create(name: str, role: str) -> None:
+@click.option("--expires-days", type=int, default=accounts.DEFAULT_API_TOKEN_DAYS, show_default=True,
+              help=f"Days until the token stops working (1-{accounts.MAX_API_TOKEN_DAYS}).")
+def api_token_create(name: str, role: str, expires_days: int) -> None:
     """Create an API token; the token is the last line printed (it is not shown again)."""
     try:
         with write_session() as session:
-            token = accounts.create_api_token(session=session, name=name, role=role)
+            created, token = accounts.issue_api_token(session=session, name=name, role=role, expires_days=expires_days)
     except AppError as error:
         _fail(error)
         return
-    click.echo(f"created {role} API token {name!r}; store it now, it is not shown again:")
+    click.echo(f"created {role} API token {name!r} (id {created.id}, expires {created.expires_at}); "
+               "store it now, it is not shown again:")
     click.echo(token)
+
+
+@api_token.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def api_token_list(as_json: bool) -> None:
+    """List API tokens (never their secrets): name, role, created, last used, expires, state."""
+    with write_session() as session:
+        tokens = accounts.list_api_tokens(session=session)
+    if as_json:
+        click.echo(json.dumps([token.model_dump() for token in tokens], indent=2))
+        return
+    rows = [("id", "name", "role", "state", "created", "last used", "expires")]
+    rows += [(str(t.id), t.name, t.role, t.state, t.created_at[:16], (t.last_used_at or "never")[:16], t.expires_at[:16])
+             for t in tokens]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+
+@api_token.command("revoke")
+@click.argument("token_id", type=int)
+def api_token_revoke(token_id: int) -> None:
+    """Revoke the API token with id TOKEN_ID (see `api-token list`); it stops working at once."""
+    try:
+        with write_session() as session:
+            revoked = accounts.revoke_api_token(session=session, token_id=token_id)
+    except AppError as error:
+        _fail(error)
+        return
+    click.echo(f"revoked API token {revoked.id} ({revoked.name!r})")
 
 
 @main.group()

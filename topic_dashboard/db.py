@@ -7,20 +7,27 @@ fails with "database is locked" under concurrent writers instead of waiting its 
 
 from __future__ import annotations
 
+import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session
 
-from topic_dashboard.settings import Settings, get_settings
+from topic_dashboard.errors import AppError
+from topic_dashboard.settings import ENV_PREFIX, Settings, get_settings
 
 _lock = threading.Lock()
 _engines: dict[str, Engine] = {}
+_writer_turns: dict[str, threading.RLock] = {}
+# After this long waiting for its turn, a write session goes ahead and lets SQLite's busy timeout decide.
+WRITER_TURN_WAIT_SECONDS = 60.0
 
 
 def is_sqlite(engine: Engine) -> bool:
@@ -68,8 +75,6 @@ def get_engine(settings: Settings | None = None) -> Engine:
         engine = _engines.get(url)
         if engine is None:
             if url.startswith("sqlite:///"):
-                from pathlib import Path
-
                 Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
             engine = create_db_engine(url, busy_timeout_seconds=settings.sqlite_busy_timeout_seconds)
             _engines[url] = engine
@@ -92,8 +97,28 @@ def write_session(engine: Engine | None = None) -> Iterator[Session]:
     readable after the block (closing detaches them without expiring their attributes).
     """
     engine = engine or get_engine()
-    with Session(engine, expire_on_commit=False) as session:
-        yield session
+    writer_turn = _sqlite_writer_turn(engine)
+    acquired = writer_turn is not None and writer_turn.acquire(timeout=WRITER_TURN_WAIT_SECONDS)
+    try:
+        with Session(engine, expire_on_commit=False) as session:
+            yield session
+    finally:
+        if acquired:
+            writer_turn.release()  # type: ignore[union-attr]
+
+
+def _sqlite_writer_turn(engine: Engine) -> threading.RLock | None:
+    """One in-process turn per SQLite file for write sessions.
+
+    SQLite's busy handler polls with growing sleeps and serves no queue: under many concurrent
+    writers one of them can miss every free moment until its busy timeout ends in "database is
+    locked". Writers of one process queue on this lock instead, so SQLite sees one writer per
+    process. Reentrant, so a nested write session behaves as before.
+    """
+    if not is_sqlite(engine):
+        return None
+    with _lock:
+        return _writer_turns.setdefault(str(engine.url.database), threading.RLock())
 
 
 @contextmanager
@@ -107,10 +132,135 @@ def read_session(engine: Engine | None = None) -> Iterator[Session]:
 
 def ping(engine: Engine | None = None) -> bool:
     """True when the database answers a trivial query."""
-    engine = engine or get_engine()
     try:
-        with read_session(engine) as session:
-            session.exec(sa.text("SELECT 1"))  # type: ignore[call-overload]
-        return True
-    except sa.exc.OperationalError:
+        check_database(engine)
+    except AppError:
         return False
+    return True
+
+
+# --- start-up checks: one clear message instead of a traceback ------------------------------------
+
+URL_SETTING = ENV_PREFIX + "DATABASE_URL"
+DATA_DIR_SETTING = ENV_PREFIX + "DATA_DIR"
+URL_EXAMPLES = "sqlite:////path/to/topic_dashboard.db or postgresql://user@host:5432/dbname"
+
+
+def masked_url(url: str) -> str | None:
+    """`url` with its password masked; None when it does not parse (then it is never echoed: it may hold one)."""
+    try:
+        parsed = make_url(url)
+    except sa.exc.ArgumentError:
+        return None
+    # As users write it: postgresql://..., not the driver this app picks (postgresql+psycopg://...).
+    return parsed.set(drivername=parsed.get_backend_name()).render_as_string(hide_password=True)
+
+
+def check_data_dir(path: Path) -> None:
+    """Create `path` when it is missing and prove that this process can write there.
+
+    Raises data_dir_unavailable (naming the path, what is wrong and what to do).
+    """
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise AppError(
+            "data_dir_unavailable",
+            f"the data dir {path} cannot be used ({reason}): create it writable for this user, "
+            f"or point {DATA_DIR_SETTING} at a writable directory",
+        ) from exc
+
+
+def check_database_url(url: str) -> None:
+    """Raise database_unavailable when `url` is not one this app can open (syntax, kind, driver); no connection."""
+    try:
+        create_db_engine(url).dispose()
+    except (sa.exc.ArgumentError, ImportError) as exc:  # NoSuchModuleError is an ArgumentError
+        raise _bad_url(url, exc) from exc
+
+
+def check_database(engine: Engine | None = None, *, write: bool = False) -> None:
+    """Prove that the database answers a trivial query (with `write`, under the write lock on SQLite).
+
+    Raises database_unavailable, or data_dir_unavailable when SQLite's directory cannot be made.
+    The message names the URL with its password masked and says what to do.
+    """
+    url = get_settings().effective_database_url if engine is None else engine.url.render_as_string(hide_password=False)
+    try:
+        engine = engine or get_engine()
+        with (write_session if write else read_session)(engine) as session:
+            session.exec(sa.text("SELECT 1"))  # type: ignore[call-overload]
+    except (sa.exc.ArgumentError, ImportError) as exc:
+        raise _bad_url(url, exc) from exc
+    except (sa.exc.DBAPIError, OSError) as exc:  # OSError: get_engine creating SQLite's directory
+        if url.startswith("sqlite:///"):
+            check_data_dir(Path(url.removeprefix("sqlite:///")).parent)  # the likelier cause, with its own advice
+        raise database_error(url, exc) from exc
+
+
+def database_error(url: str, exc: BaseException) -> AppError:
+    """database_unavailable for `url` failing with `exc`: which database, the driver's reason, what to do."""
+    shown = masked_url(url) or f"named by {URL_SETTING}"
+    orig = getattr(exc, "orig", None) or exc
+    reason = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+    password = _password(url)
+    if password:
+        reason = reason.replace(password, "***")
+    if url.startswith("sqlite"):
+        advice = (f"check that the file is an SQLite database this user can read and write, or point "
+                  f"{DATA_DIR_SETTING} (or {URL_SETTING}) elsewhere")
+    else:
+        advice = (f"check that the server runs and accepts this user, and that {URL_SETTING} is right "
+                  f"(e.g. {URL_EXAMPLES}); unset it to use SQLite in the data dir")
+    return AppError("database_unavailable", f"cannot use the database {shown} ({reason}): {advice}")
+
+
+def _bad_url(url: str, exc: BaseException) -> AppError:
+    if isinstance(exc, ImportError):
+        reason = f"its driver is not installed ({exc.name or exc})"
+    elif isinstance(exc, sa.exc.NoSuchModuleError):
+        reason = f"this app does not know the database kind {make_url(url).drivername!r}"
+    else:
+        reason = "it is not a database URL"  # the parser's message quotes the URL, password and all
+    return AppError(
+        "database_unavailable",
+        f"{URL_SETTING} cannot be used: {reason}; set it to a URL such as {URL_EXAMPLES}, "
+        "or unset it to use SQLite in the data dir",
+    )
+
+
+def _password(url: str) -> str | None:
+    try:
+        return make_url(url).password  # type: ignore[return-value]
+    except sa.exc.ArgumentError:
+        return None
+
+
+def startup_problem(settings: Settings | None = None) -> AppError | None:
+    """Why the app cannot start, or None. A database that does not answer yet is not such a reason:
+    the app serves, and /api/health answers 503 database_unavailable until it does.
+    """
+    settings = settings or get_settings()
+    try:
+        check_data_dir(settings.data_dir)
+        check_database_url(settings.effective_database_url)
+    except AppError as error:
+        return error
+    return None
+
+
+def exit_unless_startable(settings: Settings | None = None) -> None:
+    """For the app's start: print one clear message and exit with status 2 when the app cannot start;
+    warn (one line) when the database does not answer yet.
+    """
+    problem = startup_problem(settings)
+    if problem is not None:
+        print(f"error [{problem.code}]: {problem.message}", file=sys.stderr, flush=True)
+        raise SystemExit(2)
+    try:
+        check_database()
+    except AppError as error:
+        print(f"warning [{error.code}]: {error.message}", file=sys.stderr, flush=True)

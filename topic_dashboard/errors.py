@@ -19,7 +19,13 @@ CATALOGUE: dict[str, int] = {
     "payload_too_large": 413,
     "rate_limited": 429,
     "database_unavailable": 503,
+    "data_dir_unavailable": 503,
     "internal_error": 500,
+    # the HTTP edge (mcp_service/http_guards.py)
+    "invalid_host": 421,
+    "forbidden_origin": 403,
+    "method_not_allowed": 405,
+    "unsupported_media_type": 415,
     # access
     "unauthorized": 401,
     "invalid_credentials": 401,
@@ -28,11 +34,17 @@ CATALOGUE: dict[str, int] = {
     "user_exists": 409,
     "weak_password": 422,
     "setup_done": 409,
+    "too_many_attempts": 429,
+    "user_not_found": 404,
+    "api_token_not_found": 404,
     # bots and their nanobot config
     "bot_not_found": 404,
     "invalid_mcp_config": 422,
     "locked_field": 422,
     "config_io_error": 500,
+    "config_path_not_allowed": 422,
+    "config_path_in_use": 409,
+    "adoption_not_confirmed": 409,
     # topics, rules, items
     "topic_not_found": 404,
     "topic_exists": 409,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 
+from topic_dashboard.db import check_data_dir, check_database, check_database_url, create_db_engine, database_error
 from topic_dashboard.settings import get_settings
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -21,18 +23,30 @@ def alembic_config(url: str | None = None) -> Config:
 
 
 def upgrade_database(url: str | None = None, revision: str = "head") -> None:
-    """Bring the database at `url` (default: the configured one) to `revision`."""
-    url = url or get_settings().effective_database_url
+    """Bring the database at `url` (default: the configured one, whose data dir is checked too) to `revision`.
+
+    Raises data_dir_unavailable or database_unavailable, with a message that says what to do.
+    """
+    if url is None:
+        settings = get_settings()
+        check_data_dir(settings.data_dir)
+        url = settings.effective_database_url
     if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    command.upgrade(alembic_config(url), revision)
+        check_data_dir(Path(url.removeprefix("sqlite:///")).parent)
+    check_database_url(url)
+    engine = create_db_engine(url)
+    try:
+        check_database(engine, write=True)
+        command.upgrade(alembic_config(url), revision)
+    except sa.exc.DBAPIError as exc:  # lost or refused in the middle of a migration
+        raise database_error(url, exc) from exc
+    finally:
+        engine.dispose()
 
 
 def current_revision_is_head(url: str | None = None) -> bool:
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
-
-    from topic_dashboard.db import create_db_engine
 
     config = alembic_config(url)
     head = ScriptDirectory.from_config(config).get_current_head()

@@ -19,6 +19,12 @@ DEFAULT_FALLBACK_TOPIC_KEY = "inbox"
 DEFAULT_TOOL_TIMEOUT_SECONDS = 30
 DEFAULT_SESSION_TTL_HOURS = 12
 DEFAULT_PORT = 3000
+# Loopback only: listening on every interface is a deliberate choice (see `exposure_warning`).
+DEFAULT_LISTEN_HOST = "127.0.0.1"
+# Request bodies are refused above these sizes before auth and before any parsing.
+DEFAULT_REST_MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_MCP_MAX_BODY_BYTES = 4 * 1024 * 1024  # the MCP SDK's own default
+WILDCARD_LISTEN_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
 
 
 def _split_csv(value: object) -> object:
@@ -34,18 +40,27 @@ class Settings(BaseSettings):
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; default: SQLite file in data_dir.")
     redis_url: str | None = Field(default=None, description="Redis for Reflex state when several workers run.")
     port: int = Field(default=DEFAULT_PORT, description="The port the dashboard (UI, REST and MCP) listens on.")
+    listen_host: str = Field(
+        default=DEFAULT_LISTEN_HOST,
+        description="The address the dashboard listens on; 0.0.0.0 or :: exposes it on every network interface.",
+    )
     public_base_url: str = Field(
         default=f"http://127.0.0.1:{DEFAULT_PORT}",
         description="The base URL bots use to reach /api/mcp/*; written into each bot's nanobot config.",
     )
     allowed_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["127.0.0.1:*", "localhost:*", "[::1]:*"],
-        description="Host headers accepted by the MCP endpoints (DNS-rebinding protection). Comma-separated.",
+        description="Host headers accepted on every request (DNS-rebinding protection). Comma-separated; "
+        "`name:*` allows any port.",
     )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-        description="Origin headers accepted by the MCP endpoints. Comma-separated.",
+        description="Origin headers accepted by the UI's event socket and the MCP endpoints. Comma-separated.",
     )
+    rest_max_body_bytes: int = Field(default=DEFAULT_REST_MAX_BODY_BYTES, gt=0,
+                                     description="Largest request body outside /api/mcp/*.")
+    mcp_max_body_bytes: int = Field(default=DEFAULT_MCP_MAX_BODY_BYTES, gt=0,
+                                    description="Largest request body on /api/mcp/*.")
     admin_token: SecretStr | None = Field(default=None, description="Accepted as an admin API token when set.")
     session_ttl_hours: int = Field(default=DEFAULT_SESSION_TTL_HOURS, ge=1)
     sqlite_busy_timeout_seconds: float = Field(default=15.0, gt=0)
@@ -64,6 +79,19 @@ class Settings(BaseSettings):
     @property
     def mcp_topic_url(self) -> str:
         return self.public_base_url.rstrip("/") + "/api/mcp/topic"
+
+
+def exposure_warning(listen_host: str) -> str | None:
+    """What to tell the operator at start when the dashboard listens on every interface; None on one address."""
+    if listen_host.strip() not in WILDCARD_LISTEN_HOSTS:
+        return None
+    return (
+        f"WARNING: {ENV_PREFIX}LISTEN_HOST={listen_host!r} exposes the dashboard (UI, REST API and the bots' MCP "
+        "endpoints) on every network interface of this machine, to anyone who can reach it. Requests are "
+        f"refused unless their Host header matches {ENV_PREFIX}ALLOWED_HOSTS: list there every name people "
+        f"and bots use to reach it (e.g. dashboard.lan:*), and set {ENV_PREFIX}LISTEN_HOST=127.0.0.1 "
+        "unless you mean it."
+    )
 
 
 @lru_cache(maxsize=1)

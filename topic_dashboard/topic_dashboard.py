@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.utils.prerequisites import get_states_dir
 
 from mcp_service.app import build_api, mcp_lifespan
 from topic_dashboard.audit_page.page import audit_page
@@ -14,10 +15,18 @@ from topic_dashboard.bots_page.page import bots_page
 from topic_dashboard.bots_page.state import BotsState
 from topic_dashboard.conversations_page.page import conversations_page
 from topic_dashboard.conversations_page.state import ConversationsState
+from topic_dashboard.db import exit_unless_startable
+from topic_dashboard.file_modes import harden_file_modes
 from topic_dashboard.rules_editor.page import rules_page
 from topic_dashboard.rules_editor.state import RulesState
+from topic_dashboard.settings import get_settings
 from topic_dashboard.topic_panel.page import topic_panel_page
 from topic_dashboard.topic_panel.state import TopicPanelState
+
+# Before anything is written: owner-only files (Reflex's state files hold login tokens), and one clear
+# message instead of a traceback when the data directory or the database URL cannot work.
+harden_file_modes(data_dir=get_settings().data_dir, states_dir=get_states_dir())
+exit_unless_startable()
 
 app = rx.App(
     api_transformer=build_api,

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Query
 from mcp_service.rest.deps import Reader, SessionDep
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.services import audit
+from topic_dashboard.text_policy import INT64_MAX, INT64_MIN
 
 router = APIRouter(tags=["audit"], responses=ERROR_RESPONSES)
 
@@ -14,6 +15,6 @@ router = APIRouter(tags=["audit"], responses=ERROR_RESPONSES)
 @router.get("/audit", response_model=list[audit.AuditPublic])
 def list_audit(
     _: Reader, session: SessionDep, bot_id: str | None = None, tool: str | None = None, outcome: str | None = None,
-    before_id: int | None = Query(default=None, le=2**63 - 1), limit: int = Query(default=100, ge=1, le=500),
+    before_id: int | None = Query(default=None, ge=INT64_MIN, le=INT64_MAX), limit: int = Query(default=100, ge=1, le=500),
 ) -> list[audit.AuditPublic]:
     return audit.list_calls(session=session, bot_id=bot_id, tool=tool, outcome=outcome, before_id=before_id, limit=limit)

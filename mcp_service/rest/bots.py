@@ -13,6 +13,7 @@ from topic_dashboard.bot_config import redact_secrets
 from topic_dashboard.services import bots
 from topic_dashboard.settings import get_settings
 
+
 router = APIRouter(tags=["bots"], responses=ERROR_RESPONSES)
 
 
@@ -21,7 +22,14 @@ class BotCreate(BaseModel):
 
     name: str = Field(description="A name people recognise, 1-100 characters.")
     config_path: str | None = Field(
-        default=None, description="Absolute path of an existing nanobot config.json to adopt; omitted: a new workspace."
+        default=None,
+        description="Absolute path of the bot's nanobot config.json, inside the data directory and no other bot's; "
+                    "omitted: a new workspace there.",
+    )
+    adopt_existing: bool = Field(
+        default=False,
+        description="Confirms adopting a config.json that exists already at config_path (its topic_mcp entry is "
+                    "rewritten, everything else kept); without it an existing file is refused (adoption_not_confirmed).",
     )
 
 
@@ -56,7 +64,8 @@ def list_bots(_: Reader, session: SessionDep) -> list[bots.BotStatus]:
 
 @router.post("/bots", response_model=BotCreated, status_code=201)
 def create_bot(body: BotCreate, _: Admin, session: SessionDep) -> BotCreated:
-    created, token = bots.create_bot(session=session, name=body.name, config_path=body.config_path)
+    created, token = bots.create_bot(session=session, name=body.name, config_path=body.config_path,
+                                     adopt_existing=body.adopt_existing)
     return BotCreated(bot_id=created.bot_id, name=created.name, token=token, config_path=created.config_path,
                       mcp_url=get_settings().mcp_topic_url)
 
@@ -72,7 +81,9 @@ def rotate_token(bot_id: str, _: Admin, session: SessionDep) -> TokenRotated:
 
 
 def _redacted(config: bots.McpConfigPublic) -> bots.McpConfigPublic:
-    """Viewers read the config without secrets: the bot's token and every server's header and env values."""
+    """Viewers read the config without any secret: every server's header and env values.
+
+    (Nobody reads the bot's own token back: the service masks it for admins too.)"""
     return config.model_copy(update={"servers": redact_secrets(config.servers)})
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mcp_service.rest.deps import Admin, Reader, SessionDep
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.services import conversations
+from topic_dashboard.text_policy import INT64_MAX
 
 router = APIRouter(tags=["conversations"], responses=ERROR_RESPONSES)
 
@@ -55,7 +56,8 @@ def get_conversation(conversation_id: str, _: Reader, session: SessionDep) -> co
 @router.get("/conversations/{conversation_id}/messages", response_model=list[conversations.MessagePublic])
 def list_messages(
     conversation_id: str, _: Reader, session: SessionDep,
-    after_seq: int = Query(default=0, ge=0), limit: int = Query(default=200, ge=1, le=1000),
+    after_seq: int = Query(default=0, ge=0, le=INT64_MAX),
+    limit: int = Query(default=200, ge=1, le=conversations.MAX_PAGE),
 ) -> list[conversations.MessagePublic]:
     return conversations.list_messages(session=session, conversation_id=conversation_id, after_seq=after_seq, limit=limit)
 

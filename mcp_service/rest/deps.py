@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -11,8 +13,11 @@ from starlette.datastructures import Headers
 
 from mcp_service.auth import bearer_token
 from topic_dashboard.db import write_session
-from topic_dashboard.services.accounts import Principal, require_admin, resolve_api_token
+from topic_dashboard.services.accounts import Principal, admin_token_problem, require_admin, resolve_api_token
 from topic_dashboard.settings import get_settings
+from topic_dashboard.text_policy import check_parameters
+
+logger = logging.getLogger(__name__)
 
 
 def db_session() -> Iterator[Session]:
@@ -23,13 +28,34 @@ def db_session() -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(db_session)]
 
 
+@lru_cache(maxsize=8)
+def _warn_unusable_admin_token(problem: str) -> None:
+    """Say once per process (not on every request) why the admin-token setting is not accepted."""
+    logger.warning(problem)
+
+
+def usable_admin_token() -> str | None:
+    """The admin-token setting when it is long enough to accept, else None (and a warning, once).
+
+    A short setting is refused rather than fatal: the rest of the API keeps working with API tokens,
+    and the log says why the setting does not.
+    """
+    setting = get_settings().admin_token
+    if setting is None:
+        return None
+    problem = admin_token_problem(setting.get_secret_value())
+    if problem is not None:
+        _warn_unusable_admin_token(problem)
+        return None
+    return setting.get_secret_value()
+
+
 def principal(request: Request, session: SessionDep) -> Principal:
     """Raises unauthorized unless `Authorization: Bearer <api token>` is valid."""
-    admin_token = get_settings().admin_token
     return resolve_api_token(
         session=session,
         token=bearer_token(Headers(scope=request.scope)) or "",
-        admin_token=admin_token.get_secret_value() if admin_token else None,
+        admin_token=usable_admin_token(),
     )
 
 
@@ -41,3 +67,9 @@ def admin(who: Annotated[Principal, Depends(principal)]) -> Principal:
 
 Reader = Annotated[Principal, Depends(principal)]
 Admin = Annotated[Principal, Depends(admin)]
+
+
+def checked_parameters(request: Request) -> None:
+    """The REST API's guard: every path and query parameter is one line of text the text policy
+    allows (no NUL, lone surrogate, control or bidi character), whatever the route; else 422."""
+    check_parameters([*request.path_params.items(), *request.query_params.multi_items()])

@@ -1,7 +1,13 @@
-"""GET /api/health: is the database reachable, which version runs."""
+"""GET /api/health: is the database reachable, which version runs.
+
+503 when the database cannot be used, with the error body's code (`database_unavailable` or
+`data_dir_unavailable`) and a message that names nothing of the URL: this endpoint answers anyone.
+The details (URL with its password masked, the driver's reason) go to the server log, once per change.
+"""
 
 from __future__ import annotations
 
+import logging
 from importlib.metadata import PackageNotFoundError, version
 
 import anyio
@@ -9,9 +15,18 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from topic_dashboard.db import ping
+from mcp_service.rest.errors import ErrorDetail
+from topic_dashboard.db import check_database
+from topic_dashboard.errors import AppError
 
 router = APIRouter(tags=["health"])
+logger = logging.getLogger(__name__)
+_last_problem: list[str | None] = [None]
+
+PUBLIC_MESSAGES = {
+    "database_unavailable": "the database cannot be reached or opened; the server log says which and why",
+    "data_dir_unavailable": "the data dir cannot be written; the server log says which and why",
+}
 
 
 def app_version() -> str:
@@ -25,10 +40,21 @@ class Health(BaseModel):
     status: str
     database: str
     version: str
+    error: ErrorDetail | None = None
 
 
 @router.get("/health", response_model=Health, responses={503: {"model": Health}})
 async def health() -> JSONResponse:
-    reachable = await anyio.to_thread.run_sync(ping)
-    body = Health(status="ok" if reachable else "degraded", database="ok" if reachable else "unreachable", version=app_version())
-    return JSONResponse(body.model_dump(), status_code=200 if reachable else 503)
+    try:
+        await anyio.to_thread.run_sync(check_database)
+    except AppError as error:
+        if _last_problem[0] != error.message:
+            logger.error("health: %s", error.message)
+            _last_problem[0] = error.message
+        detail = ErrorDetail(code=error.code, message=PUBLIC_MESSAGES.get(error.code, "the service is unavailable"))
+        body = Health(status="unavailable", database="unreachable", version=app_version(), error=detail)
+        return JSONResponse(body.model_dump(exclude_none=True), status_code=503)
+    if _last_problem[0] is not None:
+        logger.warning("health: the database answers again")
+        _last_problem[0] = None
+    return JSONResponse(Health(status="ok", database="ok", version=app_version()).model_dump(exclude_none=True))

@@ -51,6 +51,7 @@ class E2EApp:
     backend_url: str
     database_url: str
     engine: Engine
+    data_dir: Path
 
     def path(self, route: str) -> str:
         return self.url.rstrip("/") + route
@@ -74,7 +75,8 @@ def e2e_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EApp]:
         engine = create_db_engine(url)
         try:
             assert harness.frontend_url
-            yield E2EApp(url=harness.frontend_url, backend_url=backend_url, database_url=url, engine=engine)
+            yield E2EApp(url=harness.frontend_url, backend_url=backend_url, database_url=url, engine=engine,
+                         data_dir=tmp / "data")
         finally:
             engine.dispose()
             harness.stop()

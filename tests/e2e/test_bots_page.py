@@ -76,11 +76,12 @@ def _mcp_status(app: E2EApp, token: str) -> int:
 
 
 def _create_in_ui(page: Page, name: str, config_path: str = "") -> str:
-    """Create a bot through the dialog; returns the token the page shows (once)."""
+    """Create a bot through the dialog (adopting `config_path` if given); returns the token the page shows (once)."""
     page.locator("#new-bot").click()
     page.locator("#new-bot-name").fill(name)
     if config_path:
         page.locator("#new-bot-config-path").fill(config_path)
+        page.locator("#new-bot-adopt").click()
     page.locator("#create-bot-submit").click()
     token = page.locator("#shown-token")
     expect(token).to_contain_text(BOT_TOKEN_PREFIX)
@@ -201,10 +202,10 @@ def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_chec
 
 
 def test_adopting_an_existing_config_keeps_its_other_servers_and_unknown_keys(
-    page: Page, e2e_app: E2EApp, tmp_path: Path
+    page: Page, e2e_app: E2EApp
 ) -> None:
-    path = tmp_path / "nanobot" / "config.json"
-    path.parent.mkdir()
+    path = e2e_app.data_dir / unique("nanobot") / "config.json"
+    path.parent.mkdir(parents=True)
     existing = {
         "agents": {"defaults": {"model": "some/model", "temperature": 0.2}},
         "tools": {

@@ -181,7 +181,7 @@ def test_a_viewer_may_mark_an_item_read(viewer: httpx.Client, admin: httpx.Clien
     assert admin.get(world.url("/api/bots/{bot_id}/topic-items")).json()["items"][0]["is_read"] is True
 
 
-def test_a_viewer_sees_the_mcp_config_without_the_bot_token(
+def test_nobody_sees_the_bot_token_in_the_mcp_config_after_it_was_shown_once(
     viewer: httpx.Client, admin: httpx.Client, world: World
 ) -> None:
     seen = viewer.get(world.url("/api/bots/{bot_id}/mcp-config"))
@@ -190,7 +190,8 @@ def test_a_viewer_sees_the_mcp_config_without_the_bot_token(
     assert seen.json()["servers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": "***"}
     assert seen.json()["locked"] == {"topic_mcp": True}
     full = admin.get(world.url("/api/bots/{bot_id}/mcp-config")).json()
-    assert full["servers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": world.token}
+    assert world.token not in json.dumps(full)
+    assert full["servers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": "***"}
     assert {**full["servers"]["topic_mcp"], "headers": None} == {**seen.json()["servers"]["topic_mcp"], "headers": None}
 
 
@@ -227,10 +228,11 @@ def test_the_admin_token_setting_is_an_admin_api_token(server: LiveServer, world
 
 
 def test_the_admin_token_setting_resolves_to_an_admin(server_session: Session) -> None:
-    principal = resolve_api_token(session=server_session, token="s3cret-admin", admin_token="s3cret-admin")
+    setting = "s3cret-admin-" + "x" * 32
+    principal = resolve_api_token(session=server_session, token=setting, admin_token=setting)
     assert principal.is_admin and principal.kind == "admin_token"
     with pytest.raises(AppError) as excinfo:
-        resolve_api_token(session=server_session, token="s3cret-admi", admin_token="s3cret-admin")
+        resolve_api_token(session=server_session, token=setting[:-1], admin_token=setting)
     assert excinfo.value.code == "unauthorized"
     server_session.rollback()
 
@@ -358,7 +360,7 @@ def test_openapi_describes_the_parameters(openapi: dict[str, Any]) -> None:
     delete = {p["name"]: p for p in openapi["paths"]["/api/bots/{bot_id}/topics/{topic_key}"]["delete"]["parameters"]}
     assert set(delete["items"]["schema"]["anyOf"][0]["enum"]) == {"move", "delete"}
     create = openapi["components"]["schemas"]["BotCreate"]
-    assert create["required"] == ["name"] and set(create["properties"]) == {"name", "config_path"}
+    assert create["required"] == ["name"] and set(create["properties"]) == {"name", "config_path", "adopt_existing"}
     topic = openapi["components"]["schemas"]["TopicCreate"]
     fields = {"topic_key", "name", "description", "is_active", "routing_json", "view_schema_json"}
     assert fields <= set(topic["properties"])

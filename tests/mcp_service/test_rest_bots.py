@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +34,12 @@ def admin(server: LiveServer, server_session: Session) -> Iterator[httpx.Client]
     token = create_api_token(session=server_session, name="rest-admin", role="admin")
     with httpx.Client(base_url=server.base_url, headers={"authorization": f"Bearer {token}"}, timeout=30) as client:
         yield client
+
+
+@pytest.fixture
+def home(server: LiveServer) -> Path:
+    """A fresh directory a config.json may be adopted from: inside the server's data directory."""
+    return get_settings().data_dir / "home" / secrets.token_hex(4)
 
 
 def _error(response: httpx.Response, status: int, code: str, field: str | None = None) -> dict[str, Any]:
@@ -110,16 +117,21 @@ def test_create_returns_the_token_once_and_writes_the_workspace_config(
     assert len(mine) == 1 and "token" not in mine[0]
 
 
-def test_create_adopts_an_existing_config(admin: httpx.Client, server: LiveServer, tmp_path: Path) -> None:
+def test_create_adopts_an_existing_config(admin: httpx.Client, server: LiveServer, home: Path) -> None:
     original = {"agents": {"defaults": {"model": "m"}}, "zz": [1, 2],
                 "tools": {"mcpServers": copy.deepcopy(OTHER_SERVERS), "ssrfWhitelist": ["127.0.0.0/8"]}}
-    path = tmp_path / "home" / ".nanobot" / "config.json"
+    path = home / ".nanobot" / "config.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(original), encoding="utf-8")
+    before = path.read_bytes()
 
-    created = _create(admin, "adopted", config_path=str(path))
+    _error(admin.post("/api/bots", json={"name": "adopted", "config_path": str(path)}), 409, "adoption_not_confirmed",
+           "config_path")
+    assert path.read_bytes() == before
 
-    assert created["config_path"] == str(path)
+    created = _create(admin, "adopted", config_path=str(path), adopt_existing=True)
+
+    assert created["config_path"] == str(path.resolve())
     written = json.loads(path.read_text(encoding="utf-8"))
     assert list(written) == ["agents", "zz", "tools"] and written["zz"] == [1, 2]
     assert list(written["tools"]["mcpServers"]) == ["filesystem", "remote", "topic_mcp"]
@@ -136,11 +148,14 @@ def test_create_adopts_an_existing_config(admin: httpx.Client, server: LiveServe
         ({"name": "x" * 101}, 422, "validation_error", "name"),
         ({"name": 5}, 422, "validation_error", "name"),
         ({"name": "x", "config_path": "relative.json"}, 422, "validation_error", "config_path"),
-        ({"name": "x", "config_path": "/no/such/dir/config.json"}, 422, "invalid_mcp_config", "config_path"),
+        ({"name": "x", "config_path": "/no/such/dir/config.json"}, 422, "config_path_not_allowed", "config_path"),
         ({"name": "x", "config_path": "/tmp"}, 422, "validation_error", "config_path"),
         ({"name": "x", "config_path": "/tmp/nul\u0000.json"}, 422, "validation_error", "config_path"),
-        ({"name": "x", "config_path": "/etc/hostname/config.json"}, 422, "invalid_mcp_config", "config_path"),
-        ({"name": "x", "config_path": "/" + "n" * 300 + ".json"}, 422, "invalid_mcp_config", "config_path"),
+        ({"name": "x", "config_path": "/etc/hostname/config.json"}, 422, "config_path_not_allowed", "config_path"),
+        ({"name": "x", "config_path": "/" + "n" * 300 + ".json"}, 422, "config_path_not_allowed", "config_path"),
+        ({"name": "x", "config_path": "/etc/passwd.json", "adopt_existing": True}, 422, "config_path_not_allowed",
+         "config_path"),
+        ({"name": "x", "adopt_existing": "yes please"}, 422, "validation_error", "adopt_existing"),
         ({"name": "x", "config_path": "/a" * 600 + ".json"}, 422, "validation_error", "config_path"),
     ],
 )
@@ -154,15 +169,16 @@ def test_create_refusals_store_nothing(
 
 @pytest.mark.parametrize("contents", [b"[1, 2, 3]", b"{broken", b'{"a": "\xff"}', None])
 def test_create_refuses_an_adopted_path_that_is_no_json_object(
-    admin: httpx.Client, server_session: Session, tmp_path: Path, contents: bytes | None
+    admin: httpx.Client, server_session: Session, home: Path, contents: bytes | None
 ) -> None:
-    path = tmp_path / "config.json"
+    path = home / "config.json"
+    home.mkdir(parents=True)
     if contents is None:
         path.mkdir()  # a directory named like a config file
     else:
         path.write_bytes(contents)
     before = _bot_count(server_session)
-    response = admin.post("/api/bots", json={"name": "x", "config_path": str(path)})
+    response = admin.post("/api/bots", json={"name": "x", "config_path": str(path), "adopt_existing": True})
     _error(response, 422, "invalid_mcp_config", "config_path")
     assert _bot_count(server_session) == before
     if contents is not None:
@@ -237,18 +253,23 @@ def test_rotating_an_unknown_bot_is_404(admin: httpx.Client) -> None:
 
 
 @pytest.fixture
-def adopted(admin: httpx.Client, tmp_path: Path) -> dict[str, Any]:
+def adopted(admin: httpx.Client, home: Path) -> dict[str, Any]:
     """A bot adopting a config.json with two other servers and unknown keys."""
-    path = tmp_path / "home" / "config.json"
+    path = home / "config.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"tools": {"mcpServers": copy.deepcopy(OTHER_SERVERS)}, "keep": {"me": True}}),
                     encoding="utf-8")
-    return _create(admin, "configured", config_path=str(path))
+    return _create(admin, "configured", config_path=str(path), adopt_existing=True)
 
 
 def _managed(server: LiveServer, token: str, timeout: int = 30) -> dict[str, Any]:
     return {"type": "streamableHttp", "url": server.topic_mcp_url, "headers": {"x-topic-mcp-token": token},
             "toolTimeout": timeout}
+
+
+def _masked(server: LiveServer, timeout: int = 30) -> dict[str, Any]:
+    """topic_mcp as every read shows it, to admins too: the bot's token appears only when it is made."""
+    return _managed(server, "***", timeout)
 
 
 def test_get_mcp_config_marks_topic_mcp_locked(
@@ -257,7 +278,8 @@ def test_get_mcp_config_marks_topic_mcp_locked(
     response = admin.get(f"/api/bots/{adopted['bot_id']}/mcp-config")
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["servers"] == {**OTHER_SERVERS, "topic_mcp": _managed(server, adopted["token"])}
+    assert body["servers"] == {**OTHER_SERVERS, "topic_mcp": _masked(server)}
+    assert adopted["token"] not in response.text
     assert body["locked"] == {"filesystem": False, "remote": False, "topic_mcp": True}
     assert body["config_path"] == adopted["config_path"] and body["restored"] is False
 
@@ -273,10 +295,10 @@ def test_put_replaces_the_whole_map_and_restores_topic_mcp(
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["restored"] is True
-    assert body["servers"] == {**servers, "topic_mcp": _managed(server, adopted["token"])}
+    assert body["servers"] == {**servers, "topic_mcp": _masked(server)}
     assert body["locked"] == {"remote": False, "local": False, "topic_mcp": True}
     written = json.loads(Path(adopted["config_path"]).read_text(encoding="utf-8"))
-    assert written["tools"]["mcpServers"] == body["servers"]
+    assert written["tools"]["mcpServers"] == {**servers, "topic_mcp": _managed(server, adopted["token"])}
     assert written["keep"] == {"me": True}
     assert admin.get(f"/api/bots/{adopted['bot_id']}/mcp-config").json()["servers"] == body["servers"]
     # topic_mcp still works for the bot
@@ -304,11 +326,13 @@ def test_put_may_change_the_tool_timeout_and_it_survives_rotation(
                          json={"mcpServers": {"topic_mcp": _managed(server, adopted["token"], 120)}})
     assert response.status_code == 200, response.text
     assert response.json()["restored"] is False
-    assert response.json()["servers"] == {"topic_mcp": _managed(server, adopted["token"], 120)}
+    assert response.json()["servers"] == {"topic_mcp": _masked(server, 120)}
 
     new = admin.post(f"/api/bots/{bot_id}/token").json()["token"]
 
-    assert admin.get(f"/api/bots/{bot_id}/mcp-config").json()["servers"]["topic_mcp"] == _managed(server, new, 120)
+    assert admin.get(f"/api/bots/{bot_id}/mcp-config").json()["servers"]["topic_mcp"] == _masked(server, 120)
+    written = json.loads(Path(adopted["config_path"]).read_text(encoding="utf-8"))
+    assert written["tools"]["mcpServers"]["topic_mcp"] == _managed(server, new, 120)
 
 
 @pytest.mark.parametrize(
@@ -395,3 +419,46 @@ def test_mcp_config_of_a_deleted_file_is_422(admin: httpx.Client) -> None:
     created = _create(admin, "lost")
     Path(created["config_path"]).unlink()
     _error(admin.get(f"/api/bots/{created['bot_id']}/mcp-config"), 422, "invalid_mcp_config", "config_path")
+
+
+# --- where a config.json may be, and the token never read back ------------------------------------------------
+
+
+def test_an_outside_path_gets_one_answer_whether_it_exists_or_not(
+    admin: httpx.Client, server_session: Session, tmp_path: Path
+) -> None:
+    existing = tmp_path / "outside" / "config.json"
+    existing.parent.mkdir(parents=True)
+    existing.write_text(json.dumps({"tools": {}}), encoding="utf-8")
+    before = existing.read_bytes()
+    bots_before = _bot_count(server_session)
+    answers = set()
+    for path in (existing, tmp_path / "outside" / "missing.json", tmp_path / "nowhere" / "config.json"):
+        for adopt in (False, True):
+            response = admin.post("/api/bots", json={"name": "x", "config_path": str(path), "adopt_existing": adopt})
+            answers.add((response.status_code, response.text))
+    assert len(answers) == 1
+    status, text = answers.pop()
+    assert status == 422 and json.loads(text)["error"]["code"] == "config_path_not_allowed"
+    assert existing.read_bytes() == before
+    assert _bot_count(server_session) == bots_before
+
+
+def test_another_bots_config_cannot_be_adopted(admin: httpx.Client, server: LiveServer) -> None:
+    owner = _create(admin, "owner")
+    before = Path(owner["config_path"]).read_bytes()
+    _error(admin.post("/api/bots", json={"name": "thief", "config_path": owner["config_path"], "adopt_existing": True}),
+           409, "config_path_in_use", "config_path")
+    assert Path(owner["config_path"]).read_bytes() == before
+    assert _mcp_status(server, owner["token"]) == 200
+
+
+def test_the_bot_token_is_shown_only_by_create_and_rotate(admin: httpx.Client, server: LiveServer) -> None:
+    created = _create(admin, "secretive")
+    rotated = admin.post(f"/api/bots/{created['bot_id']}/token").json()["token"]
+    reads = [admin.get("/api/bots"), admin.get(f"/api/bots/{created['bot_id']}/mcp-config"),
+             admin.put(f"/api/bots/{created['bot_id']}/mcp-config", json={"mcpServers": {}})]
+    for response in reads:
+        assert response.status_code == 200, response.text
+        assert created["token"] not in response.text and rotated not in response.text
+    assert "topic_publish" in _topic_tools(server, rotated)

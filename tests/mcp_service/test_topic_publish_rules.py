@@ -109,6 +109,11 @@ def _items(session: Session, bot_id: str) -> list[TopicItem]:
         ({"dedupe_key": "ci-42\x00"}, "validation_error", "dedupe_key"),
         ({"topic_key": "no_such_topic"}, "topic_not_found", None),  # under policy skip, below
         ({"topic_key": "ci\x00"}, "topic_not_found", None),  # PostgreSQL text cannot hold NUL
+        # The text policy: one-line values hold no tab or bidi override; numbers are finite and fit 64 bits.
+        ({"title": "invoice\u202efdp.exe"}, "validation_error", "title"),
+        ({"dedupe_key": "ci\t42"}, "validation_error", "dedupe_key"),
+        ({"view": {"type": "metric", "label": "Stars", "value": 10**400}}, "invalid_view", "view.value"),
+        ({"view": {"type": "table", "columns": ["n"], "rows": [[2**63]]}}, "invalid_view", "view.rows[0][0]"),
     ],
     ids=lambda value: value if isinstance(value, str) else None,
 )
@@ -297,6 +302,21 @@ def test_progress_and_tool_hints_are_never_published(
     assert (route["should_publish"], route["topic_key"], route["filtered"]) == (False, None, message_type)
     assert named["code"] == unnamed["code"] == code
     assert _snapshot(server_session) == before
+
+
+@pytest.mark.parametrize(
+    ("arguments", "field"),
+    [({"content": "CI build\x00 failed"}, "content"), ({"content": "x", "title": "a\x1b[2Jb"}, "title"),
+     ({"content": "x", "summary": "\x07"}, "summary"), ({"content": "x", "tags": ["ci", "a\u202eb"]}, "tags[1]"),
+     ({"content": "x", "level": "info\x00"}, "level")],
+    ids=["content", "title", "summary", "tag", "level"],
+)
+def test_route_refuses_what_the_text_policy_refuses(
+    server: LiveServer, server_session: Session, arguments: dict[str, Any], field: str
+) -> None:
+    _, token = _bot(server_session, f"route-{field}")
+    error = _refusal(server, token, "topic_route", **arguments)
+    assert (error["code"], error["field"]) == ("validation_error", field)
 
 
 def test_an_unknown_message_type_is_refused_by_route_and_publish_alike(server: LiveServer, server_session: Session) -> None:

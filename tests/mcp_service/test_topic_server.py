@@ -209,6 +209,18 @@ def test_an_unknown_tool_is_a_json_tool_error(server: LiveServer, server_session
     assert is_error and body["ok"] is False and body["error"]["code"] == "not_found"
 
 
+@pytest.mark.parametrize("name", ["topic_\x00publish", "topic_publish\u202e", "t" * 1000], ids=["nul", "bidi", "long"])
+def test_an_unknown_tool_name_is_never_echoed_nor_any_internal_error_text(
+    server: LiveServer, server_session: Session, name: str
+) -> None:
+    """Even when the audit row of the call cannot be stored (PostgreSQL text cannot hold NUL), the bot
+    gets the JSON refusal and nothing of the failure (the audit's SQL statement once leaked here)."""
+    _, token = create_bot(session=server_session, name="unknown-tool-name")
+    [(is_error, body)] = _call(server, token, (name, {}))
+    assert is_error and body["ok"] is False and body["error"]["code"] == "not_found"
+    assert name not in body["error"]["message"] and "INSERT" not in body["error"]["message"]
+
+
 # --- bot tokens -----------------------------------------------------------------------------------
 
 

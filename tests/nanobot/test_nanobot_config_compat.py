@@ -71,8 +71,9 @@ def _expected_topic_mcp(token: str, timeout: int = 30) -> dict[str, Any]:
 
 
 def _adopted(tmp_path: Path, data: dict[str, Any] | None = None) -> Path:
-    path = tmp_path / "home" / ".nanobot" / "config.json"
-    path.parent.mkdir(parents=True)
+    """An existing nanobot config inside the data directory (the only place a bot may adopt one from)."""
+    path = get_settings().data_dir / "home" / ".nanobot" / "config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data if data is not None else {
         # nanobot's root forbids unknown keys; below it, unknown keys are allowed (and must survive).
         "agents": {"defaults": {"model": "anthropic/claude-opus-4-5", "maxTokens": 4096, "futureAgentKey": "x"}},
@@ -95,7 +96,7 @@ def test_nanobot_reads_a_new_workspace_config(session: Session) -> None:
 
 def test_nanobot_reads_an_adopted_config_with_other_servers_and_unknown_keys(session: Session, tmp_path: Path) -> None:
     path = _adopted(tmp_path)
-    bot, token = bots.create_bot(session=session, name="adopted", config_path=str(path))
+    bot, token = bots.create_bot(session=session, name="adopted", config_path=str(path), adopt_existing=True)
 
     report = _nanobot_reads(path)
 
@@ -117,7 +118,7 @@ def test_nanobot_reads_an_adopted_config_with_other_servers_and_unknown_keys(ses
 def test_nanobot_reads_a_snake_case_config_the_dashboard_kept_snake_case(session: Session, tmp_path: Path) -> None:
     path = _adopted(tmp_path, {"tools": {"mcp_servers": {"fs": {"command": "uvx", "tool_timeout": 9}},
                                          "ssrf_whitelist": ["10.0.0.0/8"]}})
-    bot, token = bots.create_bot(session=session, name="snake", config_path=str(path))
+    bot, token = bots.create_bot(session=session, name="snake", config_path=str(path), adopt_existing=True)
 
     report = _nanobot_reads(path)
 
@@ -128,7 +129,7 @@ def test_nanobot_reads_a_snake_case_config_the_dashboard_kept_snake_case(session
 
 def test_nanobot_reads_the_config_after_a_put_and_after_rotation(session: Session, tmp_path: Path) -> None:
     path = _adopted(tmp_path)
-    bot, token = bots.create_bot(session=session, name="edited", config_path=str(path))
+    bot, token = bots.create_bot(session=session, name="edited", config_path=str(path), adopt_existing=True)
     submitted = {
         "topic_mcp": {"toolTimeout": 90},
         "remote": OTHER_SERVERS["remote"],

@@ -19,6 +19,8 @@ def _row(row: AuditRow) -> rx.Component:
         rx.table.cell(rx.match(row.outcome,
                                ("ok", rx.badge("ok", color_scheme="green", size="1")),
                                ("deduplicated", rx.badge("deduplicated", color_scheme="blue", size="1")),
+                               ("suppressed", rx.badge("suppressed ×" + row.calls.to_string(), color_scheme="orange", size="1",
+                                                       title="refused calls beyond the per-minute cap, counted in one row")),
                                rx.badge(row.outcome, color_scheme="red", size="1"))),
         rx.table.cell(rx.cond(row.error_code != "", rx.code(row.error_code, size="1", color_scheme="red"), "")),
         rx.table.cell(row.topic_key),

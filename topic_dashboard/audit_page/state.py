@@ -26,6 +26,7 @@ class AuditRow:
     item_id: str = ""
     latency_ms: float = 0.0
     created_at: str = ""
+    calls: int = 1
 
 
 class AuditState(SignedInState):
@@ -54,7 +55,7 @@ class AuditState(SignedInState):
         converted = [
             AuditRow(id=r.id, bot_id=r.bot_id or "", tool=r.tool, outcome=r.outcome, error_code=r.error_code or "",
                      topic_key=r.topic_key or "", item_id=str(r.item_id or ""), latency_ms=r.latency_ms,
-                     created_at=r.created_at or "")
+                     created_at=r.created_at or "", calls=r.calls)
             for r in rows[:PAGE]
         ]
         self.rows = converted if before_id is None else self.rows + converted

@@ -5,6 +5,12 @@ from __future__ import annotations
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.security import MIN_PASSWORD_LENGTH
+
+PASSWORD_POLICY = (
+    f"At least {MIN_PASSWORD_LENGTH} characters, not only spaces, not containing your username, "
+    "and not a common password. A passphrase of four or more words works well."
+)
 
 
 def _field(label: str, name: str, type_: str = "text", **props: object) -> rx.Component:
@@ -48,7 +54,8 @@ def setup_form() -> rx.Component:
             ),
             _field("Setup token", "setup_token", required=True),
             _field("Admin username", "username", required=True),
-            _field("Password (10+ characters)", "password", "password", required=True),
+            _field("Password", "password", "password", required=True),
+            rx.text(PASSWORD_POLICY, size="1", color=rx.color("gray", 10), id="password-policy"),
             _error(),
             rx.button("Create admin and log in", type="submit", width="100%", size="3", id="setup-submit"),
             spacing="4",

@@ -60,6 +60,7 @@ class AuthState(rx.State):
 
     @rx.event
     def log_in(self, form: dict[str, str]) -> rx.event.EventSpec | None:
+        """Throttled per account and per address (the service counts failures); a new token every time."""
         try:
             with write_session() as session:
                 user, token = accounts.log_in(
@@ -67,7 +68,10 @@ class AuthState(rx.State):
                     username=str(form.get("username", "")),
                     password=str(form.get("password", "")),
                     ttl_hours=get_settings().session_ttl_hours,
+                    address=self._client_address(),
                 )
+                if self.session_token:  # the browser's earlier session ends: one live token per tab
+                    accounts.log_out(session=session, token=self.session_token)
         except AppError as error:
             self.login_error = error.message
             return None

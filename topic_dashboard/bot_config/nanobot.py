@@ -198,6 +198,8 @@ def _checked_locked_entry(entry: Any, managed: dict[str, Any]) -> dict[str, Any]
         raise AppError("locked_field", f"{path} is managed by the dashboard; {extra[0]!r} cannot be set on it",
                        field=f"{path}.{extra[0]}")
     for key in ("type", "url", "headers"):
+        if key == "headers" and entry.get(key) == _masked_headers(managed[key]):
+            continue  # what a read showed (the token masked) means "unchanged"
         if key in entry and entry[key] != managed[key]:
             raise AppError("locked_field", f"{path}.{key} is managed by the dashboard and cannot change",
                            field=f"{path}.{key}")
@@ -206,6 +208,22 @@ def _checked_locked_entry(entry: Any, managed: dict[str, Any]) -> dict[str, Any]
 
 
 SECRET_KEYS = ("headers", "env")
+MASK = "***"
+
+
+def _masked_headers(headers: Any) -> Any:
+    if isinstance(headers, dict) and TOKEN_HEADER in headers:
+        return {**headers, TOKEN_HEADER: MASK}
+    return headers
+
+
+def mask_bot_token(servers: dict[str, Any]) -> dict[str, Any]:
+    """The servers with the bot's own token in `topic_mcp` replaced by "***": the token is shown
+    only when it is made (create, rotate), never read back, to admins neither."""
+    entry = servers.get(LOCKED_SERVER)
+    if not isinstance(entry, dict) or "headers" not in entry:
+        return servers
+    return {**servers, LOCKED_SERVER: {**entry, "headers": _masked_headers(entry["headers"])}}
 
 
 def redact_secrets(servers: dict[str, Any]) -> dict[str, Any]:
@@ -214,7 +232,7 @@ def redact_secrets(servers: dict[str, Any]) -> dict[str, Any]:
     for name, entry in servers.items():
         if isinstance(entry, dict):
             entry = {
-                key: ({k: "***" for k in value} if key in SECRET_KEYS and isinstance(value, dict) else value)
+                key: ({k: MASK for k in value} if key in SECRET_KEYS and isinstance(value, dict) else value)
                 for key, value in entry.items()
             }
         redacted[name] = entry

@@ -65,10 +65,16 @@ def create_dialog() -> rx.Component:
             rx.vstack(
                 rx.text("Name", size="2", weight="medium"),
                 rx.input(value=S.new_name, on_change=S.set_new_name, placeholder="e.g. research", id="new-bot-name", width="100%"),
-                rx.text("Existing nanobot config.json to adopt (optional, absolute path)", size="2", weight="medium"),
+                rx.text("Existing nanobot config.json to adopt (optional, absolute path inside the data directory)",
+                        size="2", weight="medium"),
                 rx.input(value=S.new_config_path, on_change=S.set_new_config_path, width="100%",
-                         placeholder="/home/me/.nanobot/config.json — empty: a new workspace under the data directory",
+                         placeholder="empty: a new workspace under the data directory",
                          id="new-bot-config-path"),
+                rx.cond(S.new_config_path != "", rx.el.label(
+                    rx.hstack(rx.checkbox(checked=S.adopt_existing, on_change=S.set_adopt_existing, id="new-bot-adopt"),
+                              rx.text("This file exists: let the dashboard add topic_mcp to it (nothing else changes)",
+                                      size="2"),
+                              spacing="2", align="center"))),
                 rx.cond(S.create_error != "", rx.callout(S.create_error, color_scheme="red", icon="triangle-alert", size="1",
                                                           id="create-bot-error")),
                 rx.hstack(

@@ -47,6 +47,7 @@ class BotsState(SignedInState):
     create_open: bool = False
     new_name: str = ""
     new_config_path: str = ""
+    adopt_existing: bool = False
     create_error: str = ""
     # a token shown once (after create or rotate)
     token_open: bool = False
@@ -106,6 +107,7 @@ class BotsState(SignedInState):
     @rx.event
     def open_create(self) -> None:
         self.create_open, self.new_name, self.new_config_path, self.create_error = True, "", "", ""
+        self.adopt_existing = False
 
     @rx.event
     def set_create_open(self, value: bool) -> None:
@@ -118,6 +120,10 @@ class BotsState(SignedInState):
     @rx.event
     def set_new_config_path(self, value: str) -> None:
         self.new_config_path = value
+
+    @rx.event
+    def set_adopt_existing(self, value: bool) -> None:
+        self.adopt_existing = value
 
     def _show_token(self, name: str, token: str, config_path: str) -> None:
         settings = get_settings()
@@ -134,7 +140,8 @@ class BotsState(SignedInState):
         try:
             with write_session() as session:
                 created, token = bot_service.create_bot(session=session, name=self.new_name,
-                                                        config_path=self.new_config_path.strip() or None)
+                                                        config_path=self.new_config_path.strip() or None,
+                                                        adopt_existing=self.adopt_existing)
         except AppError as error:
             self.create_error = error.message
             return None

@@ -1,7 +1,7 @@
 """All tables. Importing this package registers them on SQLModel.metadata (Alembic reads it)."""
 
 from topic_dashboard.models._common import iso_utc, utcnow
-from topic_dashboard.models.accounts import ApiToken, LoginSession, SetupToken, User
+from topic_dashboard.models.accounts import ApiToken, LoginSession, LoginThrottle, SetupToken, User
 from topic_dashboard.models.audit import AuditLog
 from topic_dashboard.models.bots import Bot, TopicBotSettings
 from topic_dashboard.models.conversations import Conversation, Message
@@ -13,6 +13,7 @@ __all__ = [
     "Bot",
     "Conversation",
     "LoginSession",
+    "LoginThrottle",
     "Message",
     "SetupToken",
     "TopicBotSettings",

@@ -1,4 +1,4 @@
-"""People (admin or viewer), their login sessions, and API tokens."""
+"""People (admin or viewer), their login sessions and login throttles, and API tokens."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ class ApiToken(SQLModel, table=True):
     token_hash: str = Field(max_length=64, sa_column_kwargs={"unique": True})
     role: str = Field(max_length=16)  # admin | viewer
     created_at: datetime = Field(default_factory=utcnow)
-    last_used_at: datetime | None = None
+    last_used_at: datetime | None = None  # written at most once a minute
+    expires_at: datetime
     revoked_at: datetime | None = None
 
 
@@ -55,3 +56,19 @@ class SetupToken(SQLModel, table=True):
     token_hash: str = Field(max_length=64, sa_column_kwargs={"unique": True})
     created_at: datetime = Field(default_factory=utcnow)
     used_at: datetime | None = None
+
+
+class LoginThrottle(SQLModel, table=True):
+    """Failed log-ins counted per account and per client address, shared by every worker.
+
+    `key` is the SHA-256 of "account:<username>" or "address:<address>": what people typed as a
+    username (sometimes their password) is not stored as typed.
+    """
+
+    __tablename__ = "login_throttle"
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(max_length=64, sa_column_kwargs={"unique": True})
+    failures: int = Field(default=0)
+    last_failure_at: datetime = Field(default_factory=utcnow, index=True)
+    locked_until: datetime | None = None

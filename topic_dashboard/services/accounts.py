@@ -1,31 +1,45 @@
-"""People, login sessions, API tokens and the first-admin setup token."""
+"""People, login sessions (throttled log-ins), API tokens and the first-admin setup token."""
 
 from __future__ import annotations
 
+import ipaddress
+import math
 import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, SQLModel, select
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import ApiToken, LoginSession, SetupToken, User, utcnow
+from topic_dashboard.models import ApiToken, LoginSession, LoginThrottle, SetupToken, User, iso_utc, utcnow
 from topic_dashboard.security import (
+    ACCOUNT_LOGIN_THROTTLE,
+    ADDRESS_LOGIN_THROTTLE,
     API_TOKEN_PREFIX,
     DUMMY_PASSWORD_HASH,
-    MIN_PASSWORD_LENGTH,
+    MIN_ADMIN_TOKEN_LENGTH,
     SESSION_TOKEN_PREFIX,
     SETUP_TOKEN_PREFIX,
+    LoginThrottlePolicy,
     hash_password,
     hash_token,
     new_token,
+    password_problems,
     token_matches,
     verify_password,
 )
 
 ROLES = ("admin", "viewer")
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+DEFAULT_API_TOKEN_DAYS = 90
+MAX_API_TOKEN_DAYS = 3650
+# last_used_at is for people ("used today?"): writing it on every request would make each read a write.
+API_TOKEN_LAST_USED_RESOLUTION = timedelta(minutes=1)
+INVALID_CREDENTIALS = "wrong username or password"
+
+__all__ = ["password_problems"]  # re-exported: the UI shows the policy's reasons from here
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,19 @@ class UserPublic(SQLModel):
     role: str
 
 
+class ApiTokenPublic(SQLModel):
+    """An API token as admins see it listed: never its secret."""
+
+    id: int
+    name: str
+    role: str
+    created_at: str
+    last_used_at: str | None
+    expires_at: str
+    revoked_at: str | None
+    state: str  # active | expired | revoked
+
+
 def require_admin(principal: Principal) -> None:
     """Raises AppError(forbidden) unless the principal is an admin."""
     if not principal.is_admin:
@@ -59,7 +86,7 @@ def _check_role(role: str) -> None:
 
 
 def create_user(*, session: Session, username: str, password: str, role: str) -> UserPublic:
-    """Create an account. Raises validation_error, weak_password, user_exists."""
+    """Create an account. Raises validation_error, weak_password (details: `problems`), user_exists."""
     username = username.strip()
     if not USERNAME_RE.match(username):
         raise AppError(
@@ -68,10 +95,9 @@ def create_user(*, session: Session, username: str, password: str, role: str) ->
             field="username",
         )
     _check_role(role)
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise AppError(
-            "weak_password", f"password must be at least {MIN_PASSWORD_LENGTH} characters", field="password"
-        )
+    problems = password_problems(password, username)
+    if problems:
+        raise AppError("weak_password", "; ".join(problems), field="password", problems=problems)
     if session.exec(select(User).where(User.username == username)).first() is not None:
         raise AppError("user_exists", f"a user named {username!r} already exists", field="username")
     user = User(username=username, password_hash=hash_password(password), role=role)
@@ -84,24 +110,103 @@ def count_users(*, session: Session) -> int:
     return session.exec(select(sa.func.count()).select_from(User)).one()
 
 
-def log_in(*, session: Session, username: str, password: str, ttl_hours: int) -> tuple[UserPublic, str]:
-    """Check a password and open a login session. Returns the user and the session token.
+def log_in(
+    *, session: Session, username: str, password: str, ttl_hours: int, address: str | None = None
+) -> tuple[UserPublic, str]:
+    """Check a password and open a new login session. Returns the user and the new session token.
 
-    Raises invalid_credentials (same message whether the user exists or not).
+    Failures are counted per username and per client `address` (None: per username only); past
+    the limits the account or address is locked for a while that doubles with each further failure.
+    The answers are the same whether the user exists or not. A success resets the username's count
+    (not the address's: one valid account must not launder an address that guesses others').
+    Raises invalid_credentials, too_many_attempts (details: `retry_after_seconds`).
     """
-    user = session.exec(select(User).where(User.username == username.strip())).first()
-    if user is None or not user.is_active:
-        verify_password(password, DUMMY_PASSWORD_HASH)
-        raise AppError("invalid_credentials", "wrong username or password")
-    if not verify_password(password, user.password_hash):
-        raise AppError("invalid_credentials", "wrong username or password")
-    token = new_token(SESSION_TOKEN_PREFIX)
+    username = username.strip()
     now = utcnow()
+    throttles = _login_throttles(username, address)
+    _refuse_while_locked(session, throttles, now)
+    user = session.exec(select(User).where(User.username == username)).first()
+    if user is None or not user.is_active:
+        verify_password(password, DUMMY_PASSWORD_HASH)  # the same work, so timing does not tell
+        accepted = False
+    else:
+        accepted = verify_password(password, user.password_hash)
+    if not accepted or user is None:
+        _record_failure(session, throttles, now)
+        raise AppError("invalid_credentials", INVALID_CREDENTIALS)
+    session.exec(sa.delete(LoginThrottle).where(LoginThrottle.key == throttles[0][0]))  # type: ignore[call-overload,arg-type]
+    token = new_token(SESSION_TOKEN_PREFIX)
     session.add(
         LoginSession(token_hash=hash_token(token), user_id=user.id or 0, created_at=now, expires_at=now + timedelta(hours=ttl_hours))
     )
     session.commit()
     return UserPublic(id=user.id or 0, username=user.username, role=user.role), token
+
+
+def _address_group(address: str) -> str:
+    """What one client is, for counting: an IPv4 address, or an IPv6 /64 (one host gets a whole /64)."""
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return address.strip()[:200]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+def _login_throttles(username: str, address: str | None) -> list[tuple[str, LoginThrottlePolicy]]:
+    """(key, policy) of each count a log-in attempt is subject to; the account's first."""
+    throttles = [(hash_token(f"account:{username}"), ACCOUNT_LOGIN_THROTTLE)]
+    if address and address.strip():
+        throttles.append((hash_token(f"address:{_address_group(address)}"), ADDRESS_LOGIN_THROTTLE))
+    return throttles
+
+
+def _refuse_while_locked(session: Session, throttles: list[tuple[str, LoginThrottlePolicy]], now: datetime) -> None:
+    """Raises too_many_attempts while any of the counts is locked, without checking the password."""
+    keys = [key for key, _ in throttles]
+    rows = session.exec(select(LoginThrottle).where(LoginThrottle.key.in_(keys)).with_for_update()).all()  # type: ignore[attr-defined]
+    until = max((row.locked_until for row in rows if row.locked_until is not None and row.locked_until > now), default=None)
+    if until is None:
+        return
+    session.rollback()  # nothing to write: release the rows
+    seconds = max(1, math.ceil((until - now).total_seconds()))
+    raise AppError("too_many_attempts", f"too many failed log-ins: try again in {seconds} seconds",
+                   retry_after_seconds=seconds)
+
+
+def _record_failure(session: Session, throttles: list[tuple[str, LoginThrottlePolicy]], now: datetime) -> None:
+    """Count one failure on each throttle (locking past the limit) and commit.
+
+    Rows are created if missing and then locked (SELECT ... FOR UPDATE on PostgreSQL; SQLite's write
+    transaction is exclusive already), so workers failing at once all count.
+    """
+    keys = [key for key, _ in throttles]
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    session.exec(insert(LoginThrottle).values(  # type: ignore[call-overload]
+        [{"key": key, "failures": 0, "last_failure_at": now} for key in keys]
+    ).on_conflict_do_nothing(index_elements=["key"]))
+    rows = {row.key: row for row in session.exec(
+        select(LoginThrottle).where(LoginThrottle.key.in_(keys)).with_for_update()  # type: ignore[attr-defined]
+    )}
+    for key, policy in throttles:
+        row = rows[key]
+        quiet_since = max(row.last_failure_at, row.locked_until or row.last_failure_at)
+        if now - quiet_since > policy.window:
+            row.failures = 0
+        row.failures += 1
+        row.last_failure_at = now
+        lock = policy.lock_for(row.failures)
+        row.locked_until = now + lock if lock is not None else None
+        session.add(row)
+    # Forget counts that can no longer lock anything, so sprayed usernames do not pile up.
+    longest = max(policy.window + policy.max_lock for policy in (ACCOUNT_LOGIN_THROTTLE, ADDRESS_LOGIN_THROTTLE))
+    session.exec(sa.delete(LoginThrottle).where(  # type: ignore[call-overload]
+        LoginThrottle.last_failure_at < now - longest, LoginThrottle.key.not_in(keys)  # type: ignore[arg-type,attr-defined]
+    ))
+    session.commit()
 
 
 def resolve_login(*, session: Session, token: str) -> Principal:
@@ -122,6 +227,7 @@ def resolve_login(*, session: Session, token: str) -> Principal:
 
 
 def log_out(*, session: Session, token: str) -> None:
+    """End this login session on the server: its token no longer resolves, wherever it was copied to."""
     login = session.exec(select(LoginSession).where(LoginSession.token_hash == hash_token(token))).first()
     if login is not None and login.revoked_at is None:
         login.revoked_at = utcnow()
@@ -129,27 +235,112 @@ def log_out(*, session: Session, token: str) -> None:
         session.commit()
 
 
-def create_api_token(*, session: Session, name: str, role: str = "admin") -> str:
-    """Create an API token; returns the token (shown once, stored hashed)."""
+def log_out_everywhere(*, session: Session, username: str) -> int:
+    """End every open login session of a user (e.g. after a lost laptop). Returns how many ended.
+
+    Raises user_not_found.
+    """
+    user = session.exec(select(User).where(User.username == username.strip())).first()
+    if user is None:
+        raise AppError("user_not_found", f"no user named {username.strip()!r}", field="username")
+    result = session.exec(  # type: ignore[call-overload]
+        sa.update(LoginSession)
+        .where(LoginSession.user_id == user.id, LoginSession.revoked_at.is_(None))  # type: ignore[arg-type,union-attr]
+        .values(revoked_at=utcnow())
+    )
+    session.commit()
+    return int(result.rowcount or 0)
+
+
+def admin_token_problem(admin_token: str) -> str | None:
+    """Why the admin-token setting cannot be used (None when it can). A short one is never accepted."""
+    if len(admin_token.strip()) < MIN_ADMIN_TOKEN_LENGTH:
+        return (f"TOPIC_DASHBOARD_ADMIN_TOKEN is ignored: it must be at least {MIN_ADMIN_TOKEN_LENGTH} characters "
+                "(e.g. the output of `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)")
+    return None
+
+
+def _token_state(row: ApiToken, now: datetime) -> str:
+    if row.revoked_at is not None:
+        return "revoked"
+    return "expired" if row.expires_at <= now else "active"
+
+
+def _token_public(row: ApiToken, now: datetime) -> ApiTokenPublic:
+    return ApiTokenPublic(
+        id=row.id or 0, name=row.name, role=row.role, created_at=iso_utc(row.created_at) or "",
+        last_used_at=iso_utc(row.last_used_at), expires_at=iso_utc(row.expires_at) or "",
+        revoked_at=iso_utc(row.revoked_at), state=_token_state(row, now),
+    )
+
+
+def issue_api_token(
+    *, session: Session, name: str, role: str = "admin", expires_days: int = DEFAULT_API_TOKEN_DAYS
+) -> tuple[ApiTokenPublic, str]:
+    """Create an API token that expires after `expires_days`. Returns it listed and its secret
+    (shown once, stored hashed). Raises validation_error."""
     name = name.strip()
     if not name or len(name) > 100:
         raise AppError("validation_error", "name: 1-100 characters", field="name")
     _check_role(role)
+    if isinstance(expires_days, bool) or not isinstance(expires_days, int) or not 1 <= expires_days <= MAX_API_TOKEN_DAYS:
+        raise AppError("validation_error", f"expires_days: a whole number of days from 1 to {MAX_API_TOKEN_DAYS}",
+                       field="expires_days")
     token = new_token(API_TOKEN_PREFIX)
-    session.add(ApiToken(name=name, token_hash=hash_token(token), role=role))
+    now = utcnow()
+    row = ApiToken(name=name, token_hash=hash_token(token), role=role, created_at=now,
+                   expires_at=now + timedelta(days=expires_days))
+    session.add(row)
     session.commit()
-    return token
+    return _token_public(row, now), token
+
+
+def create_api_token(
+    *, session: Session, name: str, role: str = "admin", expires_days: int = DEFAULT_API_TOKEN_DAYS
+) -> str:
+    """`issue_api_token` for callers that need only the secret. Raises validation_error."""
+    return issue_api_token(session=session, name=name, role=role, expires_days=expires_days)[1]
+
+
+def list_api_tokens(*, session: Session) -> list[ApiTokenPublic]:
+    """Every API token, oldest first, with its state (active, expired, revoked); never a secret."""
+    now = utcnow()
+    return [_token_public(row, now) for row in session.exec(select(ApiToken).order_by(ApiToken.id))]  # type: ignore[arg-type]
+
+
+def revoke_api_token(*, session: Session, token_id: int) -> ApiTokenPublic:
+    """Revoke an API token at once (revoking it again changes nothing). Raises api_token_not_found."""
+    row = session.get(ApiToken, token_id)
+    if row is None:
+        raise AppError("api_token_not_found", f"no API token with id {token_id}")
+    now = utcnow()
+    if row.revoked_at is None:
+        row.revoked_at = now
+        session.add(row)
+        session.commit()
+    return _token_public(row, now)
 
 
 def resolve_api_token(*, session: Session, token: str, admin_token: str | None) -> Principal:
-    """The principal behind `Authorization: Bearer <token>`. Raises unauthorized."""
-    if admin_token and token_matches(token, hash_token(admin_token)):
+    """The principal behind `Authorization: Bearer <token>`; notes when the token was last used.
+
+    `admin_token` is the admin-token setting; shorter than MIN_ADMIN_TOKEN_LENGTH it is never accepted.
+    Raises unauthorized (unknown, revoked or expired token).
+    """
+    if admin_token and admin_token_problem(admin_token) is None and token_matches(token, hash_token(admin_token)):
         return Principal(name="admin-token", role="admin", kind="admin_token")
     if not token:
         raise AppError("unauthorized", "send Authorization: Bearer <api token>")
     row = session.exec(select(ApiToken).where(ApiToken.token_hash == hash_token(token))).first()
     if row is None or row.revoked_at is not None or not token_matches(token, row.token_hash):
         raise AppError("unauthorized", "unknown or revoked API token")
+    now = utcnow()
+    if row.expires_at <= now:
+        raise AppError("unauthorized", f"this API token expired at {iso_utc(row.expires_at)}: create a new one")
+    if row.last_used_at is None or now - row.last_used_at >= API_TOKEN_LAST_USED_RESOLUTION:
+        row.last_used_at = now
+        session.add(row)
+        session.commit()
     return Principal(name=row.name, role=row.role, kind="api_token")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, time
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,11 @@ from sqlmodel import Session, SQLModel, select
 
 from topic_dashboard.bot_config import (
     LOCKED_SERVER,
+    check_nanobot_config,
+    confined_config_path,
     ensure_topic_mcp,
     managed_entry,
+    mask_bot_token,
     mcp_servers_of,
     merge_mcp_servers,
     read_config,
@@ -23,6 +27,9 @@ from topic_dashboard.errors import AppError
 from topic_dashboard.models import AuditLog, Bot, Conversation, TopicBotSettings, TopicItem, TopicTopic, iso_utc, utcnow
 from topic_dashboard.security import BOT_TOKEN_PREFIX, hash_token, new_token, token_matches
 from topic_dashboard.settings import DEFAULT_FALLBACK_TOPIC_KEY, get_settings
+from topic_dashboard.text_policy import check_json, check_line, check_text
+
+logger = logging.getLogger(__name__)
 
 FALLBACK_TOPIC_ROUTING = {
     "purpose": "Results that matter but fit no other topic.",
@@ -65,38 +72,76 @@ def to_public(bot: Bot) -> BotPublic:
     )
 
 
+def config_roots() -> list[Path]:
+    """Where bots' config.json files may be: the data directory (the bots' workspaces are there too)."""
+    return [get_settings().data_dir]
+
+
 def _write_managed_config(bot: Bot, token: str) -> None:
-    """(Re)write the bot's config.json with the managed topic_mcp entry. Raises config_io_error, invalid_mcp_config."""
+    """(Re)write the bot's config.json with the managed topic_mcp entry.
+
+    Raises config_path_not_allowed, config_io_error, invalid_mcp_config.
+    """
     if not bot.config_path:
         return
-    path = Path(bot.config_path)
+    path = confined_config_path(bot.config_path, roots=config_roots())
     config = read_config(path) if path.exists() else {}
     mcp_url = get_settings().mcp_topic_url
     write_config_atomic(path, ensure_topic_mcp(config, managed_entry(mcp_url=mcp_url, token=token), mcp_url=mcp_url))
 
 
-def create_bot(*, session: Session, name: str, config_path: str | None = None, write_config: bool = True) -> tuple[BotPublic, str]:
+def _adoptable_config_path(session: Session, config_path: str, *, adopt_existing: bool) -> Path:
+    """Where a new bot's config.json will be: inside the allowed roots, no other bot's, and an existing
+    file only when `adopt_existing` confirms it (and it reads as a nanobot config).
+
+    Raises validation_error, config_path_not_allowed, config_path_in_use, adoption_not_confirmed,
+    invalid_mcp_config.
+    """
+    path = confined_config_path(config_path, roots=config_roots())
+    for other_config, other_workspace in session.exec(select(Bot.config_path, Bot.workspace_dir)).all():
+        taken = other_config is not None and _resolved(other_config) == path
+        if taken or (other_workspace is not None and path.is_relative_to(_resolved(other_workspace))):
+            raise AppError("config_path_in_use", "another bot already uses this config file or workspace: choose another path",
+                           field="config_path")
+    if adopt_existing:
+        check_nanobot_config(read_config(path), path)  # it must exist and read as a nanobot config
+    elif path.exists() or path.is_symlink():
+        raise AppError("adoption_not_confirmed",
+                       f"{path} exists already: send adopt_existing: true to adopt it (the dashboard then manages its "
+                       "topic_mcp entry and keeps everything else), or choose a new path",
+                       field="config_path")
+    return path
+
+
+def _resolved(stored: str) -> Path:
+    try:
+        return Path(stored).resolve()
+    except (OSError, RuntimeError):
+        return Path(stored)
+
+
+def create_bot(
+    *, session: Session, name: str, config_path: str | None = None, adopt_existing: bool = False,
+    write_config: bool = True,
+) -> tuple[BotPublic, str]:
     """Create a bot with its topic settings, its `inbox` fallback topic and its nanobot config.
 
-    `config_path` adopts an existing nanobot config.json (everything in it survives); without it,
-    a workspace is made under the data directory. Returns the bot and its token (shown once).
-    Raises validation_error, invalid_mcp_config, config_io_error.
+    Without `config_path`, a workspace is made under the data directory. With it, the config is
+    written there: it must be inside the data directory and no other bot's; an existing file is
+    adopted (everything in it survives) only with `adopt_existing=True`. Returns the bot and its
+    token (shown once).
+    Raises validation_error, config_path_not_allowed, config_path_in_use, adoption_not_confirmed,
+    invalid_mcp_config, config_io_error.
     """
-    name = name.strip()
+    name = check_text(name, field="name").strip()
     if not name or len(name) > 100:
         raise AppError("validation_error", "name: 1-100 characters", field="name")
-    if config_path is not None:
-        path = Path(config_path).expanduser()
-        # NUL cannot be in a path (a ValueError, i.e. a 500, further down); the column holds 1000 characters.
-        if "\x00" in config_path or len(str(path)) > 1000 or not path.is_absolute() or path.suffix != ".json":
-            raise AppError("validation_error",
-                           "config_path must be an absolute path to a .json file (at most 1000 characters)",
-                           field="config_path")
-        read_config(path)  # must exist and be a JSON object before we adopt it
+    check_line(name, field="name")
+    adopted = _adoptable_config_path(session, config_path, adopt_existing=adopt_existing) if config_path is not None else None
     token = new_token(BOT_TOKEN_PREFIX)
     bot = Bot(name=name, token_hash=hash_token(token))
-    if config_path is not None:
-        bot.config_path = str(Path(config_path).expanduser())
+    if adopted is not None:
+        bot.config_path = str(adopted)
     elif write_config:
         workspace = (get_settings().data_dir / "bots" / bot.id).resolve()
         bot.workspace_dir = str(workspace)
@@ -165,6 +210,9 @@ def bot_for_token(*, session: Session, token: str | None) -> Bot | None:
 def rotate_token(*, session: Session, bot_id: str) -> str:
     """Give a bot a new token and rewrite its config.json; the old token stops working at once.
 
+    Revoking a token must always be possible: a bot whose config.json is outside the allowed roots
+    (adopted before they existed) gets its new token without the file being touched, and the
+    dashboard stops managing that file (config_path becomes None).
     Raises bot_not_found, config_io_error.
     """
     bot = get_bot(session=session, bot_id=bot_id)
@@ -172,6 +220,10 @@ def rotate_token(*, session: Session, bot_id: str) -> str:
     bot.token_hash = hash_token(token)
     bot.token_created_at = utcnow()
     bot.updated_at = utcnow()
+    if bot.config_path and _managed_path(bot) is None:
+        logger.warning("bot %s: %s is outside %s; rotated without writing it, and no longer managing it",
+                       bot.id, bot.config_path, ", ".join(map(str, config_roots())))
+        bot.config_path = None
     session.add(bot)
     _write_managed_config(bot, token)
     session.commit()
@@ -202,28 +254,40 @@ def _locked_flags(servers: dict[str, Any]) -> dict[str, bool]:
     return {name: name == LOCKED_SERVER for name in servers}
 
 
+def _managed_path(bot: Bot) -> Path | None:
+    """The bot's config path when it is still inside the allowed roots."""
+    try:
+        return confined_config_path(bot.config_path or "", roots=config_roots())
+    except AppError:
+        return None
+
+
 def _config_path(bot: Bot) -> Path:
+    """Raises invalid_mcp_config (no config), config_path_not_allowed (outside the roots: not read, not written)."""
     if not bot.config_path:
         raise AppError("invalid_mcp_config", "this bot has no config.json the dashboard manages", field="config_path")
-    return Path(bot.config_path)
+    return confined_config_path(bot.config_path, roots=config_roots())
 
 
 def get_mcp_config(*, session: Session, bot_id: str) -> McpConfigPublic:
-    """The bot's MCP servers as its config.json has them, `topic_mcp` marked locked.
+    """The bot's MCP servers as its config.json has them, `topic_mcp` marked locked and the bot's token
+    masked (it is shown only by create and rotate). Other servers' secrets are left to the caller.
 
-    Raises bot_not_found, invalid_mcp_config, config_io_error.
+    Raises bot_not_found, invalid_mcp_config, config_path_not_allowed, config_io_error.
     """
     bot = get_bot(session=session, bot_id=bot_id)
-    servers = mcp_servers_of(read_config(_config_path(bot)))
+    servers = mask_bot_token(mcp_servers_of(read_config(_config_path(bot))))
     return McpConfigPublic(bot_id=bot.id, config_path=bot.config_path, servers=servers, locked=_locked_flags(servers))
 
 
 def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigPublic:
     """Replace the whole `mcpServers` map; `topic_mcp` is put back if missing and its managed fields
-    cannot change. Nothing is written when the request is refused.
+    cannot change (its token may be sent masked, as reads show it). Nothing is written when the
+    request is refused. The answer masks the bot's token.
 
-    Raises bot_not_found, invalid_mcp_config, locked_field, config_io_error.
+    Raises bot_not_found, invalid_mcp_config, config_path_not_allowed, locked_field, config_io_error.
     """
+    check_json(servers, field="mcpServers", code="invalid_mcp_config")  # nothing unwritable reaches the file
     bot = get_bot(session=session, bot_id=bot_id)
     path = _config_path(bot)
     config = read_config(path)
@@ -241,5 +305,5 @@ def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigP
     tools[servers_key] = merged
     config = ensure_topic_mcp({**config, "tools": tools}, merged[LOCKED_SERVER], mcp_url=mcp_url)
     write_config_atomic(path, config)
-    final = mcp_servers_of(config)
+    final = mask_bot_token(mcp_servers_of(config))
     return McpConfigPublic(bot_id=bot.id, config_path=bot.config_path, servers=final, locked=_locked_flags(final), restored=restored)

@@ -11,19 +11,24 @@ from sqlmodel import Session, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import Bot, Conversation, Message, iso_utc, utcnow
+from topic_dashboard.text_policy import INT64_MAX, check_int, check_json, check_line, check_text, is_lookup_key
 from topic_dashboard.user_inputs import UserInput, clean_conversation_id, select_user_inputs
 
 ROLES = ("user", "assistant", "tool", "system")
 KINDS = ("text", "guide_card")
 FIELD_TYPES = ("text", "textarea", "select", "checkbox", "number")
 MAX_CONTENT_CHARS = 100_000
+MAX_TITLE_CHARS = 200
+MAX_OPTIONS = 50
+MAX_OPTION_CHARS = 200
+MAX_PAGE = 1000
 
 
 class GuideField(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
     label: str = Field(min_length=1, max_length=200)
     type: str = "text"
-    options: list[str] = Field(default_factory=list)
+    options: list[str] = Field(default_factory=list, max_length=MAX_OPTIONS)
     required: bool = False
 
 
@@ -74,11 +79,12 @@ def message_public(row: Message) -> MessagePublic:
 
 def create_conversation(*, session: Session, bot_id: str, title: str = "") -> ConversationPublic:
     """Raises bot_not_found, validation_error."""
-    if session.get(Bot, bot_id) is None:
+    if not is_lookup_key(bot_id) or session.get(Bot, bot_id) is None:
         raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
-    title = (title or "").strip()
-    if len(title) > 200:
-        raise AppError("validation_error", "title is longer than 200 characters", field="title")
+    title = check_text(title or "", field="title").strip()
+    check_line(title, field="title")
+    if len(title) > MAX_TITLE_CHARS:
+        raise AppError("validation_error", f"title is longer than {MAX_TITLE_CHARS} characters", field="title")
     row = Conversation(bot_id=bot_id, title=title)
     session.add(row)
     session.commit()
@@ -90,13 +96,15 @@ def get_conversation(*, session: Session, conversation_id: str, bot_id: str | No
     query = select(Conversation).where(Conversation.id == conversation_id)
     if for_update:
         query = query.with_for_update()
-    row = session.exec(query).first()
+    row = session.exec(query).first() if is_lookup_key(conversation_id) else None
     if row is None or (bot_id is not None and row.bot_id != bot_id):
         raise AppError("conversation_not_found", f"no conversation {conversation_id!r}")
     return row
 
 
 def list_conversations(*, session: Session, bot_id: str, limit: int = 100) -> list[ConversationPublic]:
+    if not is_lookup_key(bot_id):
+        return []
     query = select(Conversation).where(Conversation.bot_id == bot_id).order_by(Conversation.updated_at.desc()).limit(limit)  # type: ignore[attr-defined]
     return [conversation_public(row) for row in session.exec(query)]
 
@@ -110,6 +118,7 @@ def add_message(*, session: Session, conversation_id: str, role: str, content: s
         raise AppError("validation_error", f"kind must be one of {', '.join(KINDS)}", field="kind")
     if not isinstance(content, str) or len(content) > MAX_CONTENT_CHARS:
         raise AppError("validation_error", f"content must be text of at most {MAX_CONTENT_CHARS} characters", field="content")
+    check_text(content, field="content")
     card: dict[str, Any] | None = None
     if kind == "guide_card":
         if role != "assistant":
@@ -124,6 +133,7 @@ def add_message(*, session: Session, conversation_id: str, role: str, content: s
 def _validated_card(guide_card: Any) -> dict[str, Any]:
     from pydantic import ValidationError
 
+    check_json(guide_card, field="guide_card")  # before the model, whose errors would echo a bad key
     try:
         card = GuideCard.model_validate(guide_card)
     except ValidationError as exc:
@@ -137,6 +147,11 @@ def _validated_card(guide_card: Any) -> dict[str, Any]:
                            field=f"guide_card.fields[{index}].type")
         if field.type == "select" and not field.options:
             raise AppError("validation_error", "a select field needs options", field=f"guide_card.fields[{index}].options")
+        check_line(field.label, field=f"guide_card.fields[{index}].label")
+        for number, option in enumerate(field.options):
+            check_line(option, field=f"guide_card.fields[{index}].options[{number}]", max_chars=MAX_OPTION_CHARS)
+    check_line(card.title, field="guide_card.title")
+    check_line(card.submit_label, field="guide_card.submit_label")
     return card.model_dump()
 
 
@@ -158,7 +173,9 @@ def _append(session: Session, conversation: Conversation, *, role: str, content:
 
 
 def list_messages(*, session: Session, conversation_id: str, after_seq: int = 0, limit: int = 200) -> list[MessagePublic]:
-    """Messages in order. Raises conversation_not_found."""
+    """Messages in order. Raises conversation_not_found, validation_error (after_seq or limit out of range)."""
+    check_int(after_seq, field="after_seq", lo=0, hi=INT64_MAX)
+    check_int(limit, field="limit", lo=1, hi=MAX_PAGE)
     get_conversation(session=session, conversation_id=conversation_id)
     query = (
         select(Message).where(Message.conversation_id == conversation_id, Message.seq > after_seq)
@@ -187,7 +204,9 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
     Raises conversation_not_found, message_not_found, not_a_guide_card, guide_card_already_submitted, validation_error.
     """
     conversation = get_conversation(session=session, conversation_id=conversation_id, for_update=True)
-    card_row = session.exec(select(Message).where(Message.id == message_id, Message.conversation_id == conversation_id)).first()
+    card_row = session.exec(
+        select(Message).where(Message.id == message_id, Message.conversation_id == conversation_id)
+    ).first() if is_lookup_key(message_id) else None
     if card_row is None:
         raise AppError("message_not_found", f"conversation {conversation_id!r} has no message {message_id!r}")
     if card_row.kind != "guide_card" or not card_row.guide_card_json:
@@ -196,6 +215,10 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
         raise AppError("guide_card_already_submitted", "this guide card was submitted already")
     if not isinstance(answers, dict):
         raise AppError("validation_error", "answers must be an object of field name to value", field="answers")
+    check_json(answers, field="answers")  # the answers become the text of a message
+    for name, value in answers.items():
+        if isinstance(value, (dict, list)):
+            raise AppError("validation_error", "an answer is text, a number, true/false or null", field=f"answers.{name}")
     card = card_row.guide_card_json
     names = {field["name"] for field in card["fields"]}
     unknown = sorted(set(answers) - names)
@@ -207,9 +230,12 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
             raise AppError("validation_error", f"{field['label']} is required", field=f"answers.{field['name']}")
         if field["type"] == "select" and value not in (None, "") and value not in field["options"]:
             raise AppError("validation_error", f"{field['label']}: choose one of the options", field=f"answers.{field['name']}")
+    content = answers_text(card, answers)
+    if len(content) > MAX_CONTENT_CHARS:
+        raise AppError("validation_error", f"the answers are longer than {MAX_CONTENT_CHARS} characters", field="answers")
     card_row.guide_state = "submitted"
     session.add(card_row)
-    return _append(session, conversation, role="user", content=answers_text(card, answers), kind="text", card=None)
+    return _append(session, conversation, role="user", content=content, kind="text", card=None)
 
 
 def mark_conversation_read(*, session: Session, conversation_id: str) -> None:

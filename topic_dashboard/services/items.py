@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicBotSettings, TopicItem, iso_utc
+from topic_dashboard.text_policy import check_line, is_lookup_key
 
 MAX_PAGE = 200
 DEFAULT_PAGE = 50
@@ -82,6 +83,13 @@ def list_items(*, session: Session, bot_id: str, filters: ItemFilters | None = N
     filters = filters or ItemFilters()
     if not 1 <= limit <= MAX_PAGE:
         raise AppError("validation_error", f"limit must be from 1 to {MAX_PAGE}", field="limit")
+    for name in ("topic_key", "level", "tag"):
+        if (value := getattr(filters, name)) is not None:
+            check_line(value, field=name)
+    if newer_than is not None and not 0 <= newer_than <= MAX_ITEM_ID:
+        raise AppError("validation_error", f"newer_than must be from 0 to {MAX_ITEM_ID}", field="newer_than")
+    if not is_lookup_key(bot_id):
+        return ItemPage(items=[], next_cursor=None)
     query = select(TopicItem).where(TopicItem.bot_id == bot_id)
     if filters.topic_key:
         query = query.where(TopicItem.topic_key == filters.topic_key)
@@ -118,7 +126,7 @@ def list_items(*, session: Session, bot_id: str, filters: ItemFilters | None = N
 
 def get_item(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
     """Raises item_not_found (also for another bot's item)."""
-    item = session.get(TopicItem, item_id) if 0 < item_id <= MAX_ITEM_ID else None
+    item = session.get(TopicItem, item_id) if isinstance(item_id, int) and 0 < item_id <= MAX_ITEM_ID else None
     if item is None or item.bot_id != bot_id:
         raise AppError("item_not_found", f"bot {bot_id!r} has no item {item_id}")
     return item
@@ -141,7 +149,9 @@ def set_item_flags(*, session: Session, bot_id: str, item_id: int, is_read: bool
 
 
 def mark_all_read(*, session: Session, bot_id: str, topic_key: str | None = None) -> int:
-    """Mark a topic's (or all the bot's) unread items read. Returns how many changed."""
+    """Mark a topic's (or all the bot's) unread items read. Returns how many changed. Raises validation_error."""
+    if topic_key:
+        check_line(topic_key, field="topic_key")
     statement = sa.update(TopicItem).where(TopicItem.bot_id == bot_id, TopicItem.is_read.is_(False))  # type: ignore[arg-type,attr-defined]
     if topic_key:
         statement = statement.where(TopicItem.topic_key == topic_key)  # type: ignore[arg-type]

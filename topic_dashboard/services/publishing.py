@@ -17,11 +17,12 @@ from sqlmodel import Session, select
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem, TopicTopic, utcnow
 from topic_dashboard.routing import RouteRequest
+from topic_dashboard.services.audit import CallAudit, add_call
 from topic_dashboard.services.items import bump_items_version
 from topic_dashboard.services.routing_service import route_for_bot
 from topic_dashboard.services.topics import fallback_topic, load_settings
+from topic_dashboard.text_policy import check_line, check_text, forbidden_char
 from topic_dashboard.views import check_payload_size, parse_allowed_view_types, validate_item_fields, validate_view
-from topic_dashboard.views.safety import describe_char, forbidden_char
 
 MESSAGE_TYPES = ("result", "progress", "tool_hint", "chat")
 SOURCES = ("mcp", "manual", "system")
@@ -58,6 +59,23 @@ def check_message_type(message_type: str | None) -> None:
         )
 
 
+def check_route_request(request: RouteRequest) -> None:
+    """What topic_route refuses: an unknown message_type, text the text policy refuses (content,
+    title and summary are free text; tags and level one line each).
+
+    Raises invalid_argument (message_type), validation_error (with `field`).
+    """
+    check_message_type(request.message_type)
+    check_text(request.content, field="content")
+    for field in ("title", "summary"):
+        if (value := getattr(request, field)) is not None:
+            check_text(value, field=field)
+    if request.level is not None:
+        check_line(request.level, field="level")
+    for index, tag in enumerate(request.tags):
+        check_line(tag, field=f"tags[{index}]")
+
+
 def _check_message_type(message_type: str | None) -> None:
     check_message_type(message_type)
     if message_type == "progress":
@@ -82,7 +100,7 @@ def _resolve_topic(session: Session, bot_id: str, request: PublishRequest, polic
         return topic, decision.fallback, decision.reason if decision.fallback else None
     key = request.topic_key.strip()
     # No topic key has control characters, and PostgreSQL cannot even compare text holding NUL.
-    topic = None if forbidden_char(key) else session.exec(
+    topic = None if forbidden_char(key, single_line=True) else session.exec(
         select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == key)
     ).first()
     if topic is not None and topic.is_active:
@@ -94,8 +112,13 @@ def _resolve_topic(session: Session, bot_id: str, request: PublishRequest, polic
     return fallback, True, why
 
 
-def publish_item(*, session: Session, bot_id: str, request: PublishRequest, source: str = "mcp") -> PublishResult:
+def publish_item(
+    *, session: Session, bot_id: str, request: PublishRequest, source: str = "mcp", audit: CallAudit | None = None
+) -> PublishResult:
     """Store one item, or refuse with a stable code and store nothing.
+
+    With `audit`, the call's audit row is written in the same transaction as the item (both or
+    neither, even across kill -9); a refusal leaves the audit to the caller.
 
     Raises bot_not_found, topic_disabled, filtered_progress, filtered_tool_hint, invalid_argument,
     validation_error, invalid_view, payload_too_large, topic_not_found, not_routed, rate_limited.
@@ -109,11 +132,8 @@ def publish_item(*, session: Session, bot_id: str, request: PublishRequest, sour
         title=request.title, content=request.content, level=request.level, tags=request.tags
     )
     dedupe_key = (request.dedupe_key or "").strip() or None
-    if dedupe_key is not None and len(dedupe_key) > MAX_DEDUPE_KEY_CHARS:
-        raise AppError("validation_error", f"dedupe_key is longer than {MAX_DEDUPE_KEY_CHARS} characters", field="dedupe_key")
-    if dedupe_key is not None and (char := forbidden_char(dedupe_key)) is not None:
-        raise AppError("validation_error", f"dedupe_key contains the control character {describe_char(char)}; remove it",
-                       field="dedupe_key")
+    if dedupe_key is not None:
+        check_line(dedupe_key, field="dedupe_key", max_chars=MAX_DEDUPE_KEY_CHARS)
     topic, is_fallback, fallback_reason = _resolve_topic(session, bot_id, request, settings.fallback_policy)
     view = validate_view(request.view, allowed_types=parse_allowed_view_types(topic.view_schema_json))
 
@@ -133,6 +153,7 @@ def publish_item(*, session: Session, bot_id: str, request: PublishRequest, sour
             .order_by(TopicItem.id.desc())  # type: ignore[union-attr]
         ).first()
         if existing is not None:
+            _audit(session, audit, bot_id, "deduplicated", existing)
             session.commit()
             return PublishResult(item_id=existing.id or 0, topic_key=existing.topic_key, deduplicated=True)
     recent = session.exec(
@@ -155,5 +176,16 @@ def publish_item(*, session: Session, bot_id: str, request: PublishRequest, sour
     )
     session.add(item)
     bump_items_version(session, bot_id)  # open panels poll this to pick the item up
+    _audit(session, audit, bot_id, "ok", item)
     session.commit()
     return PublishResult(item_id=item.id or 0, topic_key=topic.topic_key, fallback=is_fallback, fallback_reason=fallback_reason)
+
+
+def _audit(session: Session, audit: CallAudit | None, bot_id: str, outcome: str, item: TopicItem) -> None:
+    """Add the call's audit row to the publishing transaction (the item gets its id first)."""
+    if audit is None:
+        return
+    if item.id is None:
+        session.flush()
+    add_call(session=session, bot_id=bot_id, tool=audit.tool, outcome=outcome, topic_key=item.topic_key,
+             item_id=item.id, latency_ms=audit.elapsed_ms())

@@ -11,9 +11,12 @@ from sqlmodel import Session, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import Bot, TopicBotSettings, TopicItem, TopicRuleChange, TopicTopic, iso_utc, utcnow
+from topic_dashboard.text_policy import check_json, check_line, check_text, is_lookup_key
 from topic_dashboard.views import validate_view_schema_json
 
-TOPIC_KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+TOPIC_KEY_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")  # matched whole (fullmatch): "abc\n" is no key
+MAX_NAME_CHARS = 100
+MAX_DESCRIPTION_CHARS = 2000
 FALLBACK_POLICIES = ("inbox", "skip")
 MAX_PUBLISH_RATE = 10_000
 MAX_DEDUPE_WINDOW_SECONDS = 7 * 24 * 3600
@@ -111,7 +114,7 @@ def load_settings(*, session: Session, bot_id: str, for_update: bool = False) ->
     query = select(TopicBotSettings).where(TopicBotSettings.bot_id == bot_id)
     if for_update:
         query = query.with_for_update()
-    row = session.exec(query).first()
+    row = session.exec(query).first() if is_lookup_key(bot_id) else None
     if row is None:
         raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
     return row
@@ -142,7 +145,7 @@ def set_topic_enabled(*, session: Session, bot_id: str, enabled: bool) -> TopicS
 
 def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> list[TopicTopic]:
     """A bot's topics, fallback first, then by key. Raises bot_not_found."""
-    if session.get(Bot, bot_id) is None:
+    if not is_lookup_key(bot_id) or session.get(Bot, bot_id) is None:
         raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
     query = select(TopicTopic).where(TopicTopic.bot_id == bot_id)
     if active_only:
@@ -154,7 +157,7 @@ def get_topic(*, session: Session, bot_id: str, topic_key: str) -> TopicTopic:
     """Raises topic_not_found."""
     topic = session.exec(
         select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == topic_key)
-    ).first()
+    ).first() if is_lookup_key(bot_id) and is_lookup_key(topic_key) else None
     if topic is None:
         raise AppError("topic_not_found", f"bot {bot_id!r} has no topic {topic_key!r}")
     return topic
@@ -163,16 +166,32 @@ def get_topic(*, session: Session, bot_id: str, topic_key: str) -> TopicTopic:
 def _validated_rule(routing_json: Any) -> dict[str, Any]:
     from topic_dashboard.routing import validate_routing
 
+    # Field paths as validate_routing names them ("include_when[1]"), with its code.
+    check_json(routing_json, field="routing_json", code="invalid_rule", relative=True)
     return validate_routing(routing_json).model_dump(mode="json", exclude_none=True)
 
 
-def _validate_text(value: str, field: str, max_chars: int, *, required: bool) -> str:
-    value = value.strip()
+def _validated_view_schema(view_schema_json: Any) -> dict[str, Any]:
+    return validate_view_schema_json(check_json(view_schema_json, field="view_schema_json"))
+
+
+def _validate_text(value: str, field: str, max_chars: int, *, required: bool, single_line: bool) -> str:
+    value = check_text(value, field=field).strip()
+    if single_line:
+        check_line(value, field=field)
     if required and not value:
         raise AppError("validation_error", f"{field} must not be empty", field=field)
     if len(value) > max_chars:
         raise AppError("validation_error", f"{field} is longer than {max_chars} characters", field=field)
     return value
+
+
+def _validate_name(name: str) -> str:
+    return _validate_text(name, "name", MAX_NAME_CHARS, required=True, single_line=True)
+
+
+def _validate_description(description: str) -> str:
+    return _validate_text(description, "description", MAX_DESCRIPTION_CHARS, required=False, single_line=False)
 
 
 def _bump_rules_version(session: Session, bot_id: str) -> None:
@@ -198,7 +217,7 @@ def _record_change(session: Session, *, bot_id: str, topic_key: str, actor: str,
 def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str) -> TopicPublic:
     """Create a topic. Raises bot_not_found, invalid_topic_key, topic_exists, invalid_rule, validation_error."""
     load_settings(session=session, bot_id=bot_id, for_update=True)
-    if not TOPIC_KEY_RE.match(data.topic_key):
+    if not TOPIC_KEY_RE.fullmatch(data.topic_key):
         raise AppError(
             "invalid_topic_key",
             "topic_key: lower-case letters, digits and underscores, starting with a letter (at most 64)",
@@ -209,11 +228,11 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str
     topic = TopicTopic(
         bot_id=bot_id,
         topic_key=data.topic_key,
-        name=_validate_text(data.name, "name", 100, required=True),
-        description=_validate_text(data.description, "description", 2000, required=False),
+        name=_validate_name(data.name),
+        description=_validate_description(data.description),
         is_active=data.is_active,
         routing_json=_validated_rule(data.routing_json),
-        view_schema_json=validate_view_schema_json(data.view_schema_json),
+        view_schema_json=_validated_view_schema(data.view_schema_json),
     )
     session.add(topic)
     session.flush()
@@ -236,15 +255,15 @@ def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUp
     if data.is_active is False and topic.is_default_fallback:
         raise AppError("fallback_protected", "the fallback topic cannot be deactivated: unrouted results go there", field="is_active")
     if data.name is not None:
-        topic.name = _validate_text(data.name, "name", 100, required=True)
+        topic.name = _validate_name(data.name)
     if data.description is not None:
-        topic.description = _validate_text(data.description, "description", 2000, required=False)
+        topic.description = _validate_description(data.description)
     if data.is_active is not None:
         topic.is_active = data.is_active
     if data.routing_json is not None:
         topic.routing_json = _validated_rule(data.routing_json)
     if data.view_schema_json is not None:
-        topic.view_schema_json = validate_view_schema_json(data.view_schema_json)
+        topic.view_schema_json = _validated_view_schema(data.view_schema_json)
     topic.updated_at = utcnow()
     session.add(topic)
     session.flush()

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from topic_dashboard.errors import AppError
+from topic_dashboard.text_policy import check_line
 from topic_dashboard.views.limits import DEFAULT_LEVEL, LEVELS, LIMITS, TAG_RULE, TAG_SYMBOLS, json_size
 from topic_dashboard.views.safety import describe_char, forbidden_char, normalize_newlines
 
@@ -16,7 +17,8 @@ def validate_item_fields(
 ) -> tuple[str, str, str, list[str]]:
     """Return (title, content, level, tags) normalized for storage.
 
-    The title is trimmed and its whitespace runs (including newlines) collapse to one space;
+    The title is trimmed and its whitespace runs (including newlines) collapse to one space, and
+    it may hold no bidi override or isolate (text_policy);
     content is trimmed with line breaks normalized to LF (None counts as ""); level defaults
     to "info" and is matched case-insensitively; tags are trimmed and de-duplicated
     case-insensitively, keeping the first spelling.
@@ -79,7 +81,7 @@ def _check_title(title: Any) -> str:
             f"title has {len(text)} characters; at most {LIMITS.title_max_chars} are allowed: "
             "keep it to one line and move the rest into content",
         )
-    return text
+    return check_line(text, field="title")  # whitespace is collapsed; bidi overrides would disguise it
 
 
 def _check_content(content: Any) -> str:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn, Protocol
 
 from topic_dashboard.errors import AppError
+from topic_dashboard.text_policy import is_bounded_number, printable
 from topic_dashboard.views.safety import (
     describe_char,
     forbidden_char,
@@ -46,7 +46,7 @@ def child_path(path: str, key: Any) -> str:
     if isinstance(key, str) and _IDENTIFIER.fullmatch(key):
         return f"{path}.{key}"
     shown = key[:40] if isinstance(key, str) else str(key)
-    return f"{path}[{json.dumps(shown, ensure_ascii=False)}]"
+    return f"{path}[{printable(json.dumps(shown, ensure_ascii=False))}]"
 
 
 def json_type(value: Any) -> str:
@@ -66,10 +66,12 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _is_number(value: Any) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return math.isfinite(value)
+def _number_kind(value: Any) -> str:
+    """What a value is, for messages; numbers that are not finite or beyond 64-bit integers are named as such."""
+    kind = json_type(value)
+    if kind == "number" and not is_bounded_number(value):
+        return "a non-finite number" if isinstance(value, float) else "an integer beyond 64 bits"
+    return kind
 
 
 def _check_string(value: Any, path: str, *, min_chars: int, max_chars: int) -> str:
@@ -140,7 +142,7 @@ class Url:
 
 @dataclass(frozen=True, kw_only=True)
 class Number:
-    """A finite JSON number (booleans are not numbers)."""
+    """A finite JSON number, an integer within 64 bits (booleans are not numbers)."""
 
     description: str
 
@@ -148,8 +150,8 @@ class Number:
         return {"type": "number", "description": self.description}
 
     def check(self, value: Any, path: str) -> int | float:
-        if not _is_number(value):
-            fail(path, f"{path} must be a number such as 12 or -2.5, got {json_type(value)}")
+        if not is_bounded_number(value):
+            fail(path, f"{path} must be a number such as 12 or -2.5, got {_number_kind(value)}")
         return value
 
 
@@ -217,8 +219,8 @@ class Scalar:
 
     def check(self, value: Any, path: str) -> Any:
         kind = json_type(value)
-        if kind == "number" and not _is_number(value):
-            kind = "non-finite number"
+        if kind == "number" and not is_bounded_number(value):
+            kind = _number_kind(value)
         if kind not in self.types:
             fail(path, f"{path} must be a {' or '.join(self.types)}, got {kind}")
         if kind == "string":

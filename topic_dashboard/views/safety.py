@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from topic_dashboard.text_policy import FORBIDDEN_IN_TEXT, describe_char
+
+__all__ = ["SAFE_URL_SCHEMES", "describe_char", "forbidden_char", "normalize_newlines", "safe_url"]
+
 SAFE_URL_SCHEMES: tuple[str, ...] = ("http", "https", "mailto")
 
-# C0 controls except tab and newline, DEL, C1 controls, and lone UTF-16 surrogates (which
-# cannot be encoded as UTF-8 and would fail later, far from the caller).
-_FORBIDDEN_CHAR = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# The text policy's refusals (controls, lone surrogates), plus CR: view text has its line breaks
+# normalized to LF before it is checked.
+_FORBIDDEN_CHAR = re.compile(f"[\r{FORBIDDEN_IN_TEXT}]")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 # Characters browsers silently drop or reinterpret inside a URL ("java\tscript:", "https:\\\\x"):
 # a URL containing any of them is refused rather than guessed at.
@@ -31,11 +35,6 @@ def forbidden_char(text: str) -> str | None:
     """Return the first control character in `text` other than tab and newline, or None."""
     match = _FORBIDDEN_CHAR.search(text)
     return match.group() if match else None
-
-
-def describe_char(char: str) -> str:
-    """Name a character for an error message, e.g. `U+0007`."""
-    return f"U+{ord(char):04X}"
 
 
 def safe_url(url: str) -> str | None:

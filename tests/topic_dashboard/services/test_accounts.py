@@ -86,11 +86,12 @@ def test_api_tokens_and_the_admin_token_setting(session: Session) -> None:
     with pytest.raises(AppError) as excinfo:
         accounts.require_admin(principal)
     assert _code(excinfo) == "forbidden"
-    master = accounts.resolve_api_token(session=session, token="master-key-123", admin_token="master-key-123")
+    master_key = "master-key-" + "0123456789" * 3  # the setting must be at least 32 characters
+    master = accounts.resolve_api_token(session=session, token=master_key, admin_token=master_key)
     assert master.is_admin and master.kind == "admin_token"
     for bad in ("", "tda_unknown", viewer_token + "x"):
         with pytest.raises(AppError) as excinfo:
-            accounts.resolve_api_token(session=session, token=bad, admin_token="master-key-123")
+            accounts.resolve_api_token(session=session, token=bad, admin_token=master_key)
         assert _code(excinfo) == "unauthorized"
 
 

@@ -61,6 +61,17 @@ def _managed(token: str, **overrides: Any) -> dict[str, Any]:
     return {**managed_entry(mcp_url=get_settings().mcp_topic_url, token=token), **overrides}
 
 
+def _masked(token: str, **overrides: Any) -> dict[str, Any]:
+    """topic_mcp as reads show it: the bot's token is never read back."""
+    return {**_managed(token, **overrides), "headers": {"x-topic-mcp-token": "***"}}
+
+
+@pytest.fixture
+def home() -> Path:
+    """A directory a bot's config.json may be adopted from: inside the data directory."""
+    return get_settings().data_dir / "home"
+
+
 def _refused(code: str, fn: Any, **kwargs: Any) -> AppError:
     with pytest.raises(AppError) as excinfo:
         fn(**kwargs)
@@ -100,11 +111,11 @@ def test_create_stores_the_settings_and_the_fallback_topic_and_not_the_token(ses
     assert (fallback.topic_key, fallback.is_default_fallback, fallback.is_active) == ("inbox", True, True)
 
 
-def test_create_adopts_an_existing_config_and_keeps_everything_in_it(session: Session, tmp_path: Path) -> None:
+def test_create_adopts_an_existing_config_and_keeps_everything_in_it(session: Session, home: Path) -> None:
     original = _adopted_config()
-    path = _write(tmp_path / "home" / ".nanobot" / "config.json", original)
+    path = _write(home / "home" / ".nanobot" / "config.json", original)
 
-    bot, token = bots.create_bot(session=session, name="adopter", config_path=str(path))
+    bot, token = bots.create_bot(session=session, name="adopter", config_path=str(path), adopt_existing=True)
 
     assert bot.config_path == str(path)
     written = _config(bot)
@@ -136,15 +147,16 @@ def test_create_adopts_an_existing_config_and_keeps_everything_in_it(session: Se
     ],
 )
 def test_an_unusable_adopted_path_is_refused_with_nothing_stored(
-    session: Session, tmp_path: Path, config_path: str, contents: str | None, code: str
+    session: Session, home: Path, config_path: str, contents: str | None, code: str
 ) -> None:
-    path = Path(config_path.format(tmp=tmp_path))
+    path = Path(config_path.format(tmp=home))
+    home.mkdir(parents=True, exist_ok=True)
     if contents == "<dir>":
         path.mkdir()
     elif contents is not None:
         path.write_text(contents, encoding="utf-8")
 
-    error = _refused(code, bots.create_bot, session=session, name="adopter", config_path=str(path))
+    error = _refused(code, bots.create_bot, session=session, name="adopter", config_path=str(path), adopt_existing=True)
 
     assert error.field == "config_path"
     session.rollback()
@@ -181,9 +193,9 @@ def test_create_without_a_config_leaves_the_bot_without_one(session: Session) ->
 # --- tokens --------------------------------------------------------------------------------------
 
 
-def test_rotation_rewrites_the_config_and_the_old_token_stops_working(session: Session, tmp_path: Path) -> None:
-    path = _write(tmp_path / "config.json", _adopted_config())
-    bot, old = bots.create_bot(session=session, name="rotor", config_path=str(path))
+def test_rotation_rewrites_the_config_and_the_old_token_stops_working(session: Session, home: Path) -> None:
+    path = _write(home / "config.json", _adopted_config())
+    bot, old = bots.create_bot(session=session, name="rotor", config_path=str(path), adopt_existing=True)
     created_at = session.get(Bot, bot.bot_id).token_created_at
 
     new = bots.rotate_token(session=session, bot_id=bot.bot_id)
@@ -215,9 +227,9 @@ def test_rotation_rewrites_a_config_the_user_deleted(session: Session) -> None:
     assert _topic_mcp(bot) == _managed(new)
 
 
-def test_rotation_refused_by_a_broken_config_keeps_the_old_token(session: Session, tmp_path: Path) -> None:
-    path = _write(tmp_path / "config.json", {})
-    bot, old = bots.create_bot(session=session, name="broken", config_path=str(path))
+def test_rotation_refused_by_a_broken_config_keeps_the_old_token(session: Session, home: Path) -> None:
+    path = _write(home / "config.json", {})
+    bot, old = bots.create_bot(session=session, name="broken", config_path=str(path), adopt_existing=True)
     path.write_text("{ hand-edited and broken", encoding="utf-8")
 
     _refused("invalid_mcp_config", bots.rotate_token, session=session, bot_id=bot.bot_id)
@@ -300,13 +312,13 @@ def test_bot_statuses(session: Session) -> None:
 # --- the locked MCP config ---------------------------------------------------------------------------
 
 
-def test_get_mcp_config_marks_topic_mcp_locked(session: Session, tmp_path: Path) -> None:
-    path = _write(tmp_path / "config.json", _adopted_config())
-    bot, token = bots.create_bot(session=session, name="reader", config_path=str(path))
+def test_get_mcp_config_marks_topic_mcp_locked(session: Session, home: Path) -> None:
+    path = _write(home / "config.json", _adopted_config())
+    bot, token = bots.create_bot(session=session, name="reader", config_path=str(path), adopt_existing=True)
 
     config = bots.get_mcp_config(session=session, bot_id=bot.bot_id)
 
-    assert config.servers == {**OTHER_SERVERS, LOCKED_SERVER: _managed(token)}
+    assert config.servers == {**OTHER_SERVERS, LOCKED_SERVER: _masked(token)}
     assert config.locked == {"filesystem": False, "remote": False, LOCKED_SERVER: True}
     assert config.config_path == str(path) and config.restored is False
 
@@ -318,18 +330,18 @@ def test_get_mcp_config_of_a_deleted_file_is_refused(session: Session) -> None:
     assert error.field == "config_path"
 
 
-def test_put_replaces_the_whole_map_and_restores_topic_mcp(session: Session, tmp_path: Path) -> None:
-    path = _write(tmp_path / "config.json", _adopted_config())
-    bot, token = bots.create_bot(session=session, name="putter", config_path=str(path))
+def test_put_replaces_the_whole_map_and_restores_topic_mcp(session: Session, home: Path) -> None:
+    path = _write(home / "config.json", _adopted_config())
+    bot, token = bots.create_bot(session=session, name="putter", config_path=str(path), adopt_existing=True)
     submitted = {"remote": OTHER_SERVERS["remote"], "local": {"type": "stdio", "command": "uvx", "args": ["tool"]}}
 
     config = bots.put_mcp_config(session=session, bot_id=bot.bot_id, servers=submitted)
 
     assert config.restored is True
-    assert config.servers == {**submitted, LOCKED_SERVER: _managed(token)}
+    assert config.servers == {**submitted, LOCKED_SERVER: _masked(token)}
     assert config.locked == {"remote": False, "local": False, LOCKED_SERVER: True}
     written = _config(bot)
-    assert written["tools"]["mcpServers"] == config.servers
+    assert written["tools"]["mcpServers"] == {**submitted, LOCKED_SERVER: _managed(token)}
     assert list(written["tools"]["mcpServers"]) == ["remote", "local", LOCKED_SERVER]
     assert list(written) == list(_adopted_config())
     assert written["zzUnknown"] == _adopted_config()["zzUnknown"]
@@ -347,10 +359,10 @@ def test_put_with_topic_mcp_unchanged_is_not_a_restore_and_may_set_the_timeout(s
     assert _topic_mcp(bot) == _managed(token, toolTimeout=300)
 
 
-def test_put_keeps_a_snake_case_file_snake_case(session: Session, tmp_path: Path) -> None:
-    path = _write(tmp_path / "config.json", {"tools": {"mcp_servers": {"fs": OTHER_SERVERS["filesystem"]},
+def test_put_keeps_a_snake_case_file_snake_case(session: Session, home: Path) -> None:
+    path = _write(home / "config.json", {"tools": {"mcp_servers": {"fs": OTHER_SERVERS["filesystem"]},
                                                        "ssrf_whitelist": ["127.0.0.0/8"]}})
-    bot, token = bots.create_bot(session=session, name="snake", config_path=str(path))
+    bot, token = bots.create_bot(session=session, name="snake", config_path=str(path), adopt_existing=True)
 
     bots.put_mcp_config(session=session, bot_id=bot.bot_id, servers={"fs2": OTHER_SERVERS["filesystem"]})
 
@@ -377,9 +389,9 @@ def test_put_keeps_a_snake_case_file_snake_case(session: Session, tmp_path: Path
         ([], "invalid_mcp_config", "mcpServers"),
     ],
 )
-def test_a_refused_put_writes_nothing(session: Session, tmp_path: Path, servers: Any, code: str, field: str) -> None:
-    path = _write(tmp_path / "home" / "config.json", _adopted_config())
-    bot, _ = bots.create_bot(session=session, name="guarded", config_path=str(path))
+def test_a_refused_put_writes_nothing(session: Session, home: Path, servers: Any, code: str, field: str) -> None:
+    path = _write(home / "home" / "config.json", _adopted_config())
+    bot, _ = bots.create_bot(session=session, name="guarded", config_path=str(path), adopt_existing=True)
     before = path.read_bytes()
 
     error = _refused(code, bots.put_mcp_config, session=session, bot_id=bot.bot_id, servers=servers)

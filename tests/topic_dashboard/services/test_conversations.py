@@ -375,3 +375,73 @@ def test_list_user_inputs_refuses_bad_ids_and_other_bots_conversations(session: 
                             max_chars=1000)
     assert mine["conversationId"] == conversation_id and [item["content"] for item in mine["items"]] == ["secret"]
     assert session.exec(select(sa.func.count()).select_from(Message)).one() == 1
+
+
+# --- the text policy: what no surface may store ------------------------------------------------------
+
+
+def _card_with(**changes: Any) -> dict[str, Any]:
+    fields = [dict(field) for field in CARD["fields"]]
+    for key, value in changes.items():
+        if key.startswith("field_"):
+            fields[0][key.removeprefix("field_")] = value
+        elif key == "option":
+            fields[2]["options"] = ["eu", value]
+        else:
+            return {**CARD, key: value}
+    return {**CARD, "fields": fields}
+
+
+@pytest.mark.parametrize(
+    ("call", "arguments", "field"),
+    [
+        ("create", {"title": "deploys\x00"}, "title"),
+        ("create", {"title": "deploys\ud800"}, "title"),
+        ("create", {"title": "invoice\u202efdp.exe"}, "title"),
+        ("create", {"title": "two\nlines"}, "title"),
+        ("message", {"role": "user", "content": "hi\x00"}, "content"),
+        ("message", {"role": "user", "content": "hi\ud800"}, "content"),
+        ("message", {"role": "user", "content": "\x1b[2J"}, "content"),
+        ("message", {"role": "assistant", "content": "form", "kind": "guide_card",
+                     "guide_card": _card_with(field_label="Ser\u202evice")}, "guide_card.fields[0].label"),
+        ("message", {"role": "assistant", "content": "form", "kind": "guide_card",
+                     "guide_card": _card_with(option="x" * 201)}, "guide_card.fields[2].options[1]"),
+        ("message", {"role": "assistant", "content": "form", "kind": "guide_card",
+                     "guide_card": _card_with(title="\x00")}, "guide_card.title"),
+        ("message", {"role": "assistant", "content": "form", "kind": "guide_card",
+                     "guide_card": {**CARD, "bad\nkey": 1}}, "guide_card"),
+        ("answers", {"answers": {"service": "api\x00"}}, "answers.service"),
+        ("answers", {"answers": {"service": ["api"]}}, "answers.service"),
+        ("answers", {"answers": {"service": "api", "replicas": 10**400}}, "answers.replicas"),
+        ("answers", {"answers": {"service": "x" * 100_001}}, "answers"),
+        ("list", {"after_seq": 99999999999999999999}, "after_seq"),
+        ("list", {"after_seq": -1}, "after_seq"),
+        ("list", {"limit": 0}, "limit"),
+    ],
+    ids=lambda value: value if isinstance(value, str) and value.isidentifier() else None,
+)
+def test_text_the_policy_refuses_is_never_stored(session: Session, call: str, arguments: dict[str, Any],
+                                                  field: str) -> None:
+    bot_id = _bot(session)
+    conversation_id = _conversation(session, bot_id)
+    card = add_message(session=session, conversation_id=conversation_id, role="assistant", content="form",
+                       kind="guide_card", guide_card=CARD)
+    functions = {"create": (create_conversation, {"bot_id": bot_id}),
+                 "message": (add_message, {"conversation_id": conversation_id}),
+                 "answers": (submit_guide_card, {"conversation_id": conversation_id, "message_id": card.message_id}),
+                 "list": (list_messages, {"conversation_id": conversation_id})}
+    function, target = functions[call]
+    error = _refused(session, function, **target, **arguments)
+    assert (error.code, error.field) == ("validation_error", field)
+    error.message.encode("utf-8")
+    assert session.exec(select(sa.func.count()).select_from(Message)).one() == 1
+    assert session.exec(select(sa.func.count()).select_from(Conversation)).one() == 1
+
+
+@pytest.mark.parametrize("conversation_id", ["nul\x00", "tab\there", "\ud800"])
+def test_an_id_no_row_can_have_is_not_found_without_asking_the_database(session: Session, conversation_id: str) -> None:
+    """PostgreSQL cannot compare text holding NUL: such an id is simply not found."""
+    _bot(session)
+    assert _refused(session, list_messages, conversation_id=conversation_id).code == "conversation_not_found"
+    assert _refused(session, add_message, conversation_id=conversation_id, role="user",
+                    content="hi").code == "conversation_not_found"

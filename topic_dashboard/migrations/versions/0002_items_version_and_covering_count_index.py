@@ -8,7 +8,6 @@ Create Date: 2026-11-30 04:39:53.633599
 from __future__ import annotations
 
 import sqlalchemy as sa
-import sqlmodel
 from alembic import op
 
 

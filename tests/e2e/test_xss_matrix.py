@@ -1,0 +1,370 @@
+"""The XSS matrix: every payload in `xss_support.PAYLOADS` through every field a bot or person can fill,
+opened in a real browser whose every frame carries a trap.
+
+Surfaces: every text field of the six view types plus item title and content (published over
+topic_mcp), the non-text fields (which must refuse every payload with a structured error), topic
+names, descriptions and rules (panel sidebar and heading, Rules table, editor and history), bot names
+(Bots page and its dialog, the bot selectors of the panel, Rules, Conversations and Audit pages),
+and conversations (titles, messages of every role, guide cards with labels, options and submit
+labels, a submitted card). After each detail, topic, dialog or conversation is opened, the trap must
+read 0 scripts run, 0 dialogs, 0 requests to other hosts, and the DOM must hold no on* attribute,
+no javascript:/data: URL and no frame. Each page also shows that the payloads arrived as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+from sqlmodel import Session
+
+from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, unique
+from tests.e2e.conftest import E2EApp
+from tests.e2e.topic_panel_support import make_bot, open_panel, row, rows
+from tests.e2e.xss_support import (
+    PAYLOADS,
+    VIEW_BUILDERS,
+    Packer,
+    Payload,
+    Trap,
+    app_hosts,
+    mcp_publish_many,
+    plain_texts,
+    refused,
+    squeeze,
+)
+from topic_dashboard.services.bots import create_bot
+from topic_dashboard.services.conversations import add_message, create_conversation, submit_guide_card
+from topic_dashboard.services.topics import TopicCreate, create_topic
+
+pytestmark = pytest.mark.e2e
+
+ADMIN = "xss-admin"
+# Link URLs that the payload list holds only inside markup: edge whitespace is trimmed before the check.
+URL_TRICKS = (" javascript:window.__xss++", "\u00a0javascript:window.__xss++", "\njavascript:alert(1)",
+              "java\u200dscript:alert(1)", "jav&#x09;ascript:alert(1)", "data:image/svg+xml,<svg onload=alert(1)>",
+              "http://xss.invalid@127.0.0.1/", "https:\\\\xss.invalid/", "//xss.invalid/x", "file:///etc/passwd")
+
+
+@pytest.fixture(scope="module")
+def trap(browser: Browser, e2e_app: E2EApp) -> Iterator[Trap]:
+    """One logged-in page for the whole matrix, trapped before its first navigation."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    trap = Trap(context.new_page(), app_hosts(e2e_app))
+    trap.install()
+    log_in(trap.page, e2e_app, ADMIN)
+    yield trap
+    context.close()
+
+
+# Resolves on the first animation frame where the element holds the text (and `also` exists): an
+# expect() polls at 100, 250, 500 ms steps, which would cost most of the matrix's time.
+SHOWN = """([selector, text, also]) => (document.querySelector(selector)?.textContent || '').includes(text)
+  && (!also || document.querySelector(also) !== null)"""
+GONE = "(selector) => document.querySelector(selector) === null"
+
+
+def _until_shown(page: Page, selector: str, text: str = "", also: str = "") -> None:
+    page.wait_for_function(SHOWN, arg=[selector, text, also], polling="raf")
+
+
+def _until_gone(page: Page, selector: str) -> None:
+    page.wait_for_function(GONE, arg=selector, polling="raf")
+
+
+def _assert_shows(page: Page, selector: str, texts: list[str] | tuple[str, ...], where: str) -> None:
+    """Every text is in the element's text as typed (whitespace collapsed): shown, not dropped or rendered."""
+    shown = squeeze(page.locator(selector).first.text_content() or "")
+    missing = [text for text in texts if squeeze(text) not in shown]
+    assert missing == [], (where, missing)
+
+
+def _open_select(page: Page, trigger: str, texts: list[str], where: str) -> None:
+    """Open a Radix select (its options exist only while open), check the options, close it."""
+    page.locator(trigger).click()
+    listbox = page.get_by_role("listbox")
+    expect(listbox).to_be_visible()
+    _assert_shows(page, "[role=listbox]", texts, where)
+    page.keyboard.press("Escape")
+    expect(listbox).to_have_count(0)
+
+
+def test_the_payload_list_covers_the_families_the_issue_names() -> None:
+    names = [payload.name for payload in PAYLOADS]
+    assert len(names) >= 30 and len(set(names)) == len(names)
+    for family in ("script", "onerror", "onload", "ontoggle", "javascript:", "data:", "vbscript:", "<svg", "animate",
+                   "](", "&#", "\uff1c", "\u202e", "\u200d", "expression(", "url(javascript", "srcdoc", "refresh",
+                   "<noscript", "<template", "xss.invalid"):
+        assert any(family in payload.text for payload in PAYLOADS), family
+    for payload in PAYLOADS:  # stored exactly as written, so "shown as text" can be checked verbatim
+        assert payload.text == payload.text.strip() and "\r" not in payload.text, payload.name
+
+
+def test_fields_that_are_not_text_refuse_every_payload(e2e_app: E2EApp) -> None:
+    """Tags, levels, link URLs, trends, numbers, booleans and the view type take no payload; a refusal is structured."""
+    _, token = make_bot(e2e_app, rate_per_minute=10_000)
+    base: dict[str, Any] = {"topic_key": "inbox", "title": "refused", "content": "x"}
+    probes: list[tuple[str, dict[str, Any], str, str]] = []
+    for p in PAYLOADS:
+        probes += [
+            (p.name, {"tags": ["ok", p.text]}, "validation_error", "tags[1]"),
+            (p.name, {"level": p.text}, "validation_error", "level"),
+            (p.name, {"message_type": p.text}, "invalid_argument", "message_type"),
+            (p.name, {"view": p.text}, "invalid_argument", "view"),  # the tool schema wants an object
+            (p.name, {"view": {"type": p.text}}, "invalid_view", "view.type"),
+            (p.name, {"view": {"type": "card", "title": "t", "link": {"url": p.text}}}, "invalid_view", "view.link.url"),
+            (p.name, {"view": {"type": "metric", "label": "l", "value": 1, "trend": p.text}}, "invalid_view", "view.trend"),
+            (p.name, {"view": {"type": "metric", "label": "l", "value": 1, "delta": p.text}}, "invalid_view", "view.delta"),
+            (p.name, {"view": {"type": "checklist", "items": [{"text": "t", "done": p.text}]}}, "invalid_view",
+             "view.items[0].done"),
+            (p.name, {"view": {"type": "timeline", "events": [{"time": "t", "title": "t", "level": p.text}]}},
+             "invalid_view", "view.events[0].level"),
+        ]
+    for url in URL_TRICKS:
+        probes.append((url, {"view": {"type": "card", "title": "t", "link": {"url": url}}}, "invalid_view", "view.link.url"))
+    results = mcp_publish_many(e2e_app, token, [{**base, **extra} for _, extra, _, _ in probes])
+    for (name, extra, code, field), (is_error, body) in zip(probes, results, strict=True):
+        assert is_error, (name, extra, body)
+        assert (body["error"]["code"], body["error"]["field"]) == (code, field), (name, extra, body)
+
+
+def test_every_text_field_of_every_view_type(trap: Trap, e2e_app: E2EApp) -> None:
+    page = trap.page
+    bot_id, token = make_bot(e2e_app, rate_per_minute=10_000)
+    packer = Packer(PAYLOADS)
+    calls: list[dict[str, Any]] = []
+
+    def add_item(view: dict[str, Any] | None) -> None:
+        prefix = f"[xss {len(calls):02d}] "  # one width, so every title has the same room for payloads
+        calls.append({
+            "topic_key": "inbox", "title": prefix + packer.take("item.title", 200 - len(prefix)),
+            "content": packer.take("item.content", 20_000, sep="\n\n"), "view": view,
+            "tags": ["xss", view["type"] if view else "plain"], "level": ("info", "warn", "error", "success")[len(calls) % 4],
+        })
+
+    for kind, build in VIEW_BUILDERS.items():
+        add_item(build(packer))
+        while not packer.finished(kind):
+            add_item(build(packer))
+    while not packer.finished("item."):  # titles hold fewer payloads than views: plain items carry the rest
+        add_item(None)
+    assert len(calls) < 100, len(calls)
+    published = mcp_publish_many(e2e_app, token, calls)
+    assert [is_error for is_error, _ in published] == [False] * len(calls), [b for e, b in published if e]
+    items = [(body["item_id"], call) for (_, body), call in zip(published, calls, strict=True)]
+    fields, pairs, too_long = packer.pairs()
+    print(f"\nviews: {len(items)} items, {fields} fields, {pairs} field x payload pairs placed, "
+          f"{too_long} pairs longer than the field allows")
+
+    open_panel(page, e2e_app, bot_id)
+    while rows(page).count() < len(items):
+        shown = rows(page).count()
+        page.locator("#load-more").click()
+        expect(rows(page)).not_to_have_count(shown)
+    trap.assert_clean("item list")
+    _assert_shows(page, "#item-list", [squeeze(call["title"]) for _, call in items], "item list titles")
+
+    for index, (item_id, call) in enumerate(items):
+        row(page, item_id).click()
+        view = call["view"] or {"type": "plain"}
+        _until_shown(page, "#detail-title", f"[xss {index:02d}]", f"#view-{view['type']}" if call["view"] else "")
+        where = f"item {index} ({view['type']})"
+        _assert_shows(page, "#item-detail", [call["title"], *plain_texts(view)], where)
+        trap.assert_clean(where)
+
+
+def _topic_data(index: int, payload: Payload) -> TopicCreate:
+    """A topic whose name (if it fits in 100 characters), description and rule texts hold `payload`."""
+    text = payload.text
+    name = text if len(text) <= 100 else f"long payload {index}"
+    routing: dict[str, Any] = {"purpose": text, "include_when": [text], "examples": {"positive": [text], "negative": [text]}}
+    return TopicCreate(topic_key=f"xss_{index:02d}", name=name, description=text, routing_json=routing)
+
+
+def test_topic_names_descriptions_and_rules(trap: Trap, e2e_app: E2EApp) -> None:
+    page = trap.page
+    bot_id, _ = make_bot(e2e_app)
+    names: list[str] = []
+    with Session(e2e_app.engine) as session:
+        for index, payload in enumerate(PAYLOADS):
+            with refused("invalid_topic_key", "topic_key"):
+                create_topic(session=session, bot_id=bot_id, actor="e2e",
+                             data=TopicCreate(topic_key=payload.text, name="n"))
+            session.rollback()
+            data = _topic_data(index, payload)
+            if len(payload.text) > 100:
+                with refused("validation_error", "name"):
+                    create_topic(session=session, bot_id=bot_id, actor="e2e", data=data.model_copy(update={"name": payload.text}))
+                session.rollback()
+            create_topic(session=session, bot_id=bot_id, actor="e2e", data=data)
+            names.append(data.name)
+
+    open_panel(page, e2e_app, bot_id)
+    _assert_shows(page, "body", names, "panel sidebar")
+    trap.assert_clean("panel with topics")
+    for index, name in enumerate(names):
+        page.locator(f"#topic-xss_{index:02d}").click()
+        _until_shown(page, "#stream-heading", name)
+        trap.assert_clean(f"panel topic {index}")
+
+    page.goto(e2e_app.path(f"/rules?bot={bot_id}"))
+    expect(page.locator("#rule-row-inbox")).to_be_visible(timeout=PAGE_LOAD_MS)
+    _assert_shows(page, "#rules-table", names, "rules table")
+    trap.assert_clean("rules table")
+    for index, payload in enumerate(PAYLOADS):
+        key = f"xss_{index:02d}"
+        page.locator(f"#rule-row-{key}").click()
+        _until_shown(page, "#editor-key", key)
+        # A one-line input drops line breaks from its value; the purpose is a text area and keeps them.
+        expect(page.locator("#rule-description")).to_have_value(payload.text.replace("\n", ""))
+        expect(page.locator("#rule-purpose")).to_have_value(payload.text)
+        for selector in ("#include_when-0", "#positive-0", "#negative-0"):
+            expect(page.locator(selector)).to_have_value(payload.text.replace("\n", ""))
+        expect(page.locator("#rule-history")).to_be_visible()  # before/after JSON of the rule, as text
+        trap.assert_clean(f"rules editor {index}")
+
+
+def test_bot_names_on_every_page_that_lists_bots(trap: Trap, e2e_app: E2EApp) -> None:
+    page = trap.page
+    made: list[tuple[str, str]] = []
+    with Session(e2e_app.engine) as session:
+        for payload in PAYLOADS:
+            if len(payload.text) > 100:
+                with refused("validation_error", "name"):
+                    create_bot(session=session, name=payload.text, write_config=False)
+                session.rollback()
+                continue
+            bot, _ = create_bot(session=session, name=payload.text, write_config=False)
+            made.append((bot.bot_id, payload.text))
+    names = [name for _, name in made]
+    assert len(made) >= 30, len(made)
+
+    page.goto(e2e_app.path("/bots"))
+    expect(page.locator("#page-title")).to_have_text("Bots", timeout=PAGE_LOAD_MS)
+    expect(page.locator(".rt-Skeleton")).to_have_count(0)
+    _assert_shows(page, "#bots-table", names, "bots table")
+    trap.assert_clean("bots page")
+    # The dialog's title shows the name through the same binding for every bot, and each opening costs
+    # about two seconds on this page: a sample across the payload families is enough.
+    for bot_id, name in made[::6]:
+        page.locator(f"#delete-{bot_id}").click()
+        _until_shown(page, "[role=alertdialog]", f"Delete {name}?")
+        trap.assert_clean(f"delete dialog {bot_id}")
+        page.get_by_role("alertdialog").get_by_role("button", name="Cancel").click()
+        _until_gone(page, "[role=alertdialog]")
+
+    bot_id = made[0][0]
+    open_panel(page, e2e_app, bot_id)
+    _open_select(page, "#bot-select", names, "panel bot selector")
+    trap.assert_clean("panel bot selector")
+    page.goto(e2e_app.path(f"/rules?bot={bot_id}"))
+    expect(page.locator("#rule-row-inbox")).to_be_visible(timeout=PAGE_LOAD_MS)
+    _open_select(page, "#rules-bot-select", names, "rules bot selector")
+    trap.assert_clean("rules bot selector")
+    page.goto(e2e_app.path(f"/conversations?bot={bot_id}"))
+    expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
+    _open_select(page, "#conversations-bot-select", names, "conversations bot selector")
+    trap.assert_clean("conversations bot selector")
+    page.goto(e2e_app.path("/audit"))
+    expect(page.locator("#page-title")).to_have_text("Audit", timeout=PAGE_LOAD_MS)
+    _open_select(page, "[role=combobox] >> nth=0", names, "audit bot selector")
+    trap.assert_clean("audit page")
+
+
+FIELD_TYPES = ("text", "textarea", "select", "checkbox", "number")
+
+
+def _guide_card(payload: Payload) -> dict[str, Any]:
+    """A card with `payload` in every text slot that fits: title, each field's label, an option, the button."""
+    text = payload.text
+    return {
+        "title": text if len(text) <= 200 else "long payload",
+        "fields": [{"name": f"f_{kind}", "label": text if len(text) <= 200 else kind, "type": kind,
+                    "options": [text, "plain option"] if kind == "select" else []} for kind in FIELD_TYPES],
+        "submit_label": text if len(text) <= 50 else "Send",
+    }
+
+
+def _assert_card_slots_refuse(session: Session, conversation_id: str, payload: Payload) -> None:
+    """What a card cannot hold is refused with the JSON path of the slot."""
+    card = _guide_card(payload)
+    text = payload.text
+    slots: list[tuple[dict[str, Any], str]] = [
+        ({**card, "fields": [{**card["fields"][0], "name": text}]}, "guide_card.fields[0].name"),
+        ({**card, "fields": [{**card["fields"][0], "type": text}]}, "guide_card.fields[0].type"),
+    ]
+    if len(text) > 200:
+        slots += [({**card, "title": text}, "guide_card.title"),
+                  ({**card, "fields": [{**card["fields"][0], "label": text}]}, "guide_card.fields[0].label")]
+    if len(text) > 50:
+        slots.append(({**card, "submit_label": text}, "guide_card.submit_label"))
+    for bad, field in slots:
+        with refused("validation_error", field):
+            add_message(session=session, conversation_id=conversation_id, role="assistant", content="",
+                        kind="guide_card", guide_card=bad)
+        session.rollback()
+
+
+def test_conversation_messages_and_guide_cards(trap: Trap, e2e_app: E2EApp) -> None:
+    page = trap.page
+    conversations: list[tuple[str, str, str, Payload]] = []  # (conversation id, title shown, card message id, payload)
+    with Session(e2e_app.engine) as session:
+        bot, _ = create_bot(session=session, name=unique("xss-conversations"), write_config=False)
+        for payload in PAYLOADS:
+            title = payload.text
+            if len(title) > 200:
+                with refused("validation_error", "title"):
+                    create_conversation(session=session, bot_id=bot.bot_id, title=title)
+                session.rollback()
+                title = ""
+            conversation = create_conversation(session=session, bot_id=bot.bot_id, title=title)
+            for role in ("user", "assistant", "tool", "system"):
+                add_message(session=session, conversation_id=conversation.conversation_id, role=role, content=payload.text)
+            _assert_card_slots_refuse(session, conversation.conversation_id, payload)
+            card = add_message(session=session, conversation_id=conversation.conversation_id, role="assistant",
+                               content=payload.text, kind="guide_card", guide_card=_guide_card(payload))
+            conversations.append((conversation.conversation_id, title or "Untitled conversation", card.message_id, payload))
+        # One card carries every payload as an option, and one is submitted with payloads as answers.
+        first_id = conversations[0][0]
+        options = [p.text for p in PAYLOADS]
+        everything = add_message(session=session, conversation_id=first_id, role="assistant", content="", kind="guide_card",
+                                 guide_card={"title": "all options", "fields": [
+                                     {"name": "pick", "label": "Pick", "type": "select", "options": options}]})
+        answered = add_message(session=session, conversation_id=first_id, role="assistant", content="", kind="guide_card",
+                               guide_card={"title": PAYLOADS[0].text, "fields": [
+                                   {"name": "a", "label": PAYLOADS[1].text, "type": "textarea"}]})
+        submit_guide_card(session=session, conversation_id=first_id, message_id=answered.message_id,
+                          answers={"a": PAYLOADS[2].text})
+
+    page.goto(e2e_app.path(f"/conversations?bot={bot.bot_id}"))
+    expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
+    expect(page.locator(f"#conversation-{first_id}")).to_be_visible()
+    _assert_shows(page, "body", [title for _, title, _, _ in conversations], "conversation list")
+    trap.assert_clean("conversation list")
+    for conversation_id, title, card_id, payload in conversations:
+        page.locator(f"#conversation-{conversation_id}").click()
+        _until_shown(page, "#messages", "", f"#card-{card_id}")
+        where = f"conversation {payload.name}"
+        _assert_shows(page, "#messages", [payload.text], where)
+        _assert_shows(page, f"#card-{card_id}", [line for line in _card_texts(_guide_card(payload))], where)
+        trap.assert_clean(where)
+
+    page.locator(f"#conversation-{first_id}").click()
+    every = page.locator(f"#card-{everything.message_id}")
+    expect(every).to_be_visible()
+    _open_select(page, f"#card-{everything.message_id} button[role=combobox]", options, "guide card options")
+    _assert_shows(page, "#messages", [f"{PAYLOADS[1].text}: {PAYLOADS[2].text}"], "submitted answers")
+    trap.assert_clean("guide card options and answers")
+
+
+def _card_texts(card: dict[str, Any]) -> list[str]:
+    return [card["title"], card["submit_label"], *(field["label"] for field in card["fields"])]
+
+
+def test_the_trap_watched_everything(trap: Trap) -> None:
+    """The matrix ran through the trap: many checks, many requests seen, none elsewhere."""
+    trap.assert_clean("end of the matrix")
+    print(f"\ntrap: {trap.checks} checks, {trap.requests} requests seen, {len(trap.foreign)} to other hosts")
+    assert trap.checks > 100 and trap.requests > 0
