@@ -13,6 +13,7 @@ from topic_dashboard.auth.page import login_page
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.bots_page.page import bots_page
 from topic_dashboard.bots_page.state import BotsState
+from topic_dashboard.components.keyboard import SCRIPT_SRC as KEYBOARD_SCRIPT_SRC
 from topic_dashboard.conversations_page.page import conversations_page
 from topic_dashboard.conversations_page.state import ConversationsState
 from topic_dashboard.db import exit_unless_startable
@@ -30,7 +31,7 @@ exit_unless_startable()
 
 app = rx.App(
     api_transformer=build_api,
-    head_components=[rx.el.meta(name="referrer", content="no-referrer")],
+    head_components=[rx.el.meta(name="referrer", content="no-referrer"), rx.el.script(src=KEYBOARD_SCRIPT_SRC)],
     stylesheets=["/styles.css"],
     backend_exception_handler=app_error_toast,
 )

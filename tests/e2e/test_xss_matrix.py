@@ -30,6 +30,7 @@ from tests.e2e.xss_support import (
     Payload,
     Trap,
     app_hosts,
+    line_ok,
     mcp_publish_many,
     plain_texts,
     refused,
@@ -178,7 +179,7 @@ def test_every_text_field_of_every_view_type(trap: Trap, e2e_app: E2EApp) -> Non
 def _topic_data(index: int, payload: Payload) -> TopicCreate:
     """A topic whose name (if it fits in 100 characters), description and rule texts hold `payload`."""
     text = payload.text
-    name = text if len(text) <= 100 else f"long payload {index}"
+    name = text if line_ok(text, 100) else f"unfit payload {index}"
     routing: dict[str, Any] = {"purpose": text, "include_when": [text], "examples": {"positive": [text], "negative": [text]}}
     return TopicCreate(topic_key=f"xss_{index:02d}", name=name, description=text, routing_json=routing)
 
@@ -194,7 +195,7 @@ def test_topic_names_descriptions_and_rules(trap: Trap, e2e_app: E2EApp) -> None
                              data=TopicCreate(topic_key=payload.text, name="n"))
             session.rollback()
             data = _topic_data(index, payload)
-            if len(payload.text) > 100:
+            if not line_ok(payload.text, 100):  # too long, or not one line
                 with refused("validation_error", "name"):
                     create_topic(session=session, bot_id=bot_id, actor="e2e", data=data.model_copy(update={"name": payload.text}))
                 session.rollback()
@@ -231,7 +232,7 @@ def test_bot_names_on_every_page_that_lists_bots(trap: Trap, e2e_app: E2EApp) ->
     made: list[tuple[str, str]] = []
     with Session(e2e_app.engine) as session:
         for payload in PAYLOADS:
-            if len(payload.text) > 100:
+            if not line_ok(payload.text, 100):  # too long, or not one line
                 with refused("validation_error", "name"):
                     create_bot(session=session, name=payload.text, write_config=False)
                 session.rollback()
@@ -279,11 +280,13 @@ FIELD_TYPES = ("text", "textarea", "select", "checkbox", "number")
 def _guide_card(payload: Payload) -> dict[str, Any]:
     """A card with `payload` in every text slot that fits: title, each field's label, an option, the button."""
     text = payload.text
+    fits = line_ok(text, 200)  # every slot is one line
     return {
-        "title": text if len(text) <= 200 else "long payload",
-        "fields": [{"name": f"f_{kind}", "label": text if len(text) <= 200 else kind, "type": kind,
-                    "options": [text, "plain option"] if kind == "select" else []} for kind in FIELD_TYPES],
-        "submit_label": text if len(text) <= 50 else "Send",
+        "title": text if fits else "unfit payload",
+        "fields": [{"name": f"f_{kind}", "label": text if fits else kind, "type": kind,
+                    "options": [text if fits else "unfit option", "plain option"] if kind == "select" else []}
+                   for kind in FIELD_TYPES],
+        "submit_label": text if line_ok(text, 50) else "Send",
     }
 
 
@@ -295,10 +298,10 @@ def _assert_card_slots_refuse(session: Session, conversation_id: str, payload: P
         ({**card, "fields": [{**card["fields"][0], "name": text}]}, "guide_card.fields[0].name"),
         ({**card, "fields": [{**card["fields"][0], "type": text}]}, "guide_card.fields[0].type"),
     ]
-    if len(text) > 200:
+    if not line_ok(text, 200):
         slots += [({**card, "title": text}, "guide_card.title"),
                   ({**card, "fields": [{**card["fields"][0], "label": text}]}, "guide_card.fields[0].label")]
-    if len(text) > 50:
+    if not line_ok(text, 50):
         slots.append(({**card, "submit_label": text}, "guide_card.submit_label"))
     for bad, field in slots:
         with refused("validation_error", field):
@@ -313,8 +316,8 @@ def test_conversation_messages_and_guide_cards(trap: Trap, e2e_app: E2EApp) -> N
     with Session(e2e_app.engine) as session:
         bot, _ = create_bot(session=session, name=unique("xss-conversations"), write_config=False)
         for payload in PAYLOADS:
-            title = payload.text
-            if len(title) > 200:
+            title = payload.text.strip()  # a title is stored trimmed
+            if not line_ok(title, 200):
                 with refused("validation_error", "title"):
                     create_conversation(session=session, bot_id=bot.bot_id, title=title)
                 session.rollback()
@@ -328,13 +331,17 @@ def test_conversation_messages_and_guide_cards(trap: Trap, e2e_app: E2EApp) -> N
             conversations.append((conversation.conversation_id, title or "Untitled conversation", card.message_id, payload))
         # One card carries every payload as an option, and one is submitted with payloads as answers.
         first_id = conversations[0][0]
-        options = [p.text for p in PAYLOADS]
+        options = [p.text for p in PAYLOADS if line_ok(p.text, 200)]  # an option is one line
+        one_line = [p.text for p in PAYLOADS if line_ok(p.text, 200)]
+        # A select holds at most 50 options: the payloads go into selects of 50.
+        chunks = [options[start:start + 50] for start in range(0, len(options), 50)]
         everything = add_message(session=session, conversation_id=first_id, role="assistant", content="", kind="guide_card",
                                  guide_card={"title": "all options", "fields": [
-                                     {"name": "pick", "label": "Pick", "type": "select", "options": options}]})
+                                     {"name": f"pick_{n}", "label": f"Pick {n}", "type": "select", "options": chunk}
+                                     for n, chunk in enumerate(chunks)]})
         answered = add_message(session=session, conversation_id=first_id, role="assistant", content="", kind="guide_card",
-                               guide_card={"title": PAYLOADS[0].text, "fields": [
-                                   {"name": "a", "label": PAYLOADS[1].text, "type": "textarea"}]})
+                               guide_card={"title": one_line[0], "fields": [
+                                   {"name": "a", "label": one_line[1], "type": "textarea"}]})
         submit_guide_card(session=session, conversation_id=first_id, message_id=answered.message_id,
                           answers={"a": PAYLOADS[2].text})
 
@@ -354,8 +361,9 @@ def test_conversation_messages_and_guide_cards(trap: Trap, e2e_app: E2EApp) -> N
     page.locator(f"#conversation-{first_id}").click()
     every = page.locator(f"#card-{everything.message_id}")
     expect(every).to_be_visible()
-    _open_select(page, f"#card-{everything.message_id} button[role=combobox]", options, "guide card options")
-    _assert_shows(page, "#messages", [f"{PAYLOADS[1].text}: {PAYLOADS[2].text}"], "submitted answers")
+    for n, chunk in enumerate(chunks):
+        _open_select(page, f"#card-{everything.message_id} button[role=combobox] >> nth={n}", chunk, "guide card options")
+    _assert_shows(page, "#messages", [f"{one_line[1]}: {PAYLOADS[2].text}"], "submitted answers")
     trap.assert_clean("guide card options and answers")
 
 

@@ -21,6 +21,7 @@ from playwright.sync_api import Page, Request, WebSocket
 from tests.e2e.conftest import E2EApp
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
+from topic_dashboard.text_policy import check_line
 
 T = "window.__xss++"
 BEACON = "http://xss.invalid"
@@ -214,6 +215,20 @@ def app_hosts(app: E2EApp) -> frozenset[str]:
 # --- spreading payloads over fields ------------------------------------------------------------------
 
 
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Fields the text policy holds to one line: a payload that is not one line is refused there (and tested so).
+ONE_LINE_FIELDS = {"item.title"}
+
+
+def line_ok(text: str, max_chars: int) -> bool:
+    """Whether a one-line field (a name, a title, a label) accepts `text`: the text policy's own verdict."""
+    try:
+        check_line(text, field="x", max_chars=max_chars)
+    except AppError:
+        return False
+    return True
+
+
 @dataclass
 class Packer:
     """Hands out payloads per field until each field has held every payload that fits its length limit.
@@ -230,7 +245,9 @@ class Packer:
     def _queue(self, name: str, max_chars: int) -> list[Payload]:
         if name not in self.queues:
             self.limits[name] = max_chars
-            self.queues[name] = [p for p in self.payloads if len(p.text) <= max_chars]
+            self.queues[name] = [p for p in self.payloads if len(p.text) <= max_chars
+                                 # an item title collapses whitespace but refuses bidi controls
+                                 and not (name in ONE_LINE_FIELDS and BIDI_CONTROLS & set(p.text))]
         return self.queues[name]
 
     def left(self, name: str, max_chars: int) -> int:

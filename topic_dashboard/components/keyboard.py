@@ -7,34 +7,18 @@ import json
 import reflex as rx
 
 
+SCRIPT_SRC = "/keyboard_shortcuts.js"  # assets/keyboard_shortcuts.js, loaded once in the page head
+
+
 def shortcuts(bindings: dict[str, str]) -> rx.Component:
     """`bindings` maps a key (as KeyboardEvent.key) to the id of a button to click.
 
-    Keys typed into inputs, text areas and selects, or with Ctrl/Alt/Meta held, are left alone;
-    so are keys inside open menus and listboxes (their type-ahead), and Enter on a focused
-    control (a button, link or switch keeps its own Enter).
+    The listener lives in assets/keyboard_shortcuts.js (a file, so the Content-Security-Policy needs no
+    inline-script exception, also after a client-side navigation); it reads the keys from this element.
+    Keys typed into inputs, text areas and selects, or with Ctrl/Alt/Meta held, are left alone; so are
+    keys inside open menus and listboxes, and Enter on a focused control.
     """
-    script = (
-        "(() => {"
-        f"const keys = {json.dumps(bindings)};"
-        "if (window.__tdShortcuts) { window.__tdShortcuts.keys = keys; return; }"
-        "window.__tdShortcuts = { keys };"
-        "document.addEventListener('keydown', (event) => {"
-        "  if (event.ctrlKey || event.metaKey || event.altKey) return;"
-        "  const target = event.target;"
-        "  const tag = target && target.tagName ? target.tagName.toLowerCase() : '';"
-        "  if (tag === 'input' || tag === 'textarea' || tag === 'select' || (target && target.isContentEditable)) return;"
-        "  const inside = (selector) => Boolean(target && target.closest && target.closest(selector));"
-        "  if (inside('[role=listbox], [role=menu]')) return;"
-        "  const control = 'button, a[href], [role=button], [role=switch], [role=option], [role=tab]';"
-        "  if (event.key === 'Enter' && inside(control)) return;"
-        "  const id = window.__tdShortcuts.keys[event.key];"
-        "  const button = id && document.getElementById(id);"
-        "  if (button) { event.preventDefault(); button.click(); }"
-        "});"
-        "})();"
-    )
-    return rx.script(script)
+    return rx.el.div(custom_attrs={"data-td-shortcuts": json.dumps(bindings)}, display="none")
 
 
 def hidden_button(id_: str, on_click: rx.EventHandler | rx.event.EventSpec) -> rx.Component:

@@ -283,8 +283,8 @@ def _detail_actions() -> rx.Component:
     # Read, pinned and archived are shared by everyone who reads this bot: only admins change them.
     return rx.hstack(
         rx.cond(AuthState.is_admin, _shared_flag_buttons(),
-                rx.text("Read-only: your account cannot change read, pinned or archived", size="1",
-                        color=rx.color("gray", 10), id="detail-read-only")),
+                rx.badge(rx.icon("eye", size=12), "Read-only", variant="soft", color_scheme="gray", size="1",
+                         title="Read, pinned and archived are shared: only admins change them", id="detail-read-only")),
         rx.spacer(),
         rx.icon_button(rx.icon("x", size=14), size="1", variant="ghost", on_click=S.close_detail, aria_label="Close"),
         width="100%",
@@ -349,7 +349,7 @@ def detail_column() -> rx.Component:
             ),
             rx.vstack(
                 empty_state("mouse-pointer-click", "Open an item", "Click an item, or use the keyboard:"),
-                rx.hstack(key_hint("j / k", "next / previous"), key_hint("o / Enter", "open"), key_hint("m", "read / unread"),
+                rx.hstack(key_hint("j / k", "next / previous"), key_hint("o / Enter", "open"), rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
                           spacing="4", wrap="wrap", justify="center", width="100%"),
                 width="100%",
             ),
@@ -395,7 +395,7 @@ def topic_panel_page() -> rx.Component:
                 top_bar(),
                 delivery_banner(),
                 rx.hstack(topics_column(), items_column(), detail_column(), align="start", width="100%", spacing="0"),
-                rx.hstack(key_hint("j / k", "move"), key_hint("o", "open"), key_hint("m", "read / unread"),
+                rx.hstack(key_hint("j / k", "move"), key_hint("o", "open"), rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
                           spacing="4", padding_top="0.5rem", id="key-hints"),
                 keyboard(),
                 rx.moment(interval=700, on_change=S.poll, display="none"),

@@ -1,0 +1,26 @@
+// Global keyboard shortcuts: a key press clicks a hidden button bound to a State event.
+// A page declares its keys on an element: <div data-td-shortcuts='{"j": "button-id", ...}'>.
+// Served as a file (not an inline script) so the Content-Security-Policy needs no exception.
+// Keys typed into inputs, text areas and selects, or with Ctrl/Alt/Meta held, are left alone;
+// so are keys inside open menus and listboxes (their type-ahead), and Enter on a focused control.
+(() => {
+  if (window.__tdShortcuts) return;
+  window.__tdShortcuts = true;
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const holder = document.querySelector("[data-td-shortcuts]");
+    if (!holder) return;
+    const target = event.target;
+    const tag = target && target.tagName ? target.tagName.toLowerCase() : "";
+    if (tag === "input" || tag === "textarea" || tag === "select" || (target && target.isContentEditable)) return;
+    const inside = (selector) => Boolean(target && target.closest && target.closest(selector));
+    if (inside("[role=listbox], [role=menu]")) return;
+    const control = "button, a[href], [role=button], [role=switch], [role=option], [role=tab]";
+    if (event.key === "Enter" && inside(control)) return;
+    let keys = {};
+    try { keys = JSON.parse(holder.getAttribute("data-td-shortcuts") || "{}"); } catch (e) { return; }
+    const id = keys[event.key];
+    const button = id && document.getElementById(id);
+    if (button) { event.preventDefault(); button.click(); }
+  });
+})();
