@@ -1,4 +1,4 @@
-"""Decision latency of `route_message` with 50 topics carrying full design-§8 rules.
+"""Decision latency of `route_message` with 50 topics carrying full docs/DESIGN.md §4.1 rules.
 
 Run from the repo root:  .venv/bin/python bench/routing_bench.py [--calls N]
 

@@ -1,4 +1,4 @@
-"""The `ccweb` server: lets a bot re-read what the user asked in a conversation (PRD 000)."""
+"""The `ccweb` server: lets a bot re-read what the user asked in a conversation (docs/DESIGN.md §7)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ DESCRIPTION = (
     "submitted), never assistant, tool or system messages."
 )
 
-# The exact input schema of the PRD. Values are checked (and clamped) by the tool itself, so that
+# The exact input schema of docs/DESIGN.md §7.2. Values are checked (and clamped) by the tool itself, so that
 # an out-of-range integer is clamped rather than refused.
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

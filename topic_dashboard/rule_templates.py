@@ -1,4 +1,4 @@
-"""Ready rule templates a new topic can start from (design §8's finance example among them)."""
+"""Ready rule templates a new topic can start from (docs/DESIGN.md §4.1's finance example among them)."""
 
 from __future__ import annotations
 

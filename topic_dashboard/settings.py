@@ -11,7 +11,7 @@ from typing_extensions import Annotated
 
 ENV_PREFIX = "TOPIC_DASHBOARD_"
 
-# Named defaults (design §6 and §10). Per-bot settings start from these.
+# Named defaults (docs/DESIGN.md §2.1 and §8.5). Per-bot settings start from these.
 DEFAULT_PUBLISH_RATE_PER_MINUTE = 60
 DEFAULT_DEDUPE_WINDOW_SECONDS = 600
 DEFAULT_FALLBACK_POLICY = "inbox"

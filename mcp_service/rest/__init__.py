@@ -1,4 +1,4 @@
-"""The REST API under /api (design §7): thin adapters over the domain services."""
+"""The REST API under /api (docs/DESIGN.md §6): thin adapters over the domain services."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""REST: topics, topic settings and topic items of a bot (design §7)."""
+"""REST: topics, topic settings and topic items of a bot (docs/DESIGN.md §6.2)."""
 
 from __future__ import annotations
 
@@ -74,6 +74,7 @@ def list_items(
 
 
 @router.post("/bots/{bot_id}/topic-items/{item_id}/read", response_model=ReadResult)
-def mark_read(bot_id: str, item_id: int, _: Reader, session: SessionDep) -> ReadResult:
+def mark_read(bot_id: str, item_id: int, _: Admin, session: SessionDep) -> ReadResult:
+    """Read state is shared by everyone who reads the bot, so (as in the UI) only admins change it."""
     item = item_service.set_item_flags(session=session, bot_id=bot_id, item_id=item_id, is_read=True)
     return ReadResult(id=item.id, is_read=item.is_read)

@@ -1,8 +1,9 @@
-"""ccweb_list_user_inputs over real HTTP with the mcp SDK client (PRD 000, "用户输入历史 MCP").
+"""ccweb_list_user_inputs over real HTTP with the mcp SDK client (docs/DESIGN.md §7).
 
-Every acceptance line of the PRD has a test here marked `# PRD: <line>`. The pure selection rules
-have their own unit tests (tests/topic_dashboard/user_inputs/); these check the whole path: bot
-token → source header → service → database → JSON text of the tool result.
+Every acceptance check of docs/DESIGN.md §7.6 has a test here marked
+`# docs/DESIGN.md §7.6, check N: <check>`. The pure selection rules have their own unit tests
+(tests/topic_dashboard/user_inputs/); these check the whole path: bot token → source header →
+service → database → JSON text of the tool result.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def _ok(result: CallToolResult) -> dict[str, Any]:
 
 
 def _error(result: CallToolResult) -> dict[str, Any]:
-    """The error object of a refused call, after checking the PRD's error shape."""
+    """The error object of a refused call, after checking the error shape of docs/DESIGN.md §7.5."""
     body = result_json(result)
     assert result.is_error, body
     assert body["ok"] is False and set(body) == {"ok", "error"}
@@ -122,7 +123,7 @@ def _rows(session: Session) -> dict[str, list[tuple[Any, ...]]]:
 # --- the schema and the description ------------------------------------------------------------------
 
 
-# PRD: 工具 schema 与描述明确说明默认当前会话、最近 15 条、合计最多 1000 字和验收用途。
+# docs/DESIGN.md §7.6, check 1: the schema and description state the defaults and the use.
 def test_schema_and_description_state_the_defaults_and_the_acceptance_use(
     server: LiveServer, server_session: Session,
 ) -> None:
@@ -166,7 +167,7 @@ def test_unknown_arguments_are_refused(server: LiveServer, server_session: Sessi
 # --- which conversation -------------------------------------------------------------------------
 
 
-# PRD: 默认当前来源会话与显式指定会话均可查询。
+# docs/DESIGN.md §7.6, check 2: the source conversation (by default) and a named one can be read.
 def test_default_reads_the_source_conversation_of_the_header(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session)
     source_id, _ = _conversation(server_session, bot_id, *_user("build the login page"))
@@ -176,7 +177,7 @@ def test_default_reads_the_source_conversation_of_the_header(server: LiveServer,
     assert _contents(body) == ["build the login page"]
 
 
-# PRD: 默认当前来源会话与显式指定会话均可查询。
+# docs/DESIGN.md §7.6, check 2: the source conversation (by default) and a named one can be read.
 def test_explicit_conversation_is_read_and_wins_over_the_header(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session)
     source_id, _ = _conversation(server_session, bot_id, *_user("the source conversation"))
@@ -197,7 +198,7 @@ def test_the_bot_token_may_come_as_a_bearer_token(server: LiveServer, server_ses
 # --- what is selected, in which order -----------------------------------------------------------------
 
 
-# PRD: 默认只返回最近 15 条用户输入，并按旧到新排列。
+# docs/DESIGN.md §7.6, check 3: by default only the 15 most recent user inputs, oldest first.
 def test_default_returns_the_15_most_recent_inputs_oldest_first(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session)
     messages: list[tuple[str, str]] = []
@@ -219,7 +220,7 @@ def test_default_returns_the_15_most_recent_inputs_oldest_first(server: LiveServ
     assert stamps == sorted(stamps)
 
 
-# PRD: assistant/tool/system、空白 user 消息和未提交引导卡不进入结果。
+# docs/DESIGN.md §7.6, check 4: assistant/tool/system, blank user messages and unsubmitted guide cards never appear.
 def test_assistant_tool_system_blank_and_guide_cards_are_left_out(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session)
     conversation_id, _ = _conversation(
@@ -252,7 +253,7 @@ def test_blank_inputs_do_not_take_the_place_of_older_ones(server: LiveServer, se
     assert body["hasMore"] is True
 
 
-# PRD: 引导表单提交产生的普通 user 消息进入结果。
+# docs/DESIGN.md §7.6, check 5: the user message a submitted guide card produces does appear.
 def test_guide_card_submission_is_included(server: LiveServer, server_session: Session) -> None:
     """The user fills in a guide card through the REST API; the bot then reads the answers back."""
     bot_id, token = _bot(server_session)
@@ -295,7 +296,7 @@ def test_guide_card_submission_is_included(server: LiveServer, server_session: S
         (10**9, 10**9, 50, 1000),
     ],
 )
-# PRD: `limit` 与 `maxChars` 被正确默认和限制；所有正文总字符数不超过 `maxChars`。
+# docs/DESIGN.md §7.6, check 6: `limit` and `maxChars` are defaulted and clamped; contents never exceed `maxChars`.
 def test_limit_and_max_chars_are_defaulted_and_clamped(
     server: LiveServer, server_session: Session, limit: int | None, max_chars: int | None, used_limit: int,
     used_chars: int,
@@ -322,7 +323,7 @@ def test_non_integer_limits_are_invalid_argument(
     assert error["code"] == "invalid_argument" and error["field"] == name
 
 
-# PRD: `limit` 与 `maxChars` 被正确默认和限制；所有正文总字符数不超过 `maxChars`。
+# docs/DESIGN.md §7.6, check 6: `limit` and `maxChars` are defaulted and clamped; contents never exceed `maxChars`.
 def test_the_budget_is_split_from_the_newest_input_backwards(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session)
     conversation_id, _ = _conversation(server_session, bot_id, *_user(*(letter * 300 for letter in "ABCDE")))
@@ -333,7 +334,7 @@ def test_the_budget_is_split_from_the_newest_input_backwards(server: LiveServer,
     assert body["totalChars"] == 1000 and body["returnedCount"] == 4 and body["hasMore"] is True
 
 
-# PRD: 截断项、`hasMore`、计数字段和错误码可由回归测试稳定断言。
+# docs/DESIGN.md §7.6, check 8: truncated items, `hasMore`, the counters and error codes are stable.
 def test_the_boundary_input_keeps_its_beginning_and_nothing_older_follows(
     server: LiveServer, server_session: Session,
 ) -> None:
@@ -364,7 +365,7 @@ def test_the_boundary_input_keeps_its_beginning_and_nothing_older_follows(
         (["😀" * 1000], 1000, ["😀" * 1000], [1000]),  # exactly the budget: not truncated
     ],
 )
-# PRD: emoji 等非 BMP 字符按单个 code point 计数。
+# docs/DESIGN.md §7.6, check 7: characters outside the BMP (emoji) count as one code point.
 def test_characters_are_counted_by_code_point(
     server: LiveServer, server_session: Session, contents: list[str], max_chars: int, kept: list[str], chars: list[int],
 ) -> None:
@@ -395,7 +396,7 @@ def test_characters_are_counted_by_code_point(
         pytest.param([("assistant", "hi")], {}, [], False, id="no-inputs-at-all"),
     ],
 )
-# PRD: 截断项、`hasMore`、计数字段和错误码可由回归测试稳定断言。
+# docs/DESIGN.md §7.6, check 8: truncated items, `hasMore`, the counters and error codes are stable.
 def test_has_more_in_all_its_cases(
     server: LiveServer, server_session: Session, messages: list[tuple[str, str]], arguments: dict[str, Any],
     kept: list[str], has_more: bool,
@@ -411,7 +412,7 @@ def test_has_more_in_all_its_cases(
 
 
 @pytest.mark.parametrize("source", [None, "", "../x", "a/b", "a b", "x" * 129])
-# PRD: 截断项、`hasMore`、计数字段和错误码可由回归测试稳定断言。
+# docs/DESIGN.md §7.6, check 8: truncated items, `hasMore`, the counters and error codes are stable.
 def test_missing_source_conversation(server: LiveServer, server_session: Session, source: str | None) -> None:
     """No conversationId, and no usable source header: absent, empty or not an id."""
     _, token = _bot(server_session)
@@ -422,7 +423,7 @@ def test_missing_source_conversation(server: LiveServer, server_session: Session
 @pytest.mark.parametrize(
     "explicit", ["", "   ", "../x", "..", "a/b", "a\\b", "a b", "x" * 129, "-leading-dash", "中文", 42],
 )
-# PRD: 截断项、`hasMore`、计数字段和错误码可由回归测试稳定断言。
+# docs/DESIGN.md §7.6, check 8: truncated items, `hasMore`, the counters and error codes are stable.
 def test_an_invalid_explicit_id_never_falls_back_to_the_source(
     server: LiveServer, server_session: Session, explicit: Any,
 ) -> None:
@@ -434,7 +435,7 @@ def test_an_invalid_explicit_id_never_falls_back_to_the_source(
     assert "source conversation's input" not in result.content[0].text
 
 
-# PRD: 截断项、`hasMore`、计数字段和错误码可由回归测试稳定断言。
+# docs/DESIGN.md §7.6, check 8: truncated items, `hasMore`, the counters and error codes are stable.
 def test_conversation_not_found(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session)
     source_id, _ = _conversation(server_session, bot_id, *_user("mine"))
@@ -461,7 +462,7 @@ def test_a_bot_cannot_read_another_bots_conversation(server: LiveServer, server_
 # --- read-only --------------------------------------------------------------------------------------
 
 
-# PRD: 查询不修改会话文件、更新时间、未读状态或运行状态。
+# docs/DESIGN.md §7.6, check 9: reading changes no row, updated_at, unread flag or run status.
 def test_reading_changes_no_conversation_or_message_row(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session)
     conversation_id, added = _conversation(

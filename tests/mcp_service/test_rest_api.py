@@ -29,7 +29,7 @@ from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.services.topics import TopicCreate, create_topic
 from topic_dashboard.settings import get_settings
 
-# Design §7 and the issue: every endpoint of this part of the API.
+# docs/DESIGN.md §6.2 and the issue: every endpoint of this part of the API.
 READS = [
     ("GET", "/api/bots"),
     ("GET", "/api/bots/{bot_id}/mcp-config"),
@@ -174,11 +174,13 @@ def test_a_viewer_can_read(viewer: httpx.Client, world: World, method: str, path
     assert response.status_code == 200, response.text
 
 
-def test_a_viewer_may_mark_an_item_read(viewer: httpx.Client, admin: httpx.Client, world: World) -> None:
+def test_a_viewer_cannot_mark_an_item_read_for_everyone(viewer: httpx.Client, admin: httpx.Client, world: World) -> None:
     response = viewer.post(world.url(MARK_READ[1]))
-    assert response.status_code == 200, response.text
+    assert response.status_code == 403, response.text
+    assert response.json()["error"]["code"] == "forbidden"
+    assert admin.get(world.url("/api/bots/{bot_id}/topic-items")).json()["items"][0]["is_read"] is False
+    response = admin.post(world.url(MARK_READ[1]))
     assert response.json() == {"id": world.item_id, "is_read": True}
-    assert admin.get(world.url("/api/bots/{bot_id}/topic-items")).json()["items"][0]["is_read"] is True
 
 
 def test_nobody_sees_the_bot_token_in_the_mcp_config_after_it_was_shown_once(

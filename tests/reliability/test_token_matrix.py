@@ -35,7 +35,8 @@ PUBLIC_OPERATIONS = {("GET", "/api/health")}
 # Reads only admins may make (who holds which API token is not for viewers).
 ADMIN_ONLY_READS = {("GET", "/api/tokens")}
 # Writes viewers may make: marking an item read is reading state.
-VIEWER_WRITES = {("POST", "/api/bots/{bot_id}/topic-items/{item_id}/read")}
+# Writes a viewer may make (none: read, pinned and archived are shared, so only admins change them).
+VIEWER_WRITES: set[tuple[str, str]] = set()
 MCP_TOOLS = {
     "/api/mcp/topic": ("topic_list_topics", "topic_get_schema", "topic_route", "topic_publish"),
     "/api/mcp/ccweb": ("ccweb_list_user_inputs",),

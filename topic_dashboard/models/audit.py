@@ -1,4 +1,4 @@
-"""Audit rows: one per MCP tool call, accepted or not (design §10)."""
+"""Audit rows: one per MCP tool call, accepted or not (docs/DESIGN.md §2.5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bots (one nanobot agent each) and their topic settings (design §6.1)."""
+"""Bots (one nanobot agent each) and their topic settings (docs/DESIGN.md §2.1)."""
 
 from __future__ import annotations
 

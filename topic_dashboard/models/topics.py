@@ -1,4 +1,4 @@
-"""Topics, their items and the history of rule changes (design §6.2, §6.3)."""
+"""Topics, their items and the history of rule changes (docs/DESIGN.md §2.2-§2.4)."""
 
 from __future__ import annotations
 

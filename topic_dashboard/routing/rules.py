@@ -1,4 +1,4 @@
-"""The routing rules of one topic (its `routing_json`, design §8) and their validation.
+"""The routing rules of one topic (its `routing_json`, docs/DESIGN.md §4.1) and their validation.
 
 Validation runs when a rule is saved; every error names the offending field as a JSON path
 ("priority", "include_when[1]", "examples.positive[0]") so the editor can point at it.

@@ -1,4 +1,4 @@
-"""The audit trail: one row per MCP tool call, accepted or not (design §10)."""
+"""The audit trail: one row per MCP tool call, accepted or not (docs/DESIGN.md §3.6)."""
 
 from __future__ import annotations
 

@@ -263,7 +263,7 @@ def _user_inputs_newest_first(session: Session, conversation_id: str, batch: int
 
 
 def list_user_inputs(*, session: Session, bot_id: str, conversation_id: str, limit: int, max_chars: int) -> dict[str, Any]:
-    """The PRD's `ccweb_list_user_inputs` result for a bot's conversation. Read-only.
+    """The `ccweb_list_user_inputs` result (docs/DESIGN.md §7.4) for a bot's conversation. Read-only.
 
     `limit`/`max_chars` must already be clamped. Raises invalid_conversation_id, conversation_not_found.
     """

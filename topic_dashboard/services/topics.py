@@ -1,4 +1,4 @@
-"""Topics and per-bot topic settings: what people maintain and bots consume (design §6, §7)."""
+"""Topics and per-bot topic settings: what people maintain and bots consume (docs/DESIGN.md §2, §6)."""
 
 from __future__ import annotations
 

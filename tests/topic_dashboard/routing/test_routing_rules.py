@@ -1,4 +1,4 @@
-"""validate_routing: every field of design §8, defaults, and errors that name the field."""
+"""validate_routing: every field of docs/DESIGN.md §4.1, defaults, and errors that name the field."""
 
 from __future__ import annotations
 
