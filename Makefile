@@ -1,10 +1,13 @@
-.PHONY: run test eval-routing bench
+.PHONY: run test lint eval-routing bench
 
 run:   ## run the dashboard on the embedded default (SQLite in ./data)
 	bash scripts/run.sh
 
 test:  ## run the whole test suite (installs what it needs first)
 	bash scripts/test.sh
+
+lint:  ## ruff's lint rules and formatting (make test runs them first)
+	bash scripts/lint.sh
 
 eval-routing:  ## routing accuracy on the labeled set, against a keyword baseline
 	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_eval.py

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from topic_dashboard.routing.evaluation import (  # noqa: E402
+from topic_dashboard.routing.evaluation import (
     EvalResult,
     engine_decider,
     evaluate,
@@ -34,15 +34,20 @@ SETS = {
 
 
 def row(r: EvalResult) -> str:
-    return (f"| {r.name} | {r.accuracy:.1%} ({r.correct}/{r.total}) | {r.noise_published}/{r.noise_total} "
-            f"| {r.stream_published} | {r.substantive_lost}/{r.substantive_total} | {r.misrouted} |")
+    return (
+        f"| {r.name} | {r.accuracy:.1%} ({r.correct}/{r.total}) | {r.noise_published}/{r.noise_total} "
+        f"| {r.stream_published} | {r.substantive_lost}/{r.substantive_total} | {r.misrouted} |"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--errors", action="store_true", help="list every wrong decision")
-    parser.add_argument("--no-lexicon", action="store_true",
-                        help="ablation: route from the rule words alone, without the bilingual concept lexicon")
+    parser.add_argument(
+        "--no-lexicon",
+        action="store_true",
+        help="ablation: route from the rule words alone, without the bilingual concept lexicon",
+    )
     args = parser.parse_args()
     if args.no_lexicon:
         from topic_dashboard.routing import compiler, scoring
@@ -54,11 +59,15 @@ def main() -> None:
         kinds = Counter(c["kind"] for c in cases)
         print(f"\n### {title}: {len(cases)} cases, {len(topics)} topics")
         print("cases by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
-        print("\n| router | decision accuracy | noise published | progress/tool-hint published "
-              "| substantive lost | misrouted |")
+        print(
+            "\n| router | decision accuracy | noise published | progress/tool-hint published "
+            "| substantive lost | misrouted |"
+        )
         print("|---|---|---|---|---|---|")
-        results = [evaluate("engine", engine_decider(topics), cases),
-                   evaluate("keyword baseline", keyword_baseline(topics), cases)]
+        results = [
+            evaluate("engine", engine_decider(topics), cases),
+            evaluate("keyword baseline", keyword_baseline(topics), cases),
+        ]
         for r in results:
             print(row(r))
         engine, base = results

@@ -23,16 +23,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import sqlalchemy as sa  # noqa: E402
-from sqlmodel import Session  # noqa: E402
+import sqlalchemy as sa
+from sqlmodel import Session
 
-from topic_dashboard.db import create_db_engine, read_session, write_session  # noqa: E402
-from topic_dashboard.migrate import upgrade_database  # noqa: E402
-from topic_dashboard.models import Message, TopicItem, utcnow  # noqa: E402
-from topic_dashboard.services import conversations, items  # noqa: E402
-from topic_dashboard.services.bots import create_bot  # noqa: E402
-from topic_dashboard.services.publishing import PublishRequest, publish_item  # noqa: E402
-from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_settings  # noqa: E402
+from topic_dashboard.db import create_db_engine, read_session, write_session
+from topic_dashboard.migrate import upgrade_database
+from topic_dashboard.models import Message, TopicItem, utcnow
+from topic_dashboard.services import conversations, items
+from topic_dashboard.services.bots import create_bot
+from topic_dashboard.services.publishing import PublishRequest, publish_item
+from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_settings
 
 
 def timed(fn: Callable[[], object], runs: int) -> list[float]:
@@ -51,7 +51,9 @@ def pct(samples: list[float], q: float) -> float:
 
 def row(label: str, measured: list[float], baseline: list[float]) -> None:
     p50, b50 = statistics.median(measured), statistics.median(baseline)
-    print(f"| {label} | {p50:.3f} ms | {pct(measured, 0.99):.3f} ms | {b50:.3f} ms | {pct(baseline, 0.99):.3f} ms | {p50 / b50:.1f}x |")
+    print(
+        f"| {label} | {p50:.3f} ms | {pct(measured, 0.99):.3f} ms | {b50:.3f} ms | {pct(baseline, 0.99):.3f} ms | {p50 / b50:.1f}x |"
+    )
 
 
 def main() -> None:
@@ -67,7 +69,9 @@ def main() -> None:
     with write_session(engine) as session:
         bot, _ = create_bot(session=session, name="bench", write_config=False)
         other, _ = create_bot(session=session, name="baseline", write_config=False)
-        update_topic_settings(session=session, bot_id=bot.bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=10_000))
+        update_topic_settings(
+            session=session, bot_id=bot.bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=10_000)
+        )
     print(f"database: {engine.dialect.name}; items in the stream: {args.items}; publishes: {args.publishes}\n")
     print("| path | p50 | p99 | baseline p50 | baseline p99 | ratio (p50) |")
     print("|---|---|---|---|---|---|")
@@ -76,14 +80,32 @@ def main() -> None:
 
     def publish() -> None:
         with write_session(engine) as session:
-            publish_item(session=session, bot_id=bot.bot_id, source="system", request=PublishRequest(
-                title=f"Build #{next(counter)} passed", content="All 412 tests passed in 3m12s.", tags=["ci"],
-                topic_key="inbox", dedupe_key=f"k{next(counter)}", message_type="result"))
+            publish_item(
+                session=session,
+                bot_id=bot.bot_id,
+                source="system",
+                request=PublishRequest(
+                    title=f"Build #{next(counter)} passed",
+                    content="All 412 tests passed in 3m12s.",
+                    tags=["ci"],
+                    topic_key="inbox",
+                    dedupe_key=f"k{next(counter)}",
+                    message_type="result",
+                ),
+            )
 
     def bare_insert() -> None:
         with Session(engine) as session:
-            session.add(TopicItem(bot_id=other.bot_id, topic_key="inbox", title="Build passed", content="All tests passed.",
-                                  tags_json=["ci"], dedupe_key=f"k{next(counter)}"))
+            session.add(
+                TopicItem(
+                    bot_id=other.bot_id,
+                    topic_key="inbox",
+                    title="Build passed",
+                    content="All tests passed.",
+                    tags_json=["ci"],
+                    dedupe_key=f"k{next(counter)}",
+                )
+            )
             session.commit()
 
     row("publish_item (full pipeline)", timed(publish, args.publishes), timed(bare_insert, args.publishes))
@@ -91,12 +113,25 @@ def main() -> None:
     # A long stream for the panel: bulk-inserted, spread over five topics.
     now = utcnow()
     with engine.begin() as conn:
-        conn.execute(sa.insert(TopicItem), [
-            {"bot_id": bot.bot_id, "topic_key": f"t{i % 5}", "title": f"item {i}", "content": "x" * 200, "level": "info",
-             "tags_json": ["a"], "source": "system", "is_read": i % 3 == 0, "is_pinned": False, "is_archived": False,
-             "created_at": now}
-            for i in range(args.items)
-        ])
+        conn.execute(
+            sa.insert(TopicItem),
+            [
+                {
+                    "bot_id": bot.bot_id,
+                    "topic_key": f"t{i % 5}",
+                    "title": f"item {i}",
+                    "content": "x" * 200,
+                    "level": "info",
+                    "tags_json": ["a"],
+                    "source": "system",
+                    "is_read": i % 3 == 0,
+                    "is_pinned": False,
+                    "is_archived": False,
+                    "created_at": now,
+                }
+                for i in range(args.items)
+            ],
+        )
     with read_session(engine) as session:
         first = items.list_items(session=session, bot_id=bot.bot_id, limit=40)
         cursor = first.next_cursor
@@ -105,35 +140,71 @@ def main() -> None:
         deep_cursor = cursor
 
         def bare_page() -> None:
-            session.exec(sa.select(TopicItem).where(TopicItem.bot_id == bot.bot_id).order_by(TopicItem.id.desc()).limit(40)).all()  # type: ignore[call-overload]
+            session.exec(
+                sa.select(TopicItem).where(TopicItem.bot_id == bot.bot_id).order_by(TopicItem.id.desc()).limit(40)
+            ).all()  # type: ignore[call-overload]
 
         runs = 300
         baseline = timed(bare_page, runs)
-        row("panel page, newest 40", timed(lambda: items.list_items(session=session, bot_id=bot.bot_id, limit=40), runs), baseline)
-        row("panel page, 40 at mid-stream (cursor)",
-            timed(lambda: items.list_items(session=session, bot_id=bot.bot_id, cursor=deep_cursor, limit=40), runs), baseline)
+        row(
+            "panel page, newest 40",
+            timed(lambda: items.list_items(session=session, bot_id=bot.bot_id, limit=40), runs),
+            baseline,
+        )
+        row(
+            "panel page, 40 at mid-stream (cursor)",
+            timed(lambda: items.list_items(session=session, bot_id=bot.bot_id, cursor=deep_cursor, limit=40), runs),
+            baseline,
+        )
         topic_filter = items.ItemFilters(topic_key="t3", unread_only=True)
-        row("panel page, one topic, unread only",
-            timed(lambda: items.list_items(session=session, bot_id=bot.bot_id, filters=topic_filter, limit=40), runs), baseline)
-        row("unread and total counts per topic", timed(lambda: items.topic_counts(session=session, bot_id=bot.bot_id), 50), baseline)
-        row("live-update poll (panel_signature)", timed(lambda: items.panel_signature(session=session, bot_id=bot.bot_id), 50),
-            baseline)
+        row(
+            "panel page, one topic, unread only",
+            timed(lambda: items.list_items(session=session, bot_id=bot.bot_id, filters=topic_filter, limit=40), runs),
+            baseline,
+        )
+        row(
+            "unread and total counts per topic",
+            timed(lambda: items.topic_counts(session=session, bot_id=bot.bot_id), 50),
+            baseline,
+        )
+        row(
+            "live-update poll (panel_signature)",
+            timed(lambda: items.panel_signature(session=session, bot_id=bot.bot_id), 50),
+            baseline,
+        )
 
     with write_session(engine) as session:
         long_c = conversations.create_conversation(session=session, bot_id=bot.bot_id, title="long")
         short_c = conversations.create_conversation(session=session, bot_id=bot.bot_id, title="short")
     with engine.begin() as conn:
         for cid, count in ((long_c.conversation_id, 10_000), (short_c.conversation_id, 20)):
-            conn.execute(sa.insert(Message), [
-                {"id": f"{cid[:8]}{n:08d}", "conversation_id": cid, "seq": n + 1, "role": "user" if n % 2 else "assistant",
-                 "content": f"message {n}", "kind": "text", "created_at": now} for n in range(count)
-            ])
+            conn.execute(
+                sa.insert(Message),
+                [
+                    {
+                        "id": f"{cid[:8]}{n:08d}",
+                        "conversation_id": cid,
+                        "seq": n + 1,
+                        "role": "user" if n % 2 else "assistant",
+                        "content": f"message {n}",
+                        "kind": "text",
+                        "created_at": now,
+                    }
+                    for n in range(count)
+                ],
+            )
     with read_session(engine) as session:
+
         def inputs(cid: str) -> Callable[[], object]:
-            return lambda: conversations.list_user_inputs(session=session, bot_id=bot.bot_id, conversation_id=cid,
-                                                          limit=15, max_chars=1000)
-        row("user inputs, 10,000-message conversation (vs 20 messages)", timed(inputs(long_c.conversation_id), 300),
-            timed(inputs(short_c.conversation_id), 300))
+            return lambda: conversations.list_user_inputs(
+                session=session, bot_id=bot.bot_id, conversation_id=cid, limit=15, max_chars=1000
+            )
+
+        row(
+            "user inputs, 10,000-message conversation (vs 20 messages)",
+            timed(inputs(long_c.conversation_id), 300),
+            timed(inputs(short_c.conversation_id), 300),
+        )
     engine.dispose()
 
 

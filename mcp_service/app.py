@@ -73,11 +73,17 @@ def build_api(reflex_app: ASGIApp) -> ASGIApp:
     api.include_router(build_rest_router())
     api.router.routes.append(_mcp_route(TOPIC_MCP_PATH, topic))
     api.router.routes.append(_mcp_route(CCWEB_MCP_PATH, ccweb))
-    api.add_api_route("/api/{path:path}", _unknown_api_path, methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
-                      include_in_schema=False)
+    api.add_api_route(
+        "/api/{path:path}",
+        _unknown_api_path,
+        methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+        include_in_schema=False,
+    )
     api.mount("", reflex_app)
     _current_servers[:] = [topic, ccweb]
-    return HttpGuards.from_settings(api, get_settings(), event_path=get_config().prepend_backend_path(str(Endpoint.EVENT)))
+    return HttpGuards.from_settings(
+        api, get_settings(), event_path=get_config().prepend_backend_path(str(Endpoint.EVENT))
+    )
 
 
 async def _unknown_api_path(path: str) -> None:
@@ -89,6 +95,6 @@ async def _unknown_api_path(path: str) -> None:
 async def mcp_lifespan() -> AsyncIterator[None]:
     """Run the session managers of the MCP servers that `build_api` built last."""
     async with contextlib.AsyncExitStack() as stack:
-        for server in list(_current_servers):
+        for server in _current_servers:
             await stack.enter_async_context(server.session_manager.run())
         yield

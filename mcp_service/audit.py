@@ -46,8 +46,14 @@ def audit_tool_call(context: Any, tool: str, result: CallToolResult, latency_ms:
     try:
         with write_session() as session:
             record_call(
-                session=session, bot_id=bot_id, tool=tool, outcome=outcome, error_code=code,
-                topic_key=topic_key, item_id=item_id, latency_ms=latency_ms,
+                session=session,
+                bot_id=bot_id,
+                tool=tool,
+                outcome=outcome,
+                error_code=code,
+                topic_key=topic_key,
+                item_id=item_id,
+                latency_ms=latency_ms,
             )
     except sa.exc.SQLAlchemyError:
         # The caller still gets its answer; the database being down is what /api/health reports.

@@ -55,7 +55,9 @@ class BotTokenGate:
         except (OperationalError, InterfaceError) as exc:
             # The same answer as the REST surface's (rest/errors.py), never the driver's text.
             logger.error("database unavailable while checking a bot token: %s", exc.orig)
-            await _answer(send, AppError("database_unavailable", "the database is not reachable right now; try again shortly"))
+            await _answer(
+                send, AppError("database_unavailable", "the database is not reachable right now; try again shortly")
+            )
             return
         if bot_id is None:
             error = AppError("unauthorized", f"send the bot's token in {BOT_TOKEN_HEADER} (or Authorization: Bearer)")

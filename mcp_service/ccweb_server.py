@@ -68,9 +68,9 @@ INPUT_SCHEMA: dict[str, Any] = {
 
 def list_user_inputs_tool(
     ctx: Context,
-    conversationId: Annotated[Any, WithJsonSchema(INPUT_SCHEMA["properties"]["conversationId"])] = None,  # noqa: N803
+    conversationId: Annotated[Any, WithJsonSchema(INPUT_SCHEMA["properties"]["conversationId"])] = None,
     limit: Annotated[Any, WithJsonSchema(INPUT_SCHEMA["properties"]["limit"])] = None,
-    maxChars: Annotated[Any, WithJsonSchema(INPUT_SCHEMA["properties"]["maxChars"])] = None,  # noqa: N803
+    maxChars: Annotated[Any, WithJsonSchema(INPUT_SCHEMA["properties"]["maxChars"])] = None,
 ) -> CallToolResult:
     bot_id = current_bot_id(ctx)
     conversation_id = resolve_conversation_id(conversationId, request_header(ctx, SOURCE_HEADER))
@@ -87,8 +87,11 @@ def list_user_inputs_tool(
 def build_ccweb_server() -> StrictMCPServer:
     server = StrictMCPServer(name="ccweb", instructions=INSTRUCTIONS, version="1", auditor=audit_tool_call)
     server.strict_tool(
-        list_user_inputs_tool, name="ccweb_list_user_inputs", title="List the user's recent inputs",
-        description=DESCRIPTION, read_only=True,
+        list_user_inputs_tool,
+        name="ccweb_list_user_inputs",
+        title="List the user's recent inputs",
+        description=DESCRIPTION,
+        read_only=True,
     )
     tool = server._tool_manager.get_tool("ccweb_list_user_inputs")
     assert tool is not None

@@ -81,7 +81,9 @@ def content_security_policy(connect: Sequence[str], script_hashes: Sequence[str]
 
 
 # A browser ends a script element at the first `</script` followed by whitespace, `/` or `>`.
-_SCRIPT = re.compile(r"<script\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>(.*?)</script(?=[\t\n\f\r />])", re.IGNORECASE | re.DOTALL)
+_SCRIPT = re.compile(
+    r"<script\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>(.*?)</script(?=[\t\n\f\r />])", re.IGNORECASE | re.DOTALL
+)
 _SRC_ATTRIBUTE = re.compile(r"(?:^|\s)src\s*=", re.IGNORECASE)
 
 
@@ -188,9 +190,17 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
 class HttpGuards:
     """ASGI middleware around the whole app; see the module docstring for what it refuses and adds."""
 
-    def __init__(self, app: ASGIApp, *, allowed_hosts: Sequence[str], allowed_origins: Sequence[str],
-                 rest_max_body_bytes: int, mcp_max_body_bytes: int, connect: Sequence[str] = ("'self'",),
-                 event_path: str = EVENT_PATH) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        allowed_hosts: Sequence[str],
+        allowed_origins: Sequence[str],
+        rest_max_body_bytes: int,
+        mcp_max_body_bytes: int,
+        connect: Sequence[str] = ("'self'",),
+        event_path: str = EVENT_PATH,
+    ) -> None:
         self.app = app
         self.allowed_hosts = list(allowed_hosts)
         self.allowed_origins = list(allowed_origins)
@@ -223,13 +233,18 @@ class HttpGuards:
         host = headers.get("host")
         if not host_allowed(host, self.allowed_hosts):
             logger.info("refused Host %r on %s", host, scope["path"])
-            return AppError("invalid_host", "this Host is not served here; the operator can allow it in "
-                                            "TOPIC_DASHBOARD_ALLOWED_HOSTS")
+            return AppError(
+                "invalid_host",
+                "this Host is not served here; the operator can allow it in TOPIC_DASHBOARD_ALLOWED_HOSTS",
+            )
         origin = headers.get("origin")
         if check_origin and not origin_allowed(origin, self.allowed_origins):
             logger.info("refused Origin %r on %s", origin, scope["path"])
-            return AppError("forbidden_origin", "requests from this Origin are not accepted; the operator can "
-                                                "allow it in TOPIC_DASHBOARD_ALLOWED_ORIGINS")
+            return AppError(
+                "forbidden_origin",
+                "requests from this Origin are not accepted; the operator can "
+                "allow it in TOPIC_DASHBOARD_ALLOWED_ORIGINS",
+            )
         return None
 
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -250,7 +265,9 @@ class HttpGuards:
             await _answer_error(scope, send, refusal)
             return
         if is_mcp and scope["method"] != "POST":
-            error = AppError("method_not_allowed", "the MCP endpoints are stateless and answer JSON: POST a JSON-RPC message")
+            error = AppError(
+                "method_not_allowed", "the MCP endpoints are stateless and answer JSON: POST a JSON-RPC message"
+            )
             await _answer_error(scope, send, error, [("allow", "POST")])
             return
         limit = self.mcp_max_body_bytes if is_mcp else self.rest_max_body_bytes

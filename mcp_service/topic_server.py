@@ -37,8 +37,10 @@ HOW_TO_ROUTE = (
 
 MessageType = Annotated[
     str | None,
-    Field(description=f"What the message is: one of {', '.join(MESSAGE_TYPES)}. Task results are 'result'; "
-                      "'progress' and 'tool_hint' are never published."),
+    Field(
+        description=f"What the message is: one of {', '.join(MESSAGE_TYPES)}. Task results are 'result'; "
+        "'progress' and 'tool_hint' are never published."
+    ),
 ]
 Level = Annotated[str | None, Field(description=f"Severity: one of {', '.join(LEVELS)} (default info).")]
 Tags = Annotated[list[str] | None, Field(description="Short labels, e.g. ['ci', 'release'] (at most 10).")]
@@ -53,24 +55,28 @@ def list_topics_tool(ctx: Context) -> CallToolResult:
         entries = []
         for topic in topics:
             rule = validate_routing(topic.routing_json or {})
-            entries.append({
-                "topic_key": topic.topic_key,
-                "name": topic.name,
-                "description": topic.description,
-                "purpose": rule.purpose,
-                "include_when": list(rule.include_when),
-                "exclude_when": list(rule.exclude_when),
-                "priority": rule.priority,
-                "is_fallback": topic.is_default_fallback,
-                "allowed_view_types": parse_allowed_view_types(topic.view_schema_json),
-            })
-    return ok_result({
-        "topic_enabled": settings.topic_enabled,
-        "fallback_policy": settings.fallback_policy,
-        "fallback_topic_key": fallback,
-        "topics": entries,
-        "how_to_route": HOW_TO_ROUTE,
-    })
+            entries.append(
+                {
+                    "topic_key": topic.topic_key,
+                    "name": topic.name,
+                    "description": topic.description,
+                    "purpose": rule.purpose,
+                    "include_when": list(rule.include_when),
+                    "exclude_when": list(rule.exclude_when),
+                    "priority": rule.priority,
+                    "is_fallback": topic.is_default_fallback,
+                    "allowed_view_types": parse_allowed_view_types(topic.view_schema_json),
+                }
+            )
+    return ok_result(
+        {
+            "topic_enabled": settings.topic_enabled,
+            "fallback_policy": settings.fallback_policy,
+            "fallback_topic_key": fallback,
+            "topics": entries,
+            "how_to_route": HOW_TO_ROUTE,
+        }
+    )
 
 
 def get_schema_tool(ctx: Context) -> CallToolResult:
@@ -91,8 +97,9 @@ def route_tool(
     summary: Annotated[str | None, Field(description="A one-line summary, if you have one.")] = None,
 ) -> CallToolResult:
     bot_id = current_bot_id(ctx)
-    request = RouteRequest(content=content, title=title, message_type=message_type, tags=tuple(tags or ()),
-                           level=level, summary=summary)
+    request = RouteRequest(
+        content=content, title=title, message_type=message_type, tags=tuple(tags or ()), level=level, summary=summary
+    )
     check_route_request(request)
     with read_session() as session:
         decision = route_for_bot(session=session, bot_id=bot_id, request=request)
@@ -103,19 +110,39 @@ def publish_tool(
     title: Annotated[str, Field(description="A short headline for the result (at most 200 characters).")],
     content: Annotated[str, Field(description="The result itself, in markdown (no raw HTML; links http(s)/mailto).")],
     ctx: Context,
-    topic_key: Annotated[str | None, Field(description="The topic from topic_route. Omit it to let the rules decide.")] = None,
+    topic_key: Annotated[
+        str | None, Field(description="The topic from topic_route. Omit it to let the rules decide.")
+    ] = None,
     level: Level = None,
     tags: Tags = None,
-    view: Annotated[dict[str, Any] | None, Field(description="Optional structured view (see topic_get_schema): "
-                                                           "markdown, card, table, checklist, metric or timeline.")] = None,
-    dedupe_key: Annotated[str | None, Field(description="A stable key for this result; the same key within the "
-                                                        "bot's dedupe window returns the first item instead of a copy.")] = None,
+    view: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Optional structured view (see topic_get_schema): "
+            "markdown, card, table, checklist, metric or timeline."
+        ),
+    ] = None,
+    dedupe_key: Annotated[
+        str | None,
+        Field(
+            description="A stable key for this result; the same key within the "
+            "bot's dedupe window returns the first item instead of a copy."
+        ),
+    ] = None,
     message_type: MessageType = None,
 ) -> CallToolResult:
     audit = CallAudit(tool=PUBLISH_TOOL)
     bot_id = current_bot_id(ctx)
-    request = PublishRequest(topic_key=topic_key, title=title, content=content, level=level, tags=tags, view=view,
-                             dedupe_key=dedupe_key, message_type=message_type)
+    request = PublishRequest(
+        topic_key=topic_key,
+        title=title,
+        content=content,
+        level=level,
+        tags=tags,
+        view=view,
+        dedupe_key=dedupe_key,
+        message_type=message_type,
+    )
     with write_session() as session:
         # The audit row of an accepted publish commits with the item (the auditor writes only refusals).
         result = publish_item(session=session, bot_id=bot_id, request=request, source="mcp", audit=audit)
@@ -125,7 +152,10 @@ def publish_tool(
 def build_topic_server() -> StrictMCPServer:
     server = StrictMCPServer(name="topic_mcp", instructions=INSTRUCTIONS, version="1", auditor=audit_tool_call)
     server.strict_tool(
-        list_topics_tool, name="topic_list_topics", title="List topics", read_only=True,
+        list_topics_tool,
+        name="topic_list_topics",
+        title="List topics",
+        read_only=True,
         description=(
             "List the topics this bot may publish to: key, name, purpose, include/exclude conditions, priority, "
             "which one is the fallback, and allowed view types; plus whether Topic delivery is on (topic_enabled) "
@@ -133,7 +163,10 @@ def build_topic_server() -> StrictMCPServer:
         ),
     )
     server.strict_tool(
-        get_schema_tool, name="topic_get_schema", title="Get the item schema", read_only=True,
+        get_schema_tool,
+        name="topic_get_schema",
+        title="Get the item schema",
+        read_only=True,
         description=(
             "Get the JSON Schema of the optional `view` of an item (declarative only: markdown, card, table, "
             "checklist, metric, timeline; no HTML, no scripts), the limits on title, content, tags and sizes, the "
@@ -141,7 +174,10 @@ def build_topic_server() -> StrictMCPServer:
         ),
     )
     server.strict_tool(
-        route_tool, name="topic_route", title="Route a result", read_only=True,
+        route_tool,
+        name="topic_route",
+        title="Route a result",
+        read_only=True,
         description=(
             "Ask whether a candidate message belongs in a topic and which one. Returns should_publish, topic_key, "
             "confidence (0..1), a reason naming the rule that decided, and the runner-up topics. Call it for every "
@@ -150,7 +186,9 @@ def build_topic_server() -> StrictMCPServer:
         ),
     )
     server.strict_tool(
-        publish_tool, name=PUBLISH_TOOL, title="Publish a result",
+        publish_tool,
+        name=PUBLISH_TOOL,
+        title="Publish a result",
         description=(
             "Publish one task result to a topic (use the topic_key topic_route gave you). Returns item_id, topic_key, "
             "deduplicated (true when the same dedupe_key was published within the window: nothing new stored) and "

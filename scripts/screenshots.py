@@ -10,8 +10,15 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def main() -> None:
@@ -31,7 +38,9 @@ def main() -> None:
                 page.goto(base + route)
                 page.wait_for_selector("#page-title")
                 page.wait_for_timeout(800)  # let fonts and moment() settle for the picture only
-                name = route.strip("/").replace("/", "_").replace("?", "_").replace("=", "-").replace("&", "_") or "topics"
+                name = (
+                    route.strip("/").replace("/", "_").replace("?", "_").replace("=", "-").replace("&", "_") or "topics"
+                )
                 page.screenshot(path=f"{out}/{name}-{scheme}.png", full_page=False)
             page.close()
         browser.close()

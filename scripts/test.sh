@@ -2,7 +2,7 @@
 # Run the whole test suite: `make test`. Set TEST_DATABASE_URL (a PostgreSQL server URL) to run
 # the storage and API tests on PostgreSQL too; each run creates and drops its own databases.
 #
-# Without arguments: everything but the browser flows in two processes (pytest-xdist; each worker
+# Without arguments: the lint gates (scripts/lint.sh), then everything but the browser flows in two processes (pytest-xdist; each worker
 # has its own databases and its own server), then the browser flows in one (they share one frontend
 # build). With arguments: one pytest run with them (e.g.
 # `bash scripts/test.sh tests/reliability -x`).
@@ -14,6 +14,7 @@ source scripts/env.sh
 if [ "$#" -gt 0 ]; then
   exec .venv/bin/python -m pytest "$@"
 fi
+bash scripts/lint.sh
 status=0
 .venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --ignore=tests/e2e || status=$?
 .venv/bin/python -m pytest tests/e2e || status=$?

@@ -52,7 +52,9 @@ def app_base_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session", params=backends())
-def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, app_base_url: str) -> Iterator[LiveServer]:
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, app_base_url: str
+) -> Iterator[LiveServer]:
     """The real app over HTTP, on a fresh database of each backend."""
     tmp = tmp_path_factory.mktemp(f"server-{request.param}")
     with migrated_database(request.param, str(tmp)) as url, configured(url, str(tmp / "data")):

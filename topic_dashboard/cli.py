@@ -86,8 +86,13 @@ def api_token() -> None:
 @api_token.command("create")
 @click.option("--name", required=True)
 @click.option("--role", type=click.Choice(accounts.ROLES), default="admin", show_default=True)
-@click.option("--expires-days", type=int, default=accounts.DEFAULT_API_TOKEN_DAYS, show_default=True,
-              help=f"Days until the token stops working (1-{accounts.MAX_API_TOKEN_DAYS}).")
+@click.option(
+    "--expires-days",
+    type=int,
+    default=accounts.DEFAULT_API_TOKEN_DAYS,
+    show_default=True,
+    help=f"Days until the token stops working (1-{accounts.MAX_API_TOKEN_DAYS}).",
+)
 def api_token_create(name: str, role: str, expires_days: int) -> None:
     """Create an API token; the token is the last line printed (it is not shown again)."""
     try:
@@ -96,8 +101,10 @@ def api_token_create(name: str, role: str, expires_days: int) -> None:
     except AppError as error:
         _fail(error)
         return
-    click.echo(f"created {role} API token {name!r} (id {created.id}, expires {created.expires_at}); "
-               "store it now, it is not shown again:")
+    click.echo(
+        f"created {role} API token {name!r} (id {created.id}, expires {created.expires_at}); "
+        "store it now, it is not shown again:"
+    )
     click.echo(token)
 
 
@@ -111,8 +118,10 @@ def api_token_list(as_json: bool) -> None:
         click.echo(json.dumps([token.model_dump() for token in tokens], indent=2))
         return
     rows = [("id", "name", "role", "state", "created", "last used", "expires")]
-    rows += [(str(t.id), t.name, t.role, t.state, t.created_at[:16], (t.last_used_at or "never")[:16], t.expires_at[:16])
-             for t in tokens]
+    rows += [
+        (str(t.id), t.name, t.role, t.state, t.created_at[:16], (t.last_used_at or "never")[:16], t.expires_at[:16])
+        for t in tokens
+    ]
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
         click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
@@ -147,7 +156,9 @@ def bot_create(name: str) -> None:
         _fail(error)
         return
     settings = get_settings()
-    click.echo(json.dumps({"bot_id": created.bot_id, "name": created.name, "token": token, "mcp_url": settings.mcp_topic_url}))
+    click.echo(
+        json.dumps({"bot_id": created.bot_id, "name": created.name, "token": token, "mcp_url": settings.mcp_topic_url})
+    )
 
 
 @main.command("demo")

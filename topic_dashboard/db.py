@@ -210,11 +210,15 @@ def database_error(url: str, exc: BaseException) -> AppError:
     if password:
         reason = reason.replace(password, "***")
     if url.startswith("sqlite"):
-        advice = (f"check that the file is an SQLite database this user can read and write, or point "
-                  f"{DATA_DIR_SETTING} (or {URL_SETTING}) elsewhere")
+        advice = (
+            f"check that the file is an SQLite database this user can read and write, or point "
+            f"{DATA_DIR_SETTING} (or {URL_SETTING}) elsewhere"
+        )
     else:
-        advice = (f"check that the server runs and accepts this user, and that {URL_SETTING} is right "
-                  f"(e.g. {URL_EXAMPLES}); unset it to use SQLite in the data dir")
+        advice = (
+            f"check that the server runs and accepts this user, and that {URL_SETTING} is right "
+            f"(e.g. {URL_EXAMPLES}); unset it to use SQLite in the data dir"
+        )
     return AppError("database_unavailable", f"cannot use the database {shown} ({reason}): {advice}")
 
 

@@ -62,15 +62,51 @@ DUMMY_PASSWORD_HASH = _hasher.hash(secrets.token_urlsafe(16))
 
 # Passwords people pick first that pass the length rule; compared case-insensitively, spaces and
 # separators ignored. Shorter favourites ("password1", "qwerty") already fail the length rule.
-COMMON_PASSWORDS = frozenset({
-    "password1234", "password12345", "password123456", "passwordpassword", "password1234!", "password123!",
-    "123456789012", "1234567890123", "12345678901234", "111111111111", "000000000000", "123123123123",
-    "qwertyuiopas", "qwertyuiopasdf", "qwerty123456", "qwertyqwerty", "1q2w3e4r5t6y", "1qaz2wsx3edc",
-    "asdfghjkl123", "zxcvbnm12345", "iloveyou1234", "letmein12345", "welcome12345", "welcome123!",
-    "changeme1234", "administrator", "administrator1", "adminadmin123", "adminpassword", "admin1234567",
-    "rootpassword", "monkey123456", "dragon123456", "football1234", "baseball1234", "sunshine1234",
-    "princess1234", "trustno11234", "correcthorsebatterystaple", "topicdashboard", "nanobotnanobot",
-})
+COMMON_PASSWORDS = frozenset(
+    {
+        "password1234",
+        "password12345",
+        "password123456",
+        "passwordpassword",
+        "password1234!",
+        "password123!",
+        "123456789012",
+        "1234567890123",
+        "12345678901234",
+        "111111111111",
+        "000000000000",
+        "123123123123",
+        "qwertyuiopas",
+        "qwertyuiopasdf",
+        "qwerty123456",
+        "qwertyqwerty",
+        "1q2w3e4r5t6y",
+        "1qaz2wsx3edc",
+        "asdfghjkl123",
+        "zxcvbnm12345",
+        "iloveyou1234",
+        "letmein12345",
+        "welcome12345",
+        "welcome123!",
+        "changeme1234",
+        "administrator",
+        "administrator1",
+        "adminadmin123",
+        "adminpassword",
+        "admin1234567",
+        "rootpassword",
+        "monkey123456",
+        "dragon123456",
+        "football1234",
+        "baseball1234",
+        "sunshine1234",
+        "princess1234",
+        "trustno11234",
+        "correcthorsebatterystaple",
+        "topicdashboard",
+        "nanobotnanobot",
+    }
+)
 
 
 def _folded(text: str) -> str:
@@ -117,9 +153,15 @@ class LoginThrottlePolicy:
 
 # Per account: guessing one person's password.
 ACCOUNT_LOGIN_THROTTLE = LoginThrottlePolicy(
-    failures_before_lock=5, window=timedelta(minutes=15), first_lock=timedelta(seconds=30), max_lock=timedelta(minutes=15)
+    failures_before_lock=5,
+    window=timedelta(minutes=15),
+    first_lock=timedelta(seconds=30),
+    max_lock=timedelta(minutes=15),
 )
 # Per address: spraying many accounts from one place. Looser, since people behind one NAT share it.
 ADDRESS_LOGIN_THROTTLE = LoginThrottlePolicy(
-    failures_before_lock=20, window=timedelta(minutes=15), first_lock=timedelta(seconds=30), max_lock=timedelta(minutes=15)
+    failures_before_lock=20,
+    window=timedelta(minutes=15),
+    first_lock=timedelta(seconds=30),
+    max_lock=timedelta(minutes=15),
 )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-from typing_extensions import Annotated
 
 ENV_PREFIX = "TOPIC_DASHBOARD_"
 
@@ -57,10 +57,12 @@ class Settings(BaseSettings):
         default_factory=lambda: ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         description="Origin headers accepted by the UI's event socket and the MCP endpoints. Comma-separated.",
     )
-    rest_max_body_bytes: int = Field(default=DEFAULT_REST_MAX_BODY_BYTES, gt=0,
-                                     description="Largest request body outside /api/mcp/*.")
-    mcp_max_body_bytes: int = Field(default=DEFAULT_MCP_MAX_BODY_BYTES, gt=0,
-                                    description="Largest request body on /api/mcp/*.")
+    rest_max_body_bytes: int = Field(
+        default=DEFAULT_REST_MAX_BODY_BYTES, gt=0, description="Largest request body outside /api/mcp/*."
+    )
+    mcp_max_body_bytes: int = Field(
+        default=DEFAULT_MCP_MAX_BODY_BYTES, gt=0, description="Largest request body on /api/mcp/*."
+    )
     admin_token: SecretStr | None = Field(default=None, description="Accepted as an admin API token when set.")
     session_ttl_hours: int = Field(default=DEFAULT_SESSION_TTL_HOURS, ge=1)
     sqlite_busy_timeout_seconds: float = Field(default=15.0, gt=0)

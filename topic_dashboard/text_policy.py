@@ -101,8 +101,9 @@ def _check(value: Any, *, field: str, max_chars: int | None, code: str, single_l
     char = forbidden_char(value, single_line=single_line)
     if char is not None:
         allowed = "it must be one line" if single_line else "only tab and line breaks are allowed"
-        raise AppError(code, f"{field} contains the control character {describe_char(char)}; remove it ({allowed})",
-                       field=field)
+        raise AppError(
+            code, f"{field} contains the control character {describe_char(char)}; remove it ({allowed})", field=field
+        )
     return value
 
 
@@ -126,8 +127,9 @@ def check_number(value: Any, *, field: str, code: str = "validation_error") -> i
     return value  # type: ignore[no-any-return]
 
 
-def check_int(value: Any, *, field: str, lo: int = INT64_MIN, hi: int = INT64_MAX,
-              code: str = "validation_error") -> int:
+def check_int(
+    value: Any, *, field: str, lo: int = INT64_MIN, hi: int = INT64_MAX, code: str = "validation_error"
+) -> int:
     """Return `value` if it is an integer (not a bool) from `lo` to `hi`.
 
     Raises:
@@ -138,8 +140,9 @@ def check_int(value: Any, *, field: str, lo: int = INT64_MIN, hi: int = INT64_MA
     return value
 
 
-def check_json(value: Any, *, field: str, code: str = "validation_error", relative: bool = False,
-               max_depth: int = MAX_JSON_DEPTH) -> Any:
+def check_json(
+    value: Any, *, field: str, code: str = "validation_error", relative: bool = False, max_depth: int = MAX_JSON_DEPTH
+) -> Any:
     """Return `value` if every string in it is free text, every key one line, every number bounded.
 
     For JSON documents stored as they come (routing rules, view settings, guide cards): whatever
@@ -165,8 +168,9 @@ def check_json(value: Any, *, field: str, code: str = "validation_error", relati
         elif isinstance(node, dict):
             for key in node:
                 if not isinstance(key, str) or forbidden_char(key, single_line=True) is not None:
-                    raise AppError(code, f"{where} has a key with a control character or a line break; rename it",
-                                   field=where)
+                    raise AppError(
+                        code, f"{where} has a key with a control character or a line break; rename it", field=where
+                    )
             pending.extend((item, f"{path}.{key}" if path else key, depth + 1) for key, item in reversed(node.items()))
         elif isinstance(node, (list, tuple)):
             pending.extend((item, f"{path}[{index}]", depth + 1) for index, item in reversed(list(enumerate(node))))
@@ -187,4 +191,3 @@ def check_parameters(parameters: Iterable[tuple[str, str]]) -> None:
     for name, value in parameters:
         check_line(name, field="parameter")
         check_line(value, field=name)
-

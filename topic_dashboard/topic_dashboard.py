@@ -43,6 +43,10 @@ app.add_page(login_page, route="/login", title="Log in · Topic Dashboard", on_l
 app.add_page(topic_panel_page, route="/", title="Topics · Topic Dashboard", on_load=TopicPanelState.load_page)
 app.add_page(rules_page, route="/rules", title="Rules · Topic Dashboard", on_load=RulesState.load_page)
 app.add_page(bots_page, route="/bots", title="Bots · Topic Dashboard", on_load=BotsState.load_page)
-app.add_page(conversations_page, route="/conversations", title="Conversations · Topic Dashboard",
-             on_load=ConversationsState.load_page)
+app.add_page(
+    conversations_page,
+    route="/conversations",
+    title="Conversations · Topic Dashboard",
+    on_load=ConversationsState.load_page,
+)
 app.add_page(audit_page, route="/audit", title="Audit · Topic Dashboard", on_load=AuditState.load_page)

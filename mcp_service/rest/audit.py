@@ -14,7 +14,14 @@ router = APIRouter(tags=["audit"], responses=ERROR_RESPONSES)
 
 @router.get("/audit", response_model=list[audit.AuditPublic])
 def list_audit(
-    _: Reader, session: SessionDep, bot_id: str | None = None, tool: str | None = None, outcome: str | None = None,
-    before_id: int | None = Query(default=None, ge=INT64_MIN, le=INT64_MAX), limit: int = Query(default=100, ge=1, le=500),
+    _: Reader,
+    session: SessionDep,
+    bot_id: str | None = None,
+    tool: str | None = None,
+    outcome: str | None = None,
+    before_id: int | None = Query(default=None, ge=INT64_MIN, le=INT64_MAX),
+    limit: int = Query(default=100, ge=1, le=500),
 ) -> list[audit.AuditPublic]:
-    return audit.list_calls(session=session, bot_id=bot_id, tool=tool, outcome=outcome, before_id=before_id, limit=limit)
+    return audit.list_calls(
+        session=session, bot_id=bot_id, tool=tool, outcome=outcome, before_id=before_id, limit=limit
+    )

@@ -13,7 +13,6 @@ from topic_dashboard.bot_config import redact_secrets
 from topic_dashboard.services import bots
 from topic_dashboard.settings import get_settings
 
-
 router = APIRouter(tags=["bots"], responses=ERROR_RESPONSES)
 
 
@@ -24,12 +23,12 @@ class BotCreate(BaseModel):
     config_path: str | None = Field(
         default=None,
         description="Absolute path of the bot's nanobot config.json, inside the data directory and no other bot's; "
-                    "omitted: a new workspace there.",
+        "omitted: a new workspace there.",
     )
     adopt_existing: bool = Field(
         default=False,
         description="Confirms adopting a config.json that exists already at config_path (its topic_mcp entry is "
-                    "rewritten, everything else kept); without it an existing file is refused (adoption_not_confirmed).",
+        "rewritten, everything else kept); without it an existing file is refused (adoption_not_confirmed).",
     )
 
 
@@ -64,10 +63,16 @@ def list_bots(_: Reader, session: SessionDep) -> list[bots.BotStatus]:
 
 @router.post("/bots", response_model=BotCreated, status_code=201)
 def create_bot(body: BotCreate, _: Admin, session: SessionDep) -> BotCreated:
-    created, token = bots.create_bot(session=session, name=body.name, config_path=body.config_path,
-                                     adopt_existing=body.adopt_existing)
-    return BotCreated(bot_id=created.bot_id, name=created.name, token=token, config_path=created.config_path,
-                      mcp_url=get_settings().mcp_topic_url)
+    created, token = bots.create_bot(
+        session=session, name=body.name, config_path=body.config_path, adopt_existing=body.adopt_existing
+    )
+    return BotCreated(
+        bot_id=created.bot_id,
+        name=created.name,
+        token=token,
+        config_path=created.config_path,
+        mcp_url=get_settings().mcp_topic_url,
+    )
 
 
 @router.delete("/bots/{bot_id}", response_model=BotDeleted)

@@ -28,7 +28,8 @@ class MessageCreate(BaseModel):
     content: str
     kind: str = Field(default="text", description="text, or guide_card (assistant only)")
     guide_card: dict[str, Any] | None = Field(
-        default=None, description="For kind guide_card: {title, fields: [{name, label, type, options, required}], submit_label}"
+        default=None,
+        description="For kind guide_card: {title, fields: [{name, label, type, options, required}], submit_label}",
     )
 
 
@@ -39,7 +40,9 @@ class GuideCardSubmit(BaseModel):
 
 
 @router.post("/bots/{bot_id}/conversations", response_model=conversations.ConversationPublic, status_code=201)
-def create_conversation(bot_id: str, _: Admin, session: SessionDep, body: ConversationCreate | None = None) -> conversations.ConversationPublic:
+def create_conversation(
+    bot_id: str, _: Admin, session: SessionDep, body: ConversationCreate | None = None
+) -> conversations.ConversationPublic:
     return conversations.create_conversation(session=session, bot_id=bot_id, title=(body.title if body else ""))
 
 
@@ -50,27 +53,46 @@ def list_conversations(bot_id: str, _: Reader, session: SessionDep) -> list[conv
 
 @router.get("/conversations/{conversation_id}", response_model=conversations.ConversationPublic)
 def get_conversation(conversation_id: str, _: Reader, session: SessionDep) -> conversations.ConversationPublic:
-    return conversations.conversation_public(conversations.get_conversation(session=session, conversation_id=conversation_id))
+    return conversations.conversation_public(
+        conversations.get_conversation(session=session, conversation_id=conversation_id)
+    )
 
 
 @router.get("/conversations/{conversation_id}/messages", response_model=list[conversations.MessagePublic])
 def list_messages(
-    conversation_id: str, _: Reader, session: SessionDep,
+    conversation_id: str,
+    _: Reader,
+    session: SessionDep,
     after_seq: int = Query(default=0, ge=0, le=INT64_MAX),
     limit: int = Query(default=200, ge=1, le=conversations.MAX_PAGE),
 ) -> list[conversations.MessagePublic]:
-    return conversations.list_messages(session=session, conversation_id=conversation_id, after_seq=after_seq, limit=limit)
+    return conversations.list_messages(
+        session=session, conversation_id=conversation_id, after_seq=after_seq, limit=limit
+    )
 
 
 @router.post("/conversations/{conversation_id}/messages", response_model=conversations.MessagePublic, status_code=201)
-def add_message(conversation_id: str, body: MessageCreate, _: Admin, session: SessionDep) -> conversations.MessagePublic:
-    return conversations.add_message(session=session, conversation_id=conversation_id, role=body.role,
-                                     content=body.content, kind=body.kind, guide_card=body.guide_card)
+def add_message(
+    conversation_id: str, body: MessageCreate, _: Admin, session: SessionDep
+) -> conversations.MessagePublic:
+    return conversations.add_message(
+        session=session,
+        conversation_id=conversation_id,
+        role=body.role,
+        content=body.content,
+        kind=body.kind,
+        guide_card=body.guide_card,
+    )
 
 
-@router.post("/conversations/{conversation_id}/messages/{message_id}/submit",
-             response_model=conversations.MessagePublic, status_code=201)
-def submit_guide_card(conversation_id: str, message_id: str, body: GuideCardSubmit, _: Admin,
-                      session: SessionDep) -> conversations.MessagePublic:
-    return conversations.submit_guide_card(session=session, conversation_id=conversation_id, message_id=message_id,
-                                           answers=body.answers)
+@router.post(
+    "/conversations/{conversation_id}/messages/{message_id}/submit",
+    response_model=conversations.MessagePublic,
+    status_code=201,
+)
+def submit_guide_card(
+    conversation_id: str, message_id: str, body: GuideCardSubmit, _: Admin, session: SessionDep
+) -> conversations.MessagePublic:
+    return conversations.submit_guide_card(
+        session=session, conversation_id=conversation_id, message_id=message_id, answers=body.answers
+    )

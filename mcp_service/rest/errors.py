@@ -73,7 +73,9 @@ def install_error_handlers(app: FastAPI) -> None:
         field = ".".join(loc) or None
         if first.get("type") == "json_invalid":
             return error_response(AppError("invalid_json", "the request body is not valid JSON"))
-        return error_response(AppError("validation_error", f"{field or 'request'}: {first.get('msg', 'invalid')}", field=field))
+        return error_response(
+            AppError("validation_error", f"{field or 'request'}: {first.get('msg', 'invalid')}", field=field)
+        )
 
     @app.exception_handler(DBAPIError)
     async def _database(request: Request, exc: DBAPIError) -> JSONResponse:
@@ -85,7 +87,13 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {400: "invalid_json", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                405: "method_not_allowed"}.get(exc.status_code, "invalid_argument")
-        return JSONResponse({"error": {"code": code, "message": str(exc.detail)}}, status_code=exc.status_code,
-                            headers=exc.headers)
+        code = {
+            400: "invalid_json",
+            401: "unauthorized",
+            403: "forbidden",
+            404: "not_found",
+            405: "method_not_allowed",
+        }.get(exc.status_code, "invalid_argument")
+        return JSONResponse(
+            {"error": {"code": code, "message": str(exc.detail)}}, status_code=exc.status_code, headers=exc.headers
+        )

@@ -38,13 +38,18 @@ def create_topic(bot_id: str, body: topics.TopicCreate, who: Admin, session: Ses
 
 
 @router.put("/bots/{bot_id}/topics/{topic_key}", response_model=topics.TopicPublic)
-def update_topic(bot_id: str, topic_key: str, body: topics.TopicUpdate, who: Admin, session: SessionDep) -> topics.TopicPublic:
+def update_topic(
+    bot_id: str, topic_key: str, body: topics.TopicUpdate, who: Admin, session: SessionDep
+) -> topics.TopicPublic:
     return topics.update_topic(session=session, bot_id=bot_id, topic_key=topic_key, data=body, actor=who.name)
 
 
 @router.delete("/bots/{bot_id}/topics/{topic_key}", response_model=TopicDeleted)
 def delete_topic(
-    bot_id: str, topic_key: str, who: Admin, session: SessionDep,
+    bot_id: str,
+    topic_key: str,
+    who: Admin,
+    session: SessionDep,
     items: Literal["move", "delete"] | None = Query(default=None, description="What to do with the topic's items."),
 ) -> TopicDeleted:
     count = topics.delete_topic(session=session, bot_id=bot_id, topic_key=topic_key, actor=who.name, items=items)
@@ -57,16 +62,23 @@ def get_settings(bot_id: str, _: Reader, session: SessionDep) -> topics.TopicSet
 
 
 @router.put("/bots/{bot_id}/topic-settings", response_model=topics.TopicSettingsPublic)
-def put_settings(bot_id: str, body: topics.TopicSettingsUpdate, _: Admin, session: SessionDep) -> topics.TopicSettingsPublic:
+def put_settings(
+    bot_id: str, body: topics.TopicSettingsUpdate, _: Admin, session: SessionDep
+) -> topics.TopicSettingsPublic:
     return topics.update_topic_settings(session=session, bot_id=bot_id, update=body)
 
 
 @router.get("/bots/{bot_id}/topic-items", response_model=item_service.ItemPage)
 def list_items(
-    bot_id: str, _: Reader, session: SessionDep,
-    topic_key: str | None = None, cursor: str | None = None,
+    bot_id: str,
+    _: Reader,
+    session: SessionDep,
+    topic_key: str | None = None,
+    cursor: str | None = None,
     limit: int = Query(default=item_service.DEFAULT_PAGE, ge=1, le=item_service.MAX_PAGE),
-    unread_only: bool = False, level: str | None = None, tag: str | None = None,
+    unread_only: bool = False,
+    level: str | None = None,
+    tag: str | None = None,
 ) -> item_service.ItemPage:
     get_bot(session=session, bot_id=bot_id)
     filters = item_service.ItemFilters(topic_key=topic_key, unread_only=unread_only, level=level, tag=tag)

@@ -28,6 +28,8 @@ def screenshot_path(name: str) -> Path:
     directory = ROOT / os.environ.get("TD_SCREENSHOTS", "test-results/screenshots")
     directory.mkdir(parents=True, exist_ok=True)
     return directory / name
+
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -66,7 +68,9 @@ def e2e_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EApp]:
     backend_port = free_port()
     backend_url = f"http://127.0.0.1:{backend_port}"
     # Bots created in the browser get configs that point at this backend, as they would in production.
-    with configured(url, str(tmp / "data"), TOPIC_DASHBOARD_PORT=str(free_port()), TOPIC_DASHBOARD_PUBLIC_BASE_URL=backend_url):
+    with configured(
+        url, str(tmp / "data"), TOPIC_DASHBOARD_PORT=str(free_port()), TOPIC_DASHBOARD_PUBLIC_BASE_URL=backend_url
+    ):
         harness = AppHarness.create(root=ROOT, app_name="topic_dashboard")
         harness._initialize_app()
         harness._start_backend(port=backend_port)
@@ -75,8 +79,13 @@ def e2e_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EApp]:
         engine = create_db_engine(url)
         try:
             assert harness.frontend_url
-            yield E2EApp(url=harness.frontend_url, backend_url=backend_url, database_url=url, engine=engine,
-                         data_dir=tmp / "data")
+            yield E2EApp(
+                url=harness.frontend_url,
+                backend_url=backend_url,
+                database_url=url,
+                engine=engine,
+                data_dir=tmp / "data",
+            )
         finally:
             engine.dispose()
             harness.stop()

@@ -68,10 +68,18 @@ def _tool_names(app: E2EApp, token: str) -> set[str]:
 
 def _mcp_status(app: E2EApp, token: str) -> int:
     """The HTTP status of an MCP initialize request made with `token`."""
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}}
-    response = httpx.post(app.backend_url + "/api/mcp/topic", json=initialize, timeout=30, headers={
-        "x-topic-mcp-token": token, "accept": "application/json, text/event-stream"})
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}},
+    }
+    response = httpx.post(
+        app.backend_url + "/api/mcp/topic",
+        json=initialize,
+        timeout=30,
+        headers={"x-topic-mcp-token": token, "accept": "application/json, text/event-stream"},
+    )
     return response.status_code
 
 
@@ -137,7 +145,9 @@ def test_rotating_shows_a_new_token_and_the_old_one_gets_401(page: Page, e2e_app
     expect(shown).to_have_count(0)
 
 
-def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_checks_new_servers(page: Page, e2e_app: E2EApp) -> None:
+def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_checks_new_servers(
+    page: Page, e2e_app: E2EApp
+) -> None:
     bot_id, name, _, path = _bot(e2e_app)
     _open_bots(page, e2e_app)
 
@@ -183,7 +193,9 @@ def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_chec
     name_input = page.locator("#server-name-server_1")
     name_input.fill("topic_mcp")
     name_input.blur()
-    expect(page.locator("#config-error")).to_contain_text("server_1: a server needs a name of its own; 'topic_mcp' is taken")
+    expect(page.locator("#config-error")).to_contain_text(
+        "server_1: a server needs a name of its own; 'topic_mcp' is taken"
+    )
     name_input.fill("files")
     name_input.blur()
     expect(page.locator("#server-json-files")).to_be_visible()
@@ -201,9 +213,7 @@ def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_chec
     page.screenshot(path=str(SCREENSHOT))
 
 
-def test_adopting_an_existing_config_keeps_its_other_servers_and_unknown_keys(
-    page: Page, e2e_app: E2EApp
-) -> None:
+def test_adopting_an_existing_config_keeps_its_other_servers_and_unknown_keys(page: Page, e2e_app: E2EApp) -> None:
     path = e2e_app.data_dir / unique("nanobot") / "config.json"
     path.parent.mkdir(parents=True)
     existing = {
@@ -238,8 +248,9 @@ def test_adopting_an_existing_config_keeps_its_other_servers_and_unknown_keys(
     # The editor shows both servers; the adopted one can be removed, topic_mcp cannot.
     page.locator(f"#config-{bot.id}").click()
     expect(page.locator("#server-locked")).to_contain_text("topic_mcp")
-    expect(page.locator("#server-json-search")).to_have_value(json.dumps(
-        existing["tools"]["mcpServers"]["search"], indent=2))
+    expect(page.locator("#server-json-search")).to_have_value(
+        json.dumps(existing["tools"]["mcpServers"]["search"], indent=2)
+    )
     expect(page.locator("#config-editor .remove-server")).to_have_count(1)
 
 

@@ -34,10 +34,7 @@ CARD = {
     ],
     "submit_label": "Start",
 }
-ANSWERS = "\n".join([
-    "Before I start", "What should I cover?: Q3 revenue by region", "Format: table", "Deadline: Friday",
-    "Notify me when done: yes",
-])
+ANSWERS = "Before I start\nWhat should I cover?: Q3 revenue by region\nFormat: table\nDeadline: Friday\nNotify me when done: yes"
 
 
 def _bot(app: E2EApp) -> tuple[str, str]:
@@ -129,12 +126,20 @@ def test_every_message_kind_made_on_the_page_and_ccweb_returns_only_the_users(pa
     with Session(e2e_app.engine) as session:
         stored = list_messages(session=session, conversation_id=conversation_id)
         assert [(m.role, m.kind) for m in stored] == [
-            ("user", "text"), ("assistant", "text"), ("tool", "text"), ("system", "text"),
-            ("assistant", "guide_card"), ("user", "text"),
+            ("user", "text"),
+            ("assistant", "text"),
+            ("tool", "text"),
+            ("system", "text"),
+            ("assistant", "guide_card"),
+            ("user", "text"),
         ]
         with pytest.raises(AppError) as again:
-            submit_guide_card(session=session, conversation_id=conversation_id, message_id=stored[4].message_id,
-                              answers={"scope": "again"})
+            submit_guide_card(
+                session=session,
+                conversation_id=conversation_id,
+                message_id=stored[4].message_id,
+                answers={"scope": "again"},
+            )
         assert again.value.code == "guide_card_already_submitted"
 
     # The bot reads back exactly what the user typed and submitted, nothing else.

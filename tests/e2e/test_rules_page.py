@@ -42,9 +42,17 @@ def _bot(app: E2EApp, *templates: str) -> tuple[str, str]:
         bot, token = create_bot(session=session, name=unique("rules-bot"))
         for key in templates:
             template = TEMPLATES[key]
-            create_topic(session=session, bot_id=bot.bot_id, actor="e2e", data=TopicCreate(
-                topic_key=key, name=template["name"], routing_json=template["routing"],
-                view_schema_json={"allowed_types": template["view_types"]}))
+            create_topic(
+                session=session,
+                bot_id=bot.bot_id,
+                actor="e2e",
+                data=TopicCreate(
+                    topic_key=key,
+                    name=template["name"],
+                    routing_json=template["routing"],
+                    view_schema_json={"allowed_types": template["view_types"]},
+                ),
+            )
         return bot.bot_id, token
 
 
@@ -314,9 +322,14 @@ def test_the_fallback_topic_cannot_be_deleted_or_deactivated(page: Page, e2e_app
 def test_deleting_a_topic_with_items_moves_or_deletes_them_as_chosen(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = _bot(e2e_app, "alerts", "build_results")
     with Session(e2e_app.engine) as session:
+
         def seed(topic_key: str, title: str) -> int:
-            return publish_item(session=session, bot_id=bot_id, source="system", request=PublishRequest(
-                topic_key=topic_key, title=title, content=f"{title}: details")).item_id
+            return publish_item(
+                session=session,
+                bot_id=bot_id,
+                source="system",
+                request=PublishRequest(topic_key=topic_key, title=title, content=f"{title}: details"),
+            ).item_id
 
         alerts = [seed("alerts", "p99 latency alert"), seed("alerts", "disk full on db-2")]
         builds = [seed("build_results", "Build #7 failed")]
@@ -337,7 +350,11 @@ def test_deleting_a_topic_with_items_moves_or_deletes_them_as_chosen(page: Page,
     expect(page.locator("#rule-row-alerts")).to_have_count(0)
     assert not _topic_exists(e2e_app, bot_id, "alerts")
     assert _item_topics(e2e_app, alerts + builds + kept) == {
-        alerts[0]: "inbox", alerts[1]: "inbox", builds[0]: "build_results", kept[0]: "inbox"}
+        alerts[0]: "inbox",
+        alerts[1]: "inbox",
+        builds[0]: "build_results",
+        kept[0]: "inbox",
+    }
 
     page.locator("#rule-row-build_results").click()
     expect(page.locator("#editor-key")).to_have_text("build_results")

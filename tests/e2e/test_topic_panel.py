@@ -40,9 +40,15 @@ def _count(page: Page, entry: str, label: str, count: int) -> None:
 def test_open_an_item_reads_it_and_its_deep_link_reloads_it(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = make_bot(e2e_app, "ci")
     older = seed(e2e_app, bot_id, topic_key="ci", title="Build 41 passed", content="All green.")
-    newer = seed(e2e_app, bot_id, topic_key="ci", title="Build 42 failed",
-                 content="3 tests **failed** in `test_api.py`.",
-                 level="error", tags=["main"])
+    newer = seed(
+        e2e_app,
+        bot_id,
+        topic_key="ci",
+        title="Build 42 failed",
+        content="3 tests **failed** in `test_api.py`.",
+        level="error",
+        tags=["main"],
+    )
     log_in(page, e2e_app)
     open_panel(page, e2e_app, bot_id)
 
@@ -306,8 +312,9 @@ def test_a_bot_without_items_says_nothing_published_yet(page: Page, e2e_app: E2E
     _count(page, "all", "All", 0)
 
 
-def test_without_bots_the_panel_points_to_the_bots_page(page: Page, new_context: CreateContextCallback,
-                                                      e2e_app: E2EApp) -> None:
+def test_without_bots_the_panel_points_to_the_bots_page(
+    page: Page, new_context: CreateContextCallback, e2e_app: E2EApp
+) -> None:
     # The e2e database is shared; "no bots" needs every bot gone. Each test makes its own bots,
     # so none depends on another's.
     with Session(e2e_app.engine) as session:

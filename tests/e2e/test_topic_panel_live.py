@@ -77,8 +77,15 @@ def test_a_publish_over_mcp_appears_live_in_every_open_panel(
         page.evaluate(WATCH_FOR_TITLE, "Build 42 failed")
 
     called_at = time.time() * 1000
-    is_error, body = mcp_publish(e2e_app, token, topic_key="ci", title="Build 42 failed", content="3 tests failing",
-                                 level="error", message_type="result")
+    is_error, body = mcp_publish(
+        e2e_app,
+        token,
+        topic_key="ci",
+        title="Build 42 failed",
+        content="3 tests failing",
+        level="error",
+        message_type="result",
+    )
     committed_at = time.time() * 1000
     started = time.monotonic()
     assert not is_error, body
@@ -97,9 +104,12 @@ def test_a_publish_over_mcp_appears_live_in_every_open_panel(
     assert all(seen_at), seen_at
     print(
         "\nlive latency, MCP publish -> row in the DOM (browser clock): "
-        + ", ".join(f"panel {n}: {at - called_at:.0f} ms after the call started "
-                    f"({at - committed_at:.0f} ms after it returned)" for n, at in enumerate(seen_at, 1))
-        + "; expect() waits (monotonic): " + ", ".join(f"{wait:.0f} ms" for wait in waits)
+        + ", ".join(
+            f"panel {n}: {at - called_at:.0f} ms after the call started ({at - committed_at:.0f} ms after it returned)"
+            for n, at in enumerate(seen_at, 1)
+        )
+        + "; expect() waits (monotonic): "
+        + ", ".join(f"{wait:.0f} ms" for wait in waits)
     )
     assert max(seen_at) - committed_at < LIVE_BOUND_MS
 

@@ -29,40 +29,72 @@ IMG = f'<img src=x onerror="{TRAP}">'
 SCRIPT = f"<script>{TRAP}</script>"
 SVG = f'<svg onload="{TRAP}"></svg>'
 
-MARKDOWN = "\n\n".join([
-    SCRIPT,
-    IMG,
-    SVG,
-    f'<iframe src="javascript:{TRAP}"></iframe>',
-    f'<a href="data:text/html,<script>{TRAP}</script>">data link</a>',
-    f"[js link](javascript:{TRAP})",
-    "[mixed case](JaVaScRiPt:alert(1))",
-    "[vbscript](vbscript:msgbox(1))",
-    "[data link](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
-    "[entity](&#106;avascript:alert(1))",
-    "<javascript:alert(1)>",
-    "[reference][r]\n\n[r]: javascript:alert(1)",
-    f'![image](x" onerror="{TRAP})',
-    f"**bold {IMG}** and `code {SCRIPT}`",
-    "[a safe link](https://example.com/safe) and <mailto:ops@example.com>",
-])
+MARKDOWN = "\n\n".join(
+    [
+        SCRIPT,
+        IMG,
+        SVG,
+        f'<iframe src="javascript:{TRAP}"></iframe>',
+        f'<a href="data:text/html,<script>{TRAP}</script>">data link</a>',
+        f"[js link](javascript:{TRAP})",
+        "[mixed case](JaVaScRiPt:alert(1))",
+        "[vbscript](vbscript:msgbox(1))",
+        "[data link](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+        "[entity](&#106;avascript:alert(1))",
+        "<javascript:alert(1)>",
+        "[reference][r]\n\n[r]: javascript:alert(1)",
+        f'![image](x" onerror="{TRAP})',
+        f"**bold {IMG}** and `code {SCRIPT}`",
+        "[a safe link](https://example.com/safe) and <mailto:ops@example.com>",
+    ]
+)
 
 ACCEPTED: list[dict[str, Any]] = [
     {"title": f"{IMG} {SCRIPT} title", "content": MARKDOWN, "tags": ["xss", "safe-tag"]},
     {"title": "markdown view", "content": "", "view": {"type": "markdown", "text": MARKDOWN}},
-    {"title": "card view", "content": SCRIPT, "view": {
-        "type": "card", "title": SCRIPT, "subtitle": IMG, "body": MARKDOWN,
-        "fields": [{"label": IMG, "value": SCRIPT}, {"label": "n", "value": 1}],
-        "link": {"label": IMG, "url": "https://example.com/pr/1"}}},
-    {"title": "table view", "content": "", "view": {
-        "type": "table", "columns": [SCRIPT, IMG], "rows": [[SCRIPT, IMG], [SVG, f"javascript:{TRAP}"]],
-        "caption": IMG}},
-    {"title": "checklist view", "content": "", "view": {
-        "type": "checklist", "title": IMG, "items": [{"text": SCRIPT, "done": True}, {"text": SVG}]}},
-    {"title": "metric view", "content": "", "view": {
-        "type": "metric", "label": SCRIPT, "value": "<img src=x onerror=alert(1)>", "unit": "<b>", "caption": IMG}},
-    {"title": "timeline view", "content": "", "view": {"type": "timeline", "events": [
-        {"time": SVG, "title": IMG, "detail": SCRIPT, "level": "error"}]}},
+    {
+        "title": "card view",
+        "content": SCRIPT,
+        "view": {
+            "type": "card",
+            "title": SCRIPT,
+            "subtitle": IMG,
+            "body": MARKDOWN,
+            "fields": [{"label": IMG, "value": SCRIPT}, {"label": "n", "value": 1}],
+            "link": {"label": IMG, "url": "https://example.com/pr/1"},
+        },
+    },
+    {
+        "title": "table view",
+        "content": "",
+        "view": {
+            "type": "table",
+            "columns": [SCRIPT, IMG],
+            "rows": [[SCRIPT, IMG], [SVG, f"javascript:{TRAP}"]],
+            "caption": IMG,
+        },
+    },
+    {
+        "title": "checklist view",
+        "content": "",
+        "view": {"type": "checklist", "title": IMG, "items": [{"text": SCRIPT, "done": True}, {"text": SVG}]},
+    },
+    {
+        "title": "metric view",
+        "content": "",
+        "view": {
+            "type": "metric",
+            "label": SCRIPT,
+            "value": "<img src=x onerror=alert(1)>",
+            "unit": "<b>",
+            "caption": IMG,
+        },
+    },
+    {
+        "title": "timeline view",
+        "content": "",
+        "view": {"type": "timeline", "events": [{"time": SVG, "title": IMG, "detail": SCRIPT, "level": "error"}]},
+    },
 ]
 
 REFUSED: list[tuple[dict[str, Any], str, str]] = [
@@ -71,8 +103,16 @@ REFUSED: list[tuple[dict[str, Any], str, str]] = [
     ({"tags": ["javascript:alert(1)"]}, "validation_error", "tags[0]"),
     *[
         ({"view": {"type": "card", "title": "t", "link": {"url": url, "label": "x"}}}, "invalid_view", "view.link.url")
-        for url in (f"javascript:{TRAP}", "JavaScript:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)",
-                    "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)", "//evil.example/x", "/relative")
+        for url in (
+            f"javascript:{TRAP}",
+            "JavaScript:alert(1)",
+            " javascript:alert(1)",
+            "java\tscript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "vbscript:msgbox(1)",
+            "//evil.example/x",
+            "/relative",
+        )
     ],
 ]
 
@@ -124,8 +164,10 @@ def test_the_trap_springs_when_a_payload_does_run(page: Page, e2e_app: E2EApp) -
     """The control: the same payloads, inserted as HTML on purpose, do increment the counter."""
     page.add_init_script("window.__xss = 0;")
     page.goto(e2e_app.path("/login"))
-    page.evaluate("(html) => { const box = document.createElement('div'); box.innerHTML = html; "
-                  "document.body.append(box); }", IMG + SVG)
+    page.evaluate(
+        "(html) => { const box = document.createElement('div'); box.innerHTML = html; document.body.append(box); }",
+        IMG + SVG,
+    )
     page.wait_for_function("window.__xss >= 1")
 
 
@@ -198,12 +240,14 @@ def test_remote_images_when_allowed_carry_no_handlers(trapped: Page, e2e_app: E2
     with Session(e2e_app.engine) as session:
         update_topic_settings(session=session, bot_id=bot_id, update=TopicSettingsUpdate(allow_remote_images=True))
     # The image URL cannot load (nothing listens on port 9): if any onerror survived, it would run.
-    content = "\n\n".join([
-        '![broken](http://127.0.0.1:9/x.png "title")',
-        f'![injected](http://127.0.0.1:9/y.png" onerror="{TRAP})',
-        f"![js](javascript:{TRAP})",
-        IMG,
-    ])
+    content = "\n\n".join(
+        [
+            '![broken](http://127.0.0.1:9/x.png "title")',
+            f'![injected](http://127.0.0.1:9/y.png" onerror="{TRAP})',
+            f"![js](javascript:{TRAP})",
+            IMG,
+        ]
+    )
     is_error, body = mcp_publish(e2e_app, token, topic_key="inbox", title="images", content=content)
     assert not is_error, body
     log_in(page, e2e_app)

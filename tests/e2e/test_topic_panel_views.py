@@ -93,8 +93,15 @@ def test_each_view_type_renders_its_fields(page: Page, e2e_app: E2EApp) -> None:
     _shoot(page, "metric")
 
     view = _open(page, by_type["timeline"], "timeline")
-    for text in ("14:03", "Alert fired", "p99 > 800 ms for 5 min", "14:09", "On-call paged", "14:20",
-                 "Rolled back to v1.3.2"):
+    for text in (
+        "14:03",
+        "Alert fired",
+        "p99 > 800 ms for 5 min",
+        "14:09",
+        "On-call paged",
+        "14:20",
+        "Rolled back to v1.3.2",
+    ):
         expect(view.get_by_text(text, exact=True)).to_be_visible()
     _shoot(page, "timeline")
 
@@ -117,8 +124,9 @@ def test_the_panel_in_dark_mode(new_context: CreateContextCallback, e2e_app: E2E
 def test_long_content_folds_until_expanded(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = make_bot(e2e_app)
     lines = "\n".join(f"- line {index}" for index in range(60))
-    item_id = seed(e2e_app, bot_id, topic_key="inbox", title="A long report",
-                   content=f"## Report\n\n{lines}\n\nThe end.")
+    item_id = seed(
+        e2e_app, bot_id, topic_key="inbox", title="A long report", content=f"## Report\n\n{lines}\n\nThe end."
+    )
     log_in(page, e2e_app)
     open_panel(page, e2e_app, bot_id, f"&item={item_id}")
     content = page.locator("#detail-content")

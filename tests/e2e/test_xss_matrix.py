@@ -44,9 +44,18 @@ pytestmark = pytest.mark.e2e
 
 ADMIN = "xss-admin"
 # Link URLs that the payload list holds only inside markup: edge whitespace is trimmed before the check.
-URL_TRICKS = (" javascript:window.__xss++", "\u00a0javascript:window.__xss++", "\njavascript:alert(1)",
-              "java\u200dscript:alert(1)", "jav&#x09;ascript:alert(1)", "data:image/svg+xml,<svg onload=alert(1)>",
-              "http://xss.invalid@127.0.0.1/", "https:\\\\xss.invalid/", "//xss.invalid/x", "file:///etc/passwd")
+URL_TRICKS = (
+    " javascript:window.__xss++",
+    "\u00a0javascript:window.__xss++",
+    "\njavascript:alert(1)",
+    "java\u200dscript:alert(1)",
+    "jav&#x09;ascript:alert(1)",
+    "data:image/svg+xml,<svg onload=alert(1)>",
+    "http://xss.invalid@127.0.0.1/",
+    "https:\\\\xss.invalid/",
+    "//xss.invalid/x",
+    "file:///etc/passwd",
+)
 
 
 @pytest.fixture(scope="module")
@@ -95,9 +104,29 @@ def _open_select(page: Page, trigger: str, texts: list[str], where: str) -> None
 def test_the_payload_list_covers_the_families_the_issue_names() -> None:
     names = [payload.name for payload in PAYLOADS]
     assert len(names) >= 30 and len(set(names)) == len(names)
-    for family in ("script", "onerror", "onload", "ontoggle", "javascript:", "data:", "vbscript:", "<svg", "animate",
-                   "](", "&#", "\uff1c", "\u202e", "\u200d", "expression(", "url(javascript", "srcdoc", "refresh",
-                   "<noscript", "<template", "xss.invalid"):
+    for family in (
+        "script",
+        "onerror",
+        "onload",
+        "ontoggle",
+        "javascript:",
+        "data:",
+        "vbscript:",
+        "<svg",
+        "animate",
+        "](",
+        "&#",
+        "\uff1c",
+        "\u202e",
+        "\u200d",
+        "expression(",
+        "url(javascript",
+        "srcdoc",
+        "refresh",
+        "<noscript",
+        "<template",
+        "xss.invalid",
+    ):
         assert any(family in payload.text for payload in PAYLOADS), family
     for payload in PAYLOADS:  # stored exactly as written, so "shown as text" can be checked verbatim
         assert payload.text == payload.text.strip() and "\r" not in payload.text, payload.name
@@ -115,16 +144,41 @@ def test_fields_that_are_not_text_refuse_every_payload(e2e_app: E2EApp) -> None:
             (p.name, {"message_type": p.text}, "invalid_argument", "message_type"),
             (p.name, {"view": p.text}, "invalid_argument", "view"),  # the tool schema wants an object
             (p.name, {"view": {"type": p.text}}, "invalid_view", "view.type"),
-            (p.name, {"view": {"type": "card", "title": "t", "link": {"url": p.text}}}, "invalid_view", "view.link.url"),
-            (p.name, {"view": {"type": "metric", "label": "l", "value": 1, "trend": p.text}}, "invalid_view", "view.trend"),
-            (p.name, {"view": {"type": "metric", "label": "l", "value": 1, "delta": p.text}}, "invalid_view", "view.delta"),
-            (p.name, {"view": {"type": "checklist", "items": [{"text": "t", "done": p.text}]}}, "invalid_view",
-             "view.items[0].done"),
-            (p.name, {"view": {"type": "timeline", "events": [{"time": "t", "title": "t", "level": p.text}]}},
-             "invalid_view", "view.events[0].level"),
+            (
+                p.name,
+                {"view": {"type": "card", "title": "t", "link": {"url": p.text}}},
+                "invalid_view",
+                "view.link.url",
+            ),
+            (
+                p.name,
+                {"view": {"type": "metric", "label": "l", "value": 1, "trend": p.text}},
+                "invalid_view",
+                "view.trend",
+            ),
+            (
+                p.name,
+                {"view": {"type": "metric", "label": "l", "value": 1, "delta": p.text}},
+                "invalid_view",
+                "view.delta",
+            ),
+            (
+                p.name,
+                {"view": {"type": "checklist", "items": [{"text": "t", "done": p.text}]}},
+                "invalid_view",
+                "view.items[0].done",
+            ),
+            (
+                p.name,
+                {"view": {"type": "timeline", "events": [{"time": "t", "title": "t", "level": p.text}]}},
+                "invalid_view",
+                "view.events[0].level",
+            ),
         ]
     for url in URL_TRICKS:
-        probes.append((url, {"view": {"type": "card", "title": "t", "link": {"url": url}}}, "invalid_view", "view.link.url"))
+        probes.append(
+            (url, {"view": {"type": "card", "title": "t", "link": {"url": url}}}, "invalid_view", "view.link.url")
+        )
     results = mcp_publish_many(e2e_app, token, [{**base, **extra} for _, extra, _, _ in probes])
     for (name, extra, code, field), (is_error, body) in zip(probes, results, strict=True):
         assert is_error, (name, extra, body)
@@ -139,11 +193,16 @@ def test_every_text_field_of_every_view_type(trap: Trap, e2e_app: E2EApp) -> Non
 
     def add_item(view: dict[str, Any] | None) -> None:
         prefix = f"[xss {len(calls):02d}] "  # one width, so every title has the same room for payloads
-        calls.append({
-            "topic_key": "inbox", "title": prefix + packer.take("item.title", 200 - len(prefix)),
-            "content": packer.take("item.content", 20_000, sep="\n\n"), "view": view,
-            "tags": ["xss", view["type"] if view else "plain"], "level": ("info", "warn", "error", "success")[len(calls) % 4],
-        })
+        calls.append(
+            {
+                "topic_key": "inbox",
+                "title": prefix + packer.take("item.title", 200 - len(prefix)),
+                "content": packer.take("item.content", 20_000, sep="\n\n"),
+                "view": view,
+                "tags": ["xss", view["type"] if view else "plain"],
+                "level": ("info", "warn", "error", "success")[len(calls) % 4],
+            }
+        )
 
     for kind, build in VIEW_BUILDERS.items():
         add_item(build(packer))
@@ -156,8 +215,10 @@ def test_every_text_field_of_every_view_type(trap: Trap, e2e_app: E2EApp) -> Non
     assert [is_error for is_error, _ in published] == [False] * len(calls), [b for e, b in published if e]
     items = [(body["item_id"], call) for (_, body), call in zip(published, calls, strict=True)]
     fields, pairs, too_long = packer.pairs()
-    print(f"\nviews: {len(items)} items, {fields} fields, {pairs} field x payload pairs placed, "
-          f"{too_long} pairs longer than the field allows")
+    print(
+        f"\nviews: {len(items)} items, {fields} fields, {pairs} field x payload pairs placed, "
+        f"{too_long} pairs longer than the field allows"
+    )
 
     open_panel(page, e2e_app, bot_id)
     while rows(page).count() < len(items):
@@ -180,7 +241,11 @@ def _topic_data(index: int, payload: Payload) -> TopicCreate:
     """A topic whose name (if it fits in 100 characters), description and rule texts hold `payload`."""
     text = payload.text
     name = text if line_ok(text, 100) else f"unfit payload {index}"
-    routing: dict[str, Any] = {"purpose": text, "include_when": [text], "examples": {"positive": [text], "negative": [text]}}
+    routing: dict[str, Any] = {
+        "purpose": text,
+        "include_when": [text],
+        "examples": {"positive": [text], "negative": [text]},
+    }
     return TopicCreate(topic_key=f"xss_{index:02d}", name=name, description=text, routing_json=routing)
 
 
@@ -191,13 +256,16 @@ def test_topic_names_descriptions_and_rules(trap: Trap, e2e_app: E2EApp) -> None
     with Session(e2e_app.engine) as session:
         for index, payload in enumerate(PAYLOADS):
             with refused("invalid_topic_key", "topic_key"):
-                create_topic(session=session, bot_id=bot_id, actor="e2e",
-                             data=TopicCreate(topic_key=payload.text, name="n"))
+                create_topic(
+                    session=session, bot_id=bot_id, actor="e2e", data=TopicCreate(topic_key=payload.text, name="n")
+                )
             session.rollback()
             data = _topic_data(index, payload)
             if not line_ok(payload.text, 100):  # too long, or not one line
                 with refused("validation_error", "name"):
-                    create_topic(session=session, bot_id=bot_id, actor="e2e", data=data.model_copy(update={"name": payload.text}))
+                    create_topic(
+                        session=session, bot_id=bot_id, actor="e2e", data=data.model_copy(update={"name": payload.text})
+                    )
                 session.rollback()
             create_topic(session=session, bot_id=bot_id, actor="e2e", data=data)
             names.append(data.name)
@@ -283,9 +351,15 @@ def _guide_card(payload: Payload) -> dict[str, Any]:
     fits = line_ok(text, 200)  # every slot is one line
     return {
         "title": text if fits else "unfit payload",
-        "fields": [{"name": f"f_{kind}", "label": text if fits else kind, "type": kind,
-                    "options": [text if fits else "unfit option", "plain option"] if kind == "select" else []}
-                   for kind in FIELD_TYPES],
+        "fields": [
+            {
+                "name": f"f_{kind}",
+                "label": text if fits else kind,
+                "type": kind,
+                "options": [text if fits else "unfit option", "plain option"] if kind == "select" else [],
+            }
+            for kind in FIELD_TYPES
+        ],
         "submit_label": text if line_ok(text, 50) else "Send",
     }
 
@@ -299,14 +373,22 @@ def _assert_card_slots_refuse(session: Session, conversation_id: str, payload: P
         ({**card, "fields": [{**card["fields"][0], "type": text}]}, "guide_card.fields[0].type"),
     ]
     if not line_ok(text, 200):
-        slots += [({**card, "title": text}, "guide_card.title"),
-                  ({**card, "fields": [{**card["fields"][0], "label": text}]}, "guide_card.fields[0].label")]
+        slots += [
+            ({**card, "title": text}, "guide_card.title"),
+            ({**card, "fields": [{**card["fields"][0], "label": text}]}, "guide_card.fields[0].label"),
+        ]
     if not line_ok(text, 50):
         slots.append(({**card, "submit_label": text}, "guide_card.submit_label"))
     for bad, field in slots:
         with refused("validation_error", field):
-            add_message(session=session, conversation_id=conversation_id, role="assistant", content="",
-                        kind="guide_card", guide_card=bad)
+            add_message(
+                session=session,
+                conversation_id=conversation_id,
+                role="assistant",
+                content="",
+                kind="guide_card",
+                guide_card=bad,
+            )
         session.rollback()
 
 
@@ -324,26 +406,52 @@ def test_conversation_messages_and_guide_cards(trap: Trap, e2e_app: E2EApp) -> N
                 title = ""
             conversation = create_conversation(session=session, bot_id=bot.bot_id, title=title)
             for role in ("user", "assistant", "tool", "system"):
-                add_message(session=session, conversation_id=conversation.conversation_id, role=role, content=payload.text)
+                add_message(
+                    session=session, conversation_id=conversation.conversation_id, role=role, content=payload.text
+                )
             _assert_card_slots_refuse(session, conversation.conversation_id, payload)
-            card = add_message(session=session, conversation_id=conversation.conversation_id, role="assistant",
-                               content=payload.text, kind="guide_card", guide_card=_guide_card(payload))
-            conversations.append((conversation.conversation_id, title or "Untitled conversation", card.message_id, payload))
+            card = add_message(
+                session=session,
+                conversation_id=conversation.conversation_id,
+                role="assistant",
+                content=payload.text,
+                kind="guide_card",
+                guide_card=_guide_card(payload),
+            )
+            conversations.append(
+                (conversation.conversation_id, title or "Untitled conversation", card.message_id, payload)
+            )
         # One card carries every payload as an option, and one is submitted with payloads as answers.
         first_id = conversations[0][0]
         options = [p.text for p in PAYLOADS if line_ok(p.text, 200)]  # an option is one line
         one_line = [p.text for p in PAYLOADS if line_ok(p.text, 200)]
         # A select holds at most 50 options: the payloads go into selects of 50.
-        chunks = [options[start:start + 50] for start in range(0, len(options), 50)]
-        everything = add_message(session=session, conversation_id=first_id, role="assistant", content="", kind="guide_card",
-                                 guide_card={"title": "all options", "fields": [
-                                     {"name": f"pick_{n}", "label": f"Pick {n}", "type": "select", "options": chunk}
-                                     for n, chunk in enumerate(chunks)]})
-        answered = add_message(session=session, conversation_id=first_id, role="assistant", content="", kind="guide_card",
-                               guide_card={"title": one_line[0], "fields": [
-                                   {"name": "a", "label": one_line[1], "type": "textarea"}]})
-        submit_guide_card(session=session, conversation_id=first_id, message_id=answered.message_id,
-                          answers={"a": PAYLOADS[2].text})
+        chunks = [options[start : start + 50] for start in range(0, len(options), 50)]
+        everything = add_message(
+            session=session,
+            conversation_id=first_id,
+            role="assistant",
+            content="",
+            kind="guide_card",
+            guide_card={
+                "title": "all options",
+                "fields": [
+                    {"name": f"pick_{n}", "label": f"Pick {n}", "type": "select", "options": chunk}
+                    for n, chunk in enumerate(chunks)
+                ],
+            },
+        )
+        answered = add_message(
+            session=session,
+            conversation_id=first_id,
+            role="assistant",
+            content="",
+            kind="guide_card",
+            guide_card={"title": one_line[0], "fields": [{"name": "a", "label": one_line[1], "type": "textarea"}]},
+        )
+        submit_guide_card(
+            session=session, conversation_id=first_id, message_id=answered.message_id, answers={"a": PAYLOADS[2].text}
+        )
 
     page.goto(e2e_app.path(f"/conversations?bot={bot.bot_id}"))
     expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
@@ -362,7 +470,9 @@ def test_conversation_messages_and_guide_cards(trap: Trap, e2e_app: E2EApp) -> N
     every = page.locator(f"#card-{everything.message_id}")
     expect(every).to_be_visible()
     for n, chunk in enumerate(chunks):
-        _open_select(page, f"#card-{everything.message_id} button[role=combobox] >> nth={n}", chunk, "guide card options")
+        _open_select(
+            page, f"#card-{everything.message_id} button[role=combobox] >> nth={n}", chunk, "guide card options"
+        )
     _assert_shows(page, "#messages", [f"{one_line[1]}: {PAYLOADS[2].text}"], "submitted answers")
     trap.assert_clean("guide card options and answers")
 

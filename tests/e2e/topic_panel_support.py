@@ -26,10 +26,15 @@ def make_bot(app: E2EApp, *topics: str, rate_per_minute: int = 600) -> tuple[str
     with Session(app.engine) as session:
         bot, token = create_bot(session=session, name=unique("panel-bot"))
         for key in topics:
-            create_topic(session=session, bot_id=bot.bot_id, actor="e2e",
-                         data=TopicCreate(topic_key=key, name=key.replace("_", " ").title()))
-        update_topic_settings(session=session, bot_id=bot.bot_id,
-                              update=TopicSettingsUpdate(publish_rate_per_minute=rate_per_minute))
+            create_topic(
+                session=session,
+                bot_id=bot.bot_id,
+                actor="e2e",
+                data=TopicCreate(topic_key=key, name=key.replace("_", " ").title()),
+            )
+        update_topic_settings(
+            session=session, bot_id=bot.bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=rate_per_minute)
+        )
         return bot.bot_id, token
 
 

@@ -33,77 +33,89 @@ class Payload:
     text: str  # already trimmed, LF only: what the server stores is exactly this
 
 
-PAYLOADS: tuple[Payload, ...] = tuple(Payload(name, text) for name, text in [
-    # script tags
-    ("script", f"<script>{T}</script>"),
-    ("script-mixed-case", f"<ScRiPt>{T}</sCrIpT>"),
-    ("script-split", f"<scr<script>ipt>{T}</scr</script>ipt>"),
-    ("script-remote-src", f'<script src="{BEACON}/s.js"></script>'),
-    ("script-breakout", f'"></textarea></title></style></script><script>{T}</script>'),
-    ("script-json-breakout", f'");{T};//\'</script><script>alert(1)</script>'),
-    # event handlers
-    ("img-onerror", f"<img src=x onerror={T}>"),
-    ("img-slashes", f"<img/src='x'/onerror={T}>"),
-    ("svg-onload", f"<svg onload={T}>"),
-    ("body-onload", f"<body onload={T}>"),
-    ("details-ontoggle", f"<details open ontoggle={T}>"),
-    ("video-source-onerror", f"<video><source onerror={T}></video>"),
-    ("input-autofocus", f"<input autofocus onfocus={T}>"),
-    ("marquee-onstart", f"<marquee onstart={T}>x</marquee>"),
-    ("a-onmouseover", f'<a href="#" onmouseover="{T}">hover</a>'),
-    # javascript:, data:, vbscript: URLs
-    ("js-url", f"javascript:{T}"),
-    ("js-url-mixed-case", "JaVaScRiPt:alert(1)"),
-    ("js-url-entities", f"&#106;&#x61;vascript&colon;{T}"),
-    ("js-url-whitespace", f"java\tscript:{T}"),
-    ("js-url-leading-space", f'[x](\u00a0 javascript:{T}) <a href=" \u00a0javascript:{T}">x</a>'),
-    ("data-url-html", f"data:text/html,<script>{T}</script>"),
-    ("data-url-base64", "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="),
-    ("vbscript-url", "vbscript:msgbox(1)"),
-    ("a-href-js", f'<a href="javascript:{T}">click</a>'),
-    ("form-action-js", f'<form action="javascript:{T}"><button formaction="javascript:{T}">go</button></form>'),
-    # markdown links and images
-    ("md-link-js", f"[click](javascript:{T})"),
-    ("md-link-entity", f"[click](&#106;avascript:{T})"),
-    ("md-link-data", "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)"),
-    ("md-link-title-breakout", f'[a](https://example.com/ "t\\" onmouseover=\\"{T}")'),
-    ("md-image-onerror", f'![x](x" onerror="{T})'),
-    ("md-image-js", f"![x](javascript:{T})"),
-    ("md-reference-js", f"[ref][r]\n\n[r]: javascript:{T}"),
-    ("md-autolink-js", f"<javascript:{T}>"),
-    ("md-html-block", f"<div>\n<img src=x onerror={T}>\n</div>"),
-    ("md-comment-breakout", f"<!--><img src=x onerror={T}>-->"),
-    # SVG
-    ("svg-script", f"<svg><script>{T}</script></svg>"),
-    ("svg-animate-href", f"<svg><a><animate attributeName=href values=javascript:{T} /><text y=9>x</text></a></svg>"),
-    ("svg-set-href", f"<svg><a><set attributeName=href to=javascript:{T} /><text y=9>x</text></a></svg>"),
-    # entities
-    ("entity-script", f"&lt;script&gt;{T}&lt;/script&gt;"),
-    ("entity-img-decimal", f"&#60;img src=x onerror={T}&#62;"),
-    # unicode tricks
-    ("fullwidth-lt", f"\uff1cscript\uff1e{T}\uff1c/script\uff1e"),
-    ("rtl-override", f"\u202e<img src=x onerror={T}>\u202c gpj.exe"),
-    ("zero-width-javascript", f"java\u200dscript:{T} [z](java\u200bscript:{T})"),
-    ("escaped-unicode-lt", f"\\u003cscript\\u003e{T}\\u003c/script\\u003e"),
-    # style
-    ("style-expression", f'<div style="width:expression({T})">x</div>'),
-    ("style-url-js", f'<p style="background:url(javascript:{T})">x</p>'),
-    ("style-import-remote", f"<style>@import '{BEACON}/x.css';</style>"),
-    # frames, meta, base, mutation XSS
-    ("iframe-srcdoc", '<iframe srcdoc="<script>parent.__xss++;alert(1)</script>"></iframe>'),
-    ("iframe-js-src", '<iframe src="javascript:parent.__xss++"></iframe>'),
-    ("object-embed-data", f'<object data="javascript:{T}"></object><embed src="data:text/html,<script>alert(1)</script>">'),
-    ("meta-refresh", f'<meta http-equiv="refresh" content="0;url=javascript:{T}">'),
-    ("base-href-remote", f'<base href="{BEACON}/">'),
-    ("noscript-mxss", f'<noscript><p title="</noscript><img src=x onerror={T}>">'),
-    ("template-mxss", f"<template><img src=x onerror={T}></template><math><mtext><table><mglyph><style><img src=x onerror={T}>"),
-    # template syntaxes a frontend might evaluate
-    ("template-expression", f"{{{{constructor.constructor('{T}')()}}}} ${{{T}}}"),
-    # remote requests that must never happen
-    ("beacon-md-image", f"![beacon]({BEACON}/beacon.png)"),
-    ("beacon-img", f'<img src="{BEACON}/img.png"><link rel=stylesheet href="{BEACON}/l.css">'),
-    ("beacon-style-url", f'<p style="background:url({BEACON}/bg.png)">x</p>'),
-])
+PAYLOADS: tuple[Payload, ...] = tuple(
+    Payload(name, text)
+    for name, text in [
+        # script tags
+        ("script", f"<script>{T}</script>"),
+        ("script-mixed-case", f"<ScRiPt>{T}</sCrIpT>"),
+        ("script-split", f"<scr<script>ipt>{T}</scr</script>ipt>"),
+        ("script-remote-src", f'<script src="{BEACON}/s.js"></script>'),
+        ("script-breakout", f'"></textarea></title></style></script><script>{T}</script>'),
+        ("script-json-breakout", f"\");{T};//'</script><script>alert(1)</script>"),
+        # event handlers
+        ("img-onerror", f"<img src=x onerror={T}>"),
+        ("img-slashes", f"<img/src='x'/onerror={T}>"),
+        ("svg-onload", f"<svg onload={T}>"),
+        ("body-onload", f"<body onload={T}>"),
+        ("details-ontoggle", f"<details open ontoggle={T}>"),
+        ("video-source-onerror", f"<video><source onerror={T}></video>"),
+        ("input-autofocus", f"<input autofocus onfocus={T}>"),
+        ("marquee-onstart", f"<marquee onstart={T}>x</marquee>"),
+        ("a-onmouseover", f'<a href="#" onmouseover="{T}">hover</a>'),
+        # javascript:, data:, vbscript: URLs
+        ("js-url", f"javascript:{T}"),
+        ("js-url-mixed-case", "JaVaScRiPt:alert(1)"),
+        ("js-url-entities", f"&#106;&#x61;vascript&colon;{T}"),
+        ("js-url-whitespace", f"java\tscript:{T}"),
+        ("js-url-leading-space", f'[x](\u00a0 javascript:{T}) <a href=" \u00a0javascript:{T}">x</a>'),
+        ("data-url-html", f"data:text/html,<script>{T}</script>"),
+        ("data-url-base64", "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="),
+        ("vbscript-url", "vbscript:msgbox(1)"),
+        ("a-href-js", f'<a href="javascript:{T}">click</a>'),
+        ("form-action-js", f'<form action="javascript:{T}"><button formaction="javascript:{T}">go</button></form>'),
+        # markdown links and images
+        ("md-link-js", f"[click](javascript:{T})"),
+        ("md-link-entity", f"[click](&#106;avascript:{T})"),
+        ("md-link-data", "[click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)"),
+        ("md-link-title-breakout", f'[a](https://example.com/ "t\\" onmouseover=\\"{T}")'),
+        ("md-image-onerror", f'![x](x" onerror="{T})'),
+        ("md-image-js", f"![x](javascript:{T})"),
+        ("md-reference-js", f"[ref][r]\n\n[r]: javascript:{T}"),
+        ("md-autolink-js", f"<javascript:{T}>"),
+        ("md-html-block", f"<div>\n<img src=x onerror={T}>\n</div>"),
+        ("md-comment-breakout", f"<!--><img src=x onerror={T}>-->"),
+        # SVG
+        ("svg-script", f"<svg><script>{T}</script></svg>"),
+        (
+            "svg-animate-href",
+            f"<svg><a><animate attributeName=href values=javascript:{T} /><text y=9>x</text></a></svg>",
+        ),
+        ("svg-set-href", f"<svg><a><set attributeName=href to=javascript:{T} /><text y=9>x</text></a></svg>"),
+        # entities
+        ("entity-script", f"&lt;script&gt;{T}&lt;/script&gt;"),
+        ("entity-img-decimal", f"&#60;img src=x onerror={T}&#62;"),
+        # unicode tricks
+        ("fullwidth-lt", f"\uff1cscript\uff1e{T}\uff1c/script\uff1e"),
+        ("rtl-override", f"\u202e<img src=x onerror={T}>\u202c gpj.exe"),
+        ("zero-width-javascript", f"java\u200dscript:{T} [z](java\u200bscript:{T})"),
+        ("escaped-unicode-lt", f"\\u003cscript\\u003e{T}\\u003c/script\\u003e"),
+        # style
+        ("style-expression", f'<div style="width:expression({T})">x</div>'),
+        ("style-url-js", f'<p style="background:url(javascript:{T})">x</p>'),
+        ("style-import-remote", f"<style>@import '{BEACON}/x.css';</style>"),
+        # frames, meta, base, mutation XSS
+        ("iframe-srcdoc", '<iframe srcdoc="<script>parent.__xss++;alert(1)</script>"></iframe>'),
+        ("iframe-js-src", '<iframe src="javascript:parent.__xss++"></iframe>'),
+        (
+            "object-embed-data",
+            f'<object data="javascript:{T}"></object><embed src="data:text/html,<script>alert(1)</script>">',
+        ),
+        ("meta-refresh", f'<meta http-equiv="refresh" content="0;url=javascript:{T}">'),
+        ("base-href-remote", f'<base href="{BEACON}/">'),
+        ("noscript-mxss", f'<noscript><p title="</noscript><img src=x onerror={T}>">'),
+        (
+            "template-mxss",
+            f"<template><img src=x onerror={T}></template><math><mtext><table><mglyph><style><img src=x onerror={T}>",
+        ),
+        # template syntaxes a frontend might evaluate
+        ("template-expression", f"{{{{constructor.constructor('{T}')()}}}} ${{{T}}}"),
+        # remote requests that must never happen
+        ("beacon-md-image", f"![beacon]({BEACON}/beacon.png)"),
+        ("beacon-img", f'<img src="{BEACON}/img.png"><link rel=stylesheet href="{BEACON}/l.css">'),
+        ("beacon-style-url", f'<p style="background:url({BEACON}/bg.png)">x</p>'),
+    ]
+)
 
 # Runs in every frame before the app: the counter, and dialogs replaced by counters.
 TRAP_INIT = """(() => {
@@ -245,9 +257,13 @@ class Packer:
     def _queue(self, name: str, max_chars: int) -> list[Payload]:
         if name not in self.queues:
             self.limits[name] = max_chars
-            self.queues[name] = [p for p in self.payloads if len(p.text) <= max_chars
-                                 # an item title collapses whitespace but refuses bidi controls
-                                 and not (name in ONE_LINE_FIELDS and BIDI_CONTROLS & set(p.text))]
+            self.queues[name] = [
+                p
+                for p in self.payloads
+                if len(p.text) <= max_chars
+                # an item title collapses whitespace but refuses bidi controls
+                and not (name in ONE_LINE_FIELDS and BIDI_CONTROLS & set(p.text))
+            ]
         return self.queues[name]
 
     def left(self, name: str, max_chars: int) -> int:
@@ -289,10 +305,17 @@ def _markdown(p: Packer) -> dict[str, Any]:
 def _card(p: Packer) -> dict[str, Any]:
     count = min(20, max(1, p.left("card.fields[].label", 100), p.left("card.fields[].value", 500)))
     return {
-        "type": "card", "title": p.take("card.title", 200), "subtitle": p.take("card.subtitle", 200),
+        "type": "card",
+        "title": p.take("card.title", 200),
+        "subtitle": p.take("card.subtitle", 200),
         "body": p.take("card.body", 5_000, sep="\n\n"),
-        "fields": [{"label": p.take("card.fields[].label", 100, many=False),
-                    "value": p.take("card.fields[].value", 500, many=False)} for _ in range(count)],
+        "fields": [
+            {
+                "label": p.take("card.fields[].label", 100, many=False),
+                "value": p.take("card.fields[].value", 500, many=False),
+            }
+            for _ in range(count)
+        ],
         "link": {"url": "https://example.com/xss-card", "label": p.take("card.link.label", 100)},
     }
 
@@ -307,25 +330,51 @@ def _table(p: Packer) -> dict[str, Any]:
 
 def _checklist(p: Packer) -> dict[str, Any]:
     count = min(100, max(1, p.left("checklist.items[].text", 500)))
-    return {"type": "checklist", "title": p.take("checklist.title", 200),
-            "items": [{"text": p.take("checklist.items[].text", 500, many=False), "done": i % 2 == 0} for i in range(count)]}
+    return {
+        "type": "checklist",
+        "title": p.take("checklist.title", 200),
+        "items": [
+            {"text": p.take("checklist.items[].text", 500, many=False), "done": i % 2 == 0} for i in range(count)
+        ],
+    }
 
 
 def _metric(p: Packer) -> dict[str, Any]:
-    return {"type": "metric", "label": p.take("metric.label", 100), "value": p.take("metric.value", 64),
-            "unit": p.take("metric.unit", 32), "delta": -0.3, "trend": "down", "caption": p.take("metric.caption", 500)}
+    return {
+        "type": "metric",
+        "label": p.take("metric.label", 100),
+        "value": p.take("metric.value", 64),
+        "unit": p.take("metric.unit", 32),
+        "delta": -0.3,
+        "trend": "down",
+        "caption": p.take("metric.caption", 500),
+    }
 
 
 def _timeline(p: Packer) -> dict[str, Any]:
     names = ("timeline.events[].time", "timeline.events[].title", "timeline.events[].detail")
     count = min(100, max(1, *(p.left(name, limit) for name, limit in zip(names, (64, 200, 2_000)))))
-    return {"type": "timeline", "events": [
-        {"time": p.take(names[0], 64, many=False), "title": p.take(names[1], 200, many=False),
-         "detail": p.take(names[2], 2_000, many=False), "level": LEVELS[i % 4]} for i in range(count)]}
+    return {
+        "type": "timeline",
+        "events": [
+            {
+                "time": p.take(names[0], 64, many=False),
+                "title": p.take(names[1], 200, many=False),
+                "detail": p.take(names[2], 2_000, many=False),
+                "level": LEVELS[i % 4],
+            }
+            for i in range(count)
+        ],
+    }
 
 
 VIEW_BUILDERS: dict[str, Callable[[Packer], dict[str, Any]]] = {
-    "markdown": _markdown, "card": _card, "table": _table, "checklist": _checklist, "metric": _metric, "timeline": _timeline,
+    "markdown": _markdown,
+    "card": _card,
+    "table": _table,
+    "checklist": _checklist,
+    "metric": _metric,
+    "timeline": _timeline,
 }
 MARKDOWN_FIELDS = {"text", "body"}  # rendered markdown: shown transformed, so not compared as plain text
 NOT_SHOWN_AS_TEXT = {"type", "url", "level", "trend", "done", "delta"}

@@ -8,6 +8,7 @@ from tests.support.mcp import mcp_client, run_async
 from tests.support.server import LiveServer
 from topic_dashboard.services.bots import create_bot
 
+
 def test_health_reports_database_and_version(server: LiveServer) -> None:
     response = httpx.get(server.base_url + "/api/health")
     assert response.status_code == 200
@@ -17,7 +18,9 @@ def test_health_reports_database_and_version(server: LiveServer) -> None:
 
 @pytest.mark.parametrize("path", ["/api/mcp/topic", "/api/mcp/ccweb"])
 @pytest.mark.parametrize("headers", [{}, {"x-topic-mcp-token": "tdb_wrong"}, {"authorization": "Bearer tdb_wrong"}])
-def test_mcp_endpoints_answer_401_without_a_valid_bot_token(server: LiveServer, path: str, headers: dict[str, str]) -> None:
+def test_mcp_endpoints_answer_401_without_a_valid_bot_token(
+    server: LiveServer, path: str, headers: dict[str, str]
+) -> None:
     response = httpx.post(
         server.base_url + path,
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
@@ -47,7 +50,11 @@ def test_foreign_hosts_are_refused_by_the_dns_rebinding_check(server: LiveServer
     response = httpx.post(
         server.topic_mcp_url,
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={"accept": "application/json, text/event-stream", "x-topic-mcp-token": token, "host": "evil.example:80"},
+        headers={
+            "accept": "application/json, text/event-stream",
+            "x-topic-mcp-token": token,
+            "host": "evil.example:80",
+        },
     )
     assert response.status_code in (403, 421)
 

@@ -61,8 +61,10 @@ def _bot(session: Session, name: str = "ccweb") -> tuple[str, str]:
 def _conversation(session: Session, bot_id: str, *messages: tuple[str, str]) -> tuple[str, list[MessagePublic]]:
     """A conversation with `(role, content)` messages, oldest first."""
     conversation_id = create_conversation(session=session, bot_id=bot_id, title="t").conversation_id
-    added = [add_message(session=session, conversation_id=conversation_id, role=role, content=content)
-             for role, content in messages]
+    added = [
+        add_message(session=session, conversation_id=conversation_id, role=role, content=content)
+        for role, content in messages
+    ]
     return conversation_id, added
 
 
@@ -71,7 +73,11 @@ def _user(*contents: str) -> list[tuple[str, str]]:
 
 
 def _call(
-    server: LiveServer, token: str, arguments: dict[str, Any] | None = None, *, source: str | None = None,
+    server: LiveServer,
+    token: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    source: str | None = None,
     bearer: bool = False,
 ) -> CallToolResult:
     headers = {SOURCE_HEADER: source} if source is not None else {}
@@ -125,7 +131,8 @@ def _rows(session: Session) -> dict[str, list[tuple[Any, ...]]]:
 
 # docs/DESIGN.md §7.6, check 1: the schema and description state the defaults and the use.
 def test_schema_and_description_state_the_defaults_and_the_acceptance_use(
-    server: LiveServer, server_session: Session,
+    server: LiveServer,
+    server_session: Session,
 ) -> None:
     _, token = _bot(server_session)
 
@@ -224,7 +231,8 @@ def test_default_returns_the_15_most_recent_inputs_oldest_first(server: LiveServ
 def test_assistant_tool_system_blank_and_guide_cards_are_left_out(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session)
     conversation_id, _ = _conversation(
-        server_session, bot_id,
+        server_session,
+        bot_id,
         ("system", "you are a helpful bot"),
         ("user", "first request"),
         ("assistant", "assistant reply"),
@@ -234,8 +242,14 @@ def test_assistant_tool_system_blank_and_guide_cards_are_left_out(server: LiveSe
         ("user", "\u3000\u00a0"),  # ideographic and no-break spaces are blank too
         ("user", "second request"),
     )
-    add_message(session=server_session, conversation_id=conversation_id, role="assistant",
-                content="Please fill in the deploy form", kind="guide_card", guide_card=GUIDE_CARD)
+    add_message(
+        session=server_session,
+        conversation_id=conversation_id,
+        role="assistant",
+        content="Please fill in the deploy form",
+        kind="guide_card",
+        guide_card=GUIDE_CARD,
+    )
     body = _ok(_call(server, token, {"conversationId": conversation_id}))
     assert _contents(body) == ["first request", "second request"]
     assert body["hasMore"] is False and body["totalChars"] == len("first request") + len("second request")
@@ -245,8 +259,12 @@ def test_blank_inputs_do_not_take_the_place_of_older_ones(server: LiveServer, se
     """More blank user rows than a page of limit+1 between the newest and the older inputs."""
     bot_id, token = _bot(server_session)
     conversation_id, _ = _conversation(
-        server_session, bot_id,
-        *_user("oldest", "older", "old"), *_user(*[" "] * 9), ("assistant", "ok"), *_user("new"),
+        server_session,
+        bot_id,
+        *_user("oldest", "older", "old"),
+        *_user(*[" "] * 9),
+        ("assistant", "ok"),
+        *_user("new"),
     )
     body = _ok(_call(server, token, {"conversationId": conversation_id, "limit": 3}))
     assert _contents(body) == ["older", "old", "new"]
@@ -262,16 +280,19 @@ def test_guide_card_submission_is_included(server: LiveServer, server_session: S
         conversation_id = http.post(f"/bots/{bot_id}/conversations", json={}).json()["conversation_id"]
 
         def post(role: str, content: str, **extra: Any) -> dict[str, Any]:
-            response = http.post(f"/conversations/{conversation_id}/messages",
-                                 json={"role": role, "content": content, **extra})
+            response = http.post(
+                f"/conversations/{conversation_id}/messages", json={"role": role, "content": content, **extra}
+            )
             assert response.status_code == 201, response.text
             return response.json()
 
         post("user", "deploy my service")
         submitted = post("assistant", "Which service?", kind="guide_card", guide_card=GUIDE_CARD)
         post("assistant", "Still pending: which branch?", kind="guide_card", guide_card=GUIDE_CARD)
-        response = http.post(f"/conversations/{conversation_id}/messages/{submitted['message_id']}/submit",
-                             json={"answers": {"service": "billing", "region": "eu", "urgent": True}})
+        response = http.post(
+            f"/conversations/{conversation_id}/messages/{submitted['message_id']}/submit",
+            json={"answers": {"service": "billing", "region": "eu", "urgent": True}},
+        )
         assert response.status_code == 201, response.text
         answer = response.json()
 
@@ -298,7 +319,11 @@ def test_guide_card_submission_is_included(server: LiveServer, server_session: S
 )
 # docs/DESIGN.md §7.6, check 6: `limit` and `maxChars` are defaulted and clamped; contents never exceed `maxChars`.
 def test_limit_and_max_chars_are_defaulted_and_clamped(
-    server: LiveServer, server_session: Session, limit: int | None, max_chars: int | None, used_limit: int,
+    server: LiveServer,
+    server_session: Session,
+    limit: int | None,
+    max_chars: int | None,
+    used_limit: int,
     used_chars: int,
 ) -> None:
     bot_id, token = _bot(server_session)
@@ -315,7 +340,10 @@ def test_limit_and_max_chars_are_defaulted_and_clamped(
 @pytest.mark.parametrize("name", ["limit", "maxChars"])
 @pytest.mark.parametrize("value", ["5", 2.5, 3.0, True, [3], {"n": 3}])
 def test_non_integer_limits_are_invalid_argument(
-    server: LiveServer, server_session: Session, name: str, value: Any,
+    server: LiveServer,
+    server_session: Session,
+    name: str,
+    value: Any,
 ) -> None:
     bot_id, token = _bot(server_session)
     conversation_id, _ = _conversation(server_session, bot_id, *_user("hello"))
@@ -336,18 +364,33 @@ def test_the_budget_is_split_from_the_newest_input_backwards(server: LiveServer,
 
 # docs/DESIGN.md §7.6, check 8: truncated items, `hasMore`, the counters and error codes are stable.
 def test_the_boundary_input_keeps_its_beginning_and_nothing_older_follows(
-    server: LiveServer, server_session: Session,
+    server: LiveServer,
+    server_session: Session,
 ) -> None:
     bot_id, token = _bot(server_session)
     conversation_id, added = _conversation(
-        server_session, bot_id, *_user("first input", "  second input, untrimmed  ", "third\n"),
+        server_session,
+        bot_id,
+        *_user("first input", "  second input, untrimmed  ", "third\n"),
     )
     body = _ok(_call(server, token, {"maxChars": 12}, source=conversation_id))
     assert body["items"] == [
-        {"messageId": added[1].message_id, "createdAt": body["items"][0]["createdAt"], "content": "  seco",
-         "contentChars": 6, "originalChars": 27, "truncated": True},
-        {"messageId": added[2].message_id, "createdAt": body["items"][1]["createdAt"], "content": "third\n",
-         "contentChars": 6, "originalChars": 6, "truncated": False},
+        {
+            "messageId": added[1].message_id,
+            "createdAt": body["items"][0]["createdAt"],
+            "content": "  seco",
+            "contentChars": 6,
+            "originalChars": 27,
+            "truncated": True,
+        },
+        {
+            "messageId": added[2].message_id,
+            "createdAt": body["items"][1]["createdAt"],
+            "content": "third\n",
+            "contentChars": 6,
+            "originalChars": 6,
+            "truncated": False,
+        },
     ]
     assert (body["totalChars"], body["returnedCount"], body["hasMore"]) == (12, 2, True)
     everything = _ok(_call(server, token, source=conversation_id))
@@ -367,16 +410,21 @@ def test_the_boundary_input_keeps_its_beginning_and_nothing_older_follows(
 )
 # docs/DESIGN.md §7.6, check 7: characters outside the BMP (emoji) count as one code point.
 def test_characters_are_counted_by_code_point(
-    server: LiveServer, server_session: Session, contents: list[str], max_chars: int, kept: list[str], chars: list[int],
+    server: LiveServer,
+    server_session: Session,
+    contents: list[str],
+    max_chars: int,
+    kept: list[str],
+    chars: list[int],
 ) -> None:
     bot_id, token = _bot(server_session)
     conversation_id, _ = _conversation(server_session, bot_id, *_user(*contents))
     body = _ok(_call(server, token, {"maxChars": max_chars}, source=conversation_id))
     assert _contents(body) == kept
     assert [item["contentChars"] for item in body["items"]] == chars
-    assert [item["originalChars"] for item in body["items"]] == [len(text) for text in contents[-len(kept):]]
+    assert [item["originalChars"] for item in body["items"]] == [len(text) for text in contents[-len(kept) :]]
     assert body["totalChars"] == sum(chars)
-    originals = contents[-len(kept):]
+    originals = contents[-len(kept) :]
     assert [item["truncated"] for item in body["items"]] == [k != o for k, o in zip(kept, originals, strict=True)]
 
 
@@ -390,16 +438,25 @@ def test_characters_are_counted_by_code_point(
         pytest.param(_user("old", "new"), {"maxChars": 3}, ["new"], True, id="budget-used-up-older-left-out"),
         pytest.param(_user("old", "new"), {"maxChars": 6}, ["old", "new"], False, id="budget-exactly-used"),
         pytest.param(_user("old", "new"), {"maxChars": 4}, ["o", "new"], True, id="older-truncated"),
-        pytest.param([*_user(" ", ""), ("assistant", "x"), ("tool", "y"), ("system", "z"), *_user("a", "b")],
-                     {"limit": 2}, ["a", "b"], False, id="only-non-inputs-beyond-limit"),
+        pytest.param(
+            [*_user(" ", ""), ("assistant", "x"), ("tool", "y"), ("system", "z"), *_user("a", "b")],
+            {"limit": 2},
+            ["a", "b"],
+            False,
+            id="only-non-inputs-beyond-limit",
+        ),
         pytest.param(_user("a", "bb", "cc"), {"limit": 2, "maxChars": 3}, ["b", "cc"], True, id="limit-and-budget"),
         pytest.param([("assistant", "hi")], {}, [], False, id="no-inputs-at-all"),
     ],
 )
 # docs/DESIGN.md §7.6, check 8: truncated items, `hasMore`, the counters and error codes are stable.
 def test_has_more_in_all_its_cases(
-    server: LiveServer, server_session: Session, messages: list[tuple[str, str]], arguments: dict[str, Any],
-    kept: list[str], has_more: bool,
+    server: LiveServer,
+    server_session: Session,
+    messages: list[tuple[str, str]],
+    arguments: dict[str, Any],
+    kept: list[str],
+    has_more: bool,
 ) -> None:
     bot_id, token = _bot(server_session)
     conversation_id, _ = _conversation(server_session, bot_id, *messages)
@@ -421,11 +478,14 @@ def test_missing_source_conversation(server: LiveServer, server_session: Session
 
 
 @pytest.mark.parametrize(
-    "explicit", ["", "   ", "../x", "..", "a/b", "a\\b", "a b", "x" * 129, "-leading-dash", "中文", 42],
+    "explicit",
+    ["", "   ", "../x", "..", "a/b", "a\\b", "a b", "x" * 129, "-leading-dash", "中文", 42],
 )
 # docs/DESIGN.md §7.6, check 8: truncated items, `hasMore`, the counters and error codes are stable.
 def test_an_invalid_explicit_id_never_falls_back_to_the_source(
-    server: LiveServer, server_session: Session, explicit: Any,
+    server: LiveServer,
+    server_session: Session,
+    explicit: Any,
 ) -> None:
     bot_id, token = _bot(server_session)
     source_id, _ = _conversation(server_session, bot_id, *_user("the source conversation's input"))
@@ -466,11 +526,20 @@ def test_a_bot_cannot_read_another_bots_conversation(server: LiveServer, server_
 def test_reading_changes_no_conversation_or_message_row(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session)
     conversation_id, added = _conversation(
-        server_session, bot_id, *_user("first request", "second request"), ("assistant", "done"),
+        server_session,
+        bot_id,
+        *_user("first request", "second request"),
+        ("assistant", "done"),
         *_user("a third, longer request that will be cut"),
     )
-    add_message(session=server_session, conversation_id=conversation_id, role="assistant", content="form",
-                kind="guide_card", guide_card=GUIDE_CARD)
+    add_message(
+        session=server_session,
+        conversation_id=conversation_id,
+        role="assistant",
+        content="form",
+        kind="guide_card",
+        guide_card=GUIDE_CARD,
+    )
     conversation = server_session.get(Conversation, conversation_id)
     assert conversation is not None
     # A conversation a reader might "touch": unread, running, last updated long ago.

@@ -103,18 +103,29 @@ def test_the_event_socket_refuses_foreign_hosts(server: LiveServer, host: str) -
 
 
 @pytest.mark.parametrize("host", FOREIGN_HOSTS)
-@pytest.mark.parametrize(("method", "path"), [("GET", "/"), ("GET", "/api/health"), ("GET", "/ping"),
-                                              ("POST", "/api/mcp/topic"), ("GET", "/api/openapi.json")])
-def test_foreign_hosts_are_refused_on_every_path(server: LiveServer, bot_token: str, host: str, method: str, path: str) -> None:
-    response = httpx.request(method, server.base_url + path, json=LIST_TOOLS if method == "POST" else None,
-                             headers={**MCP_HEADERS, "x-topic-mcp-token": bot_token, "host": host})
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/"), ("GET", "/api/health"), ("GET", "/ping"), ("POST", "/api/mcp/topic"), ("GET", "/api/openapi.json")],
+)
+def test_foreign_hosts_are_refused_on_every_path(
+    server: LiveServer, bot_token: str, host: str, method: str, path: str
+) -> None:
+    response = httpx.request(
+        method,
+        server.base_url + path,
+        json=LIST_TOOLS if method == "POST" else None,
+        headers={**MCP_HEADERS, "x-topic-mcp-token": bot_token, "host": host},
+    )
     assert response.status_code == 421
     assert error_code(response) == "invalid_host"
 
 
 def test_an_mcp_call_from_a_foreign_origin_gets_a_json_refusal(server: LiveServer, bot_token: str) -> None:
-    response = httpx.post(server.base_url + "/api/mcp/topic", json=LIST_TOOLS,
-                          headers={**MCP_HEADERS, "x-topic-mcp-token": bot_token, "origin": "http://evil.example"})
+    response = httpx.post(
+        server.base_url + "/api/mcp/topic",
+        json=LIST_TOOLS,
+        headers={**MCP_HEADERS, "x-topic-mcp-token": bot_token, "origin": "http://evil.example"},
+    )
     assert response.status_code == 403
     assert error_code(response) == "forbidden_origin"
 
@@ -122,7 +133,9 @@ def test_an_mcp_call_from_a_foreign_origin_gets_a_json_refusal(server: LiveServe
 # --- Body size, before auth and before parsing ------------------------------------------------------
 
 
-def raw_exchange(base_url: str, head: str, chunks: Iterable[bytes] = (), timeout: float = 10) -> tuple[int, dict[str, str], bytes, int]:
+def raw_exchange(
+    base_url: str, head: str, chunks: Iterable[bytes] = (), timeout: float = 10
+) -> tuple[int, dict[str, str], bytes, int]:
     """Send a request head, then body chunks until the server answers; returns status, headers, body, bytes sent."""
     parts = urlsplit(base_url)
     with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as sock:
@@ -144,7 +157,9 @@ def raw_exchange(base_url: str, head: str, chunks: Iterable[bytes] = (), timeout
             answer += data
         head_bytes, _, body = answer.partition(b"\r\n\r\n")
         lines = head_bytes.decode("latin-1").split("\r\n")
-        headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
+        headers = {
+            name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])
+        }
         while len(body) < int(headers.get("content-length", "0")):
             data = sock.recv(65536)
             if not data:
@@ -186,11 +201,15 @@ def test_the_rest_limit_is_one_mib_and_the_mcp_limit_four(server: LiveServer, bo
     settings = get_settings()
     assert (settings.rest_max_body_bytes, settings.mcp_max_body_bytes) == (1024 * 1024, 4 * 1024 * 1024)
     just_over_rest = b"x" * (settings.rest_max_body_bytes + 1)
-    response = httpx.post(server.base_url + "/api/bots", content=just_over_rest, headers={"content-type": "application/json"})
+    response = httpx.post(
+        server.base_url + "/api/bots", content=just_over_rest, headers={"content-type": "application/json"}
+    )
     assert response.status_code == 413 and error_code(response) == "payload_too_large"
     # Over the REST limit but within the MCP one: the MCP call is served.
     padded = {**LIST_TOOLS, "params": {"_meta": {"pad": "x" * 2 * 1024 * 1024}}}
-    response = httpx.post(server.base_url + "/api/mcp/topic", json=padded, headers={**MCP_HEADERS, "x-topic-mcp-token": bot_token})
+    response = httpx.post(
+        server.base_url + "/api/mcp/topic", json=padded, headers={**MCP_HEADERS, "x-topic-mcp-token": bot_token}
+    )
     assert response.status_code == 200, response.text
 
 
@@ -199,9 +218,15 @@ def test_the_rest_limit_is_one_mib_and_the_mcp_limit_four(server: LiveServer, bo
 
 @pytest.mark.parametrize("path", MCP_PATHS)
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
-def test_get_and_delete_on_the_mcp_endpoints_answer_405_at_once(server: LiveServer, bot_token: str, path: str, method: str) -> None:
-    response = httpx.request(method, server.base_url + path, timeout=5,
-                             headers={"accept": "text/event-stream", "x-topic-mcp-token": bot_token})
+def test_get_and_delete_on_the_mcp_endpoints_answer_405_at_once(
+    server: LiveServer, bot_token: str, path: str, method: str
+) -> None:
+    response = httpx.request(
+        method,
+        server.base_url + path,
+        timeout=5,
+        headers={"accept": "text/event-stream", "x-topic-mcp-token": bot_token},
+    )
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
     assert error_code(response) == "method_not_allowed"
@@ -224,9 +249,17 @@ def test_fifty_mcp_gets_hold_no_file_descriptors(server: LiveServer, bot_token: 
 
 def assert_security_headers(response: httpx.Response) -> None:
     policy = response.headers["content-security-policy"]
-    for directive in ("default-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'",
-                      "form-action 'self'", "img-src 'self' data: https:", "style-src 'self' 'unsafe-inline'",
-                      "script-src 'self' 'unsafe-eval'", "connect-src 'self' ws://127.0.0.1:* wss://127.0.0.1:*"):
+    for directive in (
+        "default-src 'self'",
+        "frame-ancestors 'none'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "img-src 'self' data: https:",
+        "style-src 'self' 'unsafe-inline'",
+        "script-src 'self' 'unsafe-eval'",
+        "connect-src 'self' ws://127.0.0.1:* wss://127.0.0.1:*",
+    ):
         assert directive in policy, (directive, policy)
     assert "sha256-" not in policy  # hashes only for inline scripts of HTML answers
     assert response.headers["x-frame-options"] == "DENY"
@@ -238,7 +271,9 @@ def test_every_kind_of_answer_carries_the_security_headers(server: LiveServer, b
     base = server.base_url
     answers = {
         "health": httpx.get(base + "/api/health"),
-        "mcp": httpx.post(base + "/api/mcp/topic", json=LIST_TOOLS, headers={**MCP_HEADERS, "x-topic-mcp-token": bot_token}),
+        "mcp": httpx.post(
+            base + "/api/mcp/topic", json=LIST_TOOLS, headers={**MCP_HEADERS, "x-topic-mcp-token": bot_token}
+        ),
         "mcp 401": httpx.post(base + "/api/mcp/topic", json=LIST_TOOLS, headers=MCP_HEADERS),
         "api 404": httpx.get(base + "/api/nope"),
         "page 404": httpx.get(base + "/no-such-page"),
@@ -278,7 +313,9 @@ def test_rest_answers_a_json_503_while_the_database_is_down(server: LiveServer, 
 
 @pytest.mark.parametrize("path", MCP_PATHS)
 def test_mcp_answers_a_json_503_while_the_database_is_down(server: LiveServer, database_down: None, path: str) -> None:
-    response = httpx.post(server.base_url + path, json=LIST_TOOLS, headers={**MCP_HEADERS, "x-topic-mcp-token": "tdb_x"})
+    response = httpx.post(
+        server.base_url + path, json=LIST_TOOLS, headers={**MCP_HEADERS, "x-topic-mcp-token": "tdb_x"}
+    )
     assert_database_unavailable(response)
 
 
@@ -297,8 +334,15 @@ def test_the_server_listens_on_loopback_by_default(monkeypatch: pytest.MonkeyPat
 def test_listening_on_every_interface_warns_at_start(host: str) -> None:
     env = {**os.environ, ENV_PREFIX + "LISTEN_HOST": host}
     env.pop("_TOPIC_DASHBOARD_EXPOSURE_WARNED", None)
-    done = subprocess.run([sys.executable, "-c", "import rxconfig; print(rxconfig.config.backend_host)"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "import rxconfig; print(rxconfig.config.backend_host)"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert done.stdout.strip().splitlines()[-1] == host
     assert "every network interface" in done.stderr
     assert ENV_PREFIX + "ALLOWED_HOSTS" in done.stderr
@@ -307,9 +351,24 @@ def test_listening_on_every_interface_warns_at_start(host: str) -> None:
 # --- The guard on its own: the same matching as the MCP SDK, and CSP hashes for HTML answers ---------------
 
 
-@pytest.mark.parametrize("value", ["127.0.0.1:3000", "127.0.0.1", "127.0.0.1.evil.example:3000", "localhost:1",
-                                   "[::1]:8000", "evil.example", "dashboard.lan:8000", "dashboard.lan:8001", "",
-                                   "http://127.0.0.1:3000", "http://localhost", "http://evil.example", "null"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "127.0.0.1:3000",
+        "127.0.0.1",
+        "127.0.0.1.evil.example:3000",
+        "localhost:1",
+        "[::1]:8000",
+        "evil.example",
+        "dashboard.lan:8000",
+        "dashboard.lan:8001",
+        "",
+        "http://127.0.0.1:3000",
+        "http://localhost",
+        "http://evil.example",
+        "null",
+    ],
+)
 def test_host_and_origin_matching_is_the_mcp_sdks(value: str) -> None:
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", "dashboard.lan:8000"]
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://dashboard.lan:8000"]
@@ -328,8 +387,11 @@ PAGE = (
     b'<script src="/assets/app.js"></script><script data-x=">" src=/x.js>ignored()</script></head>'
     b"<body><SCRIPT >alert('Hello, world.');</SCRIPT ></body></html>"
 )
-PAGE_HASHES = [csp_hash('window.__ctx = {"a": "</scripted>"};'), csp_hash('import("/assets/entry.js");\n'),
-               "'sha256-qznLcsROx4GACP2dm0UCKCzCG+HiZ1guq6ZZDob/Tng='"]  # CSP's own example: alert('Hello, world.');
+PAGE_HASHES = [
+    csp_hash('window.__ctx = {"a": "</scripted>"};'),
+    csp_hash('import("/assets/entry.js");\n'),
+    "'sha256-qznLcsROx4GACP2dm0UCKCzCG+HiZ1guq6ZZDob/Tng='",
+]  # CSP's own example: alert('Hello, world.');
 
 
 def guarded_client(response: Response) -> TestClient:
@@ -337,8 +399,14 @@ def guarded_client(response: Response) -> TestClient:
         return response
 
     app = Starlette(routes=[Route("/", endpoint)])
-    guarded = HttpGuards(app, allowed_hosts=["testserver"], allowed_origins=[], rest_max_body_bytes=1024,
-                         mcp_max_body_bytes=4096, connect=["'self'", "ws://testserver"])
+    guarded = HttpGuards(
+        app,
+        allowed_hosts=["testserver"],
+        allowed_origins=[],
+        rest_max_body_bytes=1024,
+        mcp_max_body_bytes=4096,
+        connect=["'self'", "ws://testserver"],
+    )
     return TestClient(guarded)
 
 

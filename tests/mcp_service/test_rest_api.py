@@ -88,10 +88,14 @@ def world(server_session: Session) -> World:
     """A bot with its config.json, a `ci` topic and one item in it."""
     bot, token = create_bot(session=server_session, name="world")
     create_topic(session=server_session, bot_id=bot.bot_id, actor="test", data=TopicCreate(topic_key="ci", name="CI"))
-    item = publish_item(session=server_session, bot_id=bot.bot_id,
-                        request=PublishRequest(title="build failed", content="CI build #1 failed", topic_key="ci"))
-    return World(bot_id=bot.bot_id, token=token, config_path=Path(bot.config_path or ""), topic_key="ci",
-                 item_id=item.item_id)
+    item = publish_item(
+        session=server_session,
+        bot_id=bot.bot_id,
+        request=PublishRequest(title="build failed", content="CI build #1 failed", topic_key="ci"),
+    )
+    return World(
+        bot_id=bot.bot_id, token=token, config_path=Path(bot.config_path or ""), topic_key="ci", item_id=item.item_id
+    )
 
 
 @pytest.fixture
@@ -130,8 +134,9 @@ def _snapshot(admin: httpx.Client, world: World) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("method", "path"), ENDPOINTS)
-@pytest.mark.parametrize("authorization",
-                         [None, "Bearer tda_wrong", "Bearer", "Basic YWRtaW46YWRtaW4=", "tda_no_scheme"])
+@pytest.mark.parametrize(
+    "authorization", [None, "Bearer tda_wrong", "Bearer", "Basic YWRtaW46YWRtaW4=", "tda_no_scheme"]
+)
 def test_every_endpoint_answers_401_without_a_valid_api_token(
     server: LiveServer, method: str, path: str, authorization: str | None
 ) -> None:
@@ -174,7 +179,9 @@ def test_a_viewer_can_read(viewer: httpx.Client, world: World, method: str, path
     assert response.status_code == 200, response.text
 
 
-def test_a_viewer_cannot_mark_an_item_read_for_everyone(viewer: httpx.Client, admin: httpx.Client, world: World) -> None:
+def test_a_viewer_cannot_mark_an_item_read_for_everyone(
+    viewer: httpx.Client, admin: httpx.Client, world: World
+) -> None:
     response = viewer.post(world.url(MARK_READ[1]))
     assert response.status_code == 403, response.text
     assert response.json()["error"]["code"] == "forbidden"
@@ -201,7 +208,11 @@ def test_a_viewer_sees_no_secret_of_any_server(viewer: httpx.Client, admin: http
     current = admin.get(world.url("/api/bots/{bot_id}/mcp-config")).json()["servers"]
     servers = {
         **current,
-        "search": {"type": "streamableHttp", "url": "https://search.example/mcp", "headers": {"Authorization": "Bearer s3cret-1"}},
+        "search": {
+            "type": "streamableHttp",
+            "url": "https://search.example/mcp",
+            "headers": {"Authorization": "Bearer s3cret-1"},
+        },
         "files": {"type": "stdio", "command": "files-mcp", "env": {"API_KEY": "s3cret-2"}},
     }
     assert admin.put(world.url("/api/bots/{bot_id}/mcp-config"), json={"mcpServers": servers}).status_code == 200
@@ -274,8 +285,9 @@ def test_a_malformed_json_body_is_400_invalid_json(
         response = admin.request(method, world.url(path), content=b"", headers={"content-type": "application/json"})
         _error(response, 422, "validation_error")
         return
-    response = admin.request(method, world.url(path), content=text.encode(),
-                             headers={"content-type": "application/json"})
+    response = admin.request(
+        method, world.url(path), content=text.encode(), headers={"content-type": "application/json"}
+    )
     _error(response, 400, "invalid_json")
 
 

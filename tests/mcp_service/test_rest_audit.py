@@ -26,10 +26,16 @@ def viewer(server: LiveServer, server_session: Session) -> Iterator[httpx.Client
 def bot_id(server_session: Session) -> str:
     bot, _ = create_bot(session=server_session, name="audited")
     record_call(session=server_session, bot_id=bot.bot_id, tool="topic_list_topics", outcome="ok", latency_ms=1.25)
-    record_call(session=server_session, bot_id=bot.bot_id, tool="topic_publish", outcome="ok",
-                topic_key="inbox", item_id=7)
-    record_call(session=server_session, bot_id=bot.bot_id, tool="topic_publish", outcome="refused",
-                error_code="filtered_progress")
+    record_call(
+        session=server_session, bot_id=bot.bot_id, tool="topic_publish", outcome="ok", topic_key="inbox", item_id=7
+    )
+    record_call(
+        session=server_session,
+        bot_id=bot.bot_id,
+        tool="topic_publish",
+        outcome="refused",
+        error_code="filtered_progress",
+    )
     return bot.bot_id
 
 
@@ -59,10 +65,15 @@ def test_the_audit_trail_filters_and_pages(viewer: httpx.Client, bot_id: str) ->
     assert _calls(viewer, bot_id="no_such_bot") == []
 
 
-@pytest.mark.parametrize(("params", "field"), [
-    ({"limit": 0}, "limit"), ({"limit": 501}, "limit"), ({"before_id": "x"}, "before_id"),
-    ({"before_id": 2**63}, "before_id"),  # past the databases' integers: 422, not 500
-])
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"limit": 0}, "limit"),
+        ({"limit": 501}, "limit"),
+        ({"before_id": "x"}, "before_id"),
+        ({"before_id": 2**63}, "before_id"),  # past the databases' integers: 422, not 500
+    ],
+)
 def test_bad_audit_parameters_are_422(viewer: httpx.Client, params: dict[str, Any], field: str) -> None:
     response = viewer.get("/api/audit", params=params)
     assert response.status_code == 422, response.text

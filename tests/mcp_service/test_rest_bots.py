@@ -103,10 +103,14 @@ def test_create_returns_the_token_once_and_writes_the_workspace_config(
     assert path == (get_settings().data_dir / "bots" / created["bot_id"] / ".nanobot" / "config.json").resolve()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     config = json.loads(path.read_text(encoding="utf-8"))
-    assert config["tools"]["mcpServers"] == {"topic_mcp": {
-        "type": "streamableHttp", "url": server.topic_mcp_url,
-        "headers": {"x-topic-mcp-token": created["token"]}, "toolTimeout": 30,
-    }}
+    assert config["tools"]["mcpServers"] == {
+        "topic_mcp": {
+            "type": "streamableHttp",
+            "url": server.topic_mcp_url,
+            "headers": {"x-topic-mcp-token": created["token"]},
+            "toolTimeout": 30,
+        }
+    }
     assert config["tools"]["ssrfWhitelist"] == ["127.0.0.1/32"]
     assert _resolves(server_session, created["token"]) == created["bot_id"]
     assert "topic_publish" in _topic_tools(server, created["token"])
@@ -118,15 +122,22 @@ def test_create_returns_the_token_once_and_writes_the_workspace_config(
 
 
 def test_create_adopts_an_existing_config(admin: httpx.Client, server: LiveServer, home: Path) -> None:
-    original = {"agents": {"defaults": {"model": "m"}}, "zz": [1, 2],
-                "tools": {"mcpServers": copy.deepcopy(OTHER_SERVERS), "ssrfWhitelist": ["127.0.0.0/8"]}}
+    original = {
+        "agents": {"defaults": {"model": "m"}},
+        "zz": [1, 2],
+        "tools": {"mcpServers": copy.deepcopy(OTHER_SERVERS), "ssrfWhitelist": ["127.0.0.0/8"]},
+    }
     path = home / ".nanobot" / "config.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(original), encoding="utf-8")
     before = path.read_bytes()
 
-    _error(admin.post("/api/bots", json={"name": "adopted", "config_path": str(path)}), 409, "adoption_not_confirmed",
-           "config_path")
+    _error(
+        admin.post("/api/bots", json={"name": "adopted", "config_path": str(path)}),
+        409,
+        "adoption_not_confirmed",
+        "config_path",
+    )
     assert path.read_bytes() == before
 
     created = _create(admin, "adopted", config_path=str(path), adopt_existing=True)
@@ -153,8 +164,12 @@ def test_create_adopts_an_existing_config(admin: httpx.Client, server: LiveServe
         ({"name": "x", "config_path": "/tmp/nul\u0000.json"}, 422, "validation_error", "config_path"),
         ({"name": "x", "config_path": "/etc/hostname/config.json"}, 422, "config_path_not_allowed", "config_path"),
         ({"name": "x", "config_path": "/" + "n" * 300 + ".json"}, 422, "config_path_not_allowed", "config_path"),
-        ({"name": "x", "config_path": "/etc/passwd.json", "adopt_existing": True}, 422, "config_path_not_allowed",
-         "config_path"),
+        (
+            {"name": "x", "config_path": "/etc/passwd.json", "adopt_existing": True},
+            422,
+            "config_path_not_allowed",
+            "config_path",
+        ),
         ({"name": "x", "adopt_existing": "yes please"}, 422, "validation_error", "adopt_existing"),
         ({"name": "x", "config_path": "/a" * 600 + ".json"}, 422, "validation_error", "config_path"),
     ],
@@ -188,8 +203,11 @@ def test_create_refuses_an_adopted_path_that_is_no_json_object(
 def test_list_shows_each_bot_with_its_status(admin: httpx.Client, server_session: Session) -> None:
     created = _create(admin, "lister")
     for n in range(2):
-        publish_item(session=server_session, bot_id=created["bot_id"],
-                     request=PublishRequest(title=f"t{n}", content="c", topic_key="inbox"))
+        publish_item(
+            session=server_session,
+            bot_id=created["bot_id"],
+            request=PublishRequest(title=f"t{n}", content="c", topic_key="inbox"),
+        )
 
     mine = next(bot for bot in admin.get("/api/bots").json() if bot["bot_id"] == created["bot_id"])
 
@@ -205,8 +223,9 @@ def test_delete_cascades_and_the_token_stops_working(
     bot_id = created["bot_id"]
     assert admin.post(f"/api/bots/{bot_id}/topics", json={"topic_key": "ci", "name": "CI"}).status_code == 201
     for n in range(3):
-        publish_item(session=server_session, bot_id=bot_id,
-                     request=PublishRequest(title=f"t{n}", content="c", topic_key="ci"))
+        publish_item(
+            session=server_session, bot_id=bot_id, request=PublishRequest(title=f"t{n}", content="c", topic_key="ci")
+        )
 
     response = admin.delete(f"/api/bots/{bot_id}")
 
@@ -215,8 +234,10 @@ def test_delete_cascades_and_the_token_stops_working(
     assert _mcp_status(server, created["token"]) == 401
     _error(admin.get(f"/api/bots/{bot_id}/topics"), 404, "bot_not_found")
     assert bot_id not in {bot["bot_id"] for bot in admin.get("/api/bots").json()}
-    counts = [server_session.exec(select(sa.func.count()).select_from(model).where(model.bot_id == bot_id)).one()
-              for model in (TopicItem, TopicTopic)]
+    counts = [
+        server_session.exec(select(sa.func.count()).select_from(model).where(model.bot_id == bot_id)).one()
+        for model in (TopicItem, TopicTopic)
+    ]
     server_session.rollback()
     assert counts == [0, 0]
     _error(admin.delete(f"/api/bots/{bot_id}"), 404, "bot_not_found")
@@ -257,14 +278,19 @@ def adopted(admin: httpx.Client, home: Path) -> dict[str, Any]:
     """A bot adopting a config.json with two other servers and unknown keys."""
     path = home / "config.json"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"tools": {"mcpServers": copy.deepcopy(OTHER_SERVERS)}, "keep": {"me": True}}),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"tools": {"mcpServers": copy.deepcopy(OTHER_SERVERS)}, "keep": {"me": True}}), encoding="utf-8"
+    )
     return _create(admin, "configured", config_path=str(path), adopt_existing=True)
 
 
 def _managed(server: LiveServer, token: str, timeout: int = 30) -> dict[str, Any]:
-    return {"type": "streamableHttp", "url": server.topic_mcp_url, "headers": {"x-topic-mcp-token": token},
-            "toolTimeout": timeout}
+    return {
+        "type": "streamableHttp",
+        "url": server.topic_mcp_url,
+        "headers": {"x-topic-mcp-token": token},
+        "toolTimeout": timeout,
+    }
 
 
 def _masked(server: LiveServer, timeout: int = 30) -> dict[str, Any]:
@@ -287,8 +313,10 @@ def test_get_mcp_config_marks_topic_mcp_locked(
 def test_put_replaces_the_whole_map_and_restores_topic_mcp(
     admin: httpx.Client, server: LiveServer, adopted: dict[str, Any]
 ) -> None:
-    servers = {"remote": OTHER_SERVERS["remote"],
-               "local": {"type": "stdio", "command": "uvx", "args": ["x"], "toolTimeout": 60}}
+    servers = {
+        "remote": OTHER_SERVERS["remote"],
+        "local": {"type": "stdio", "command": "uvx", "args": ["x"], "toolTimeout": 60},
+    }
 
     response = admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config", json={"mcpServers": servers})
 
@@ -322,8 +350,9 @@ def test_put_may_change_the_tool_timeout_and_it_survives_rotation(
     admin: httpx.Client, server: LiveServer, adopted: dict[str, Any]
 ) -> None:
     bot_id = adopted["bot_id"]
-    response = admin.put(f"/api/bots/{bot_id}/mcp-config",
-                         json={"mcpServers": {"topic_mcp": _managed(server, adopted["token"], 120)}})
+    response = admin.put(
+        f"/api/bots/{bot_id}/mcp-config", json={"mcpServers": {"topic_mcp": _managed(server, adopted["token"], 120)}}
+    )
     assert response.status_code == 200, response.text
     assert response.json()["restored"] is False
     assert response.json()["servers"] == {"topic_mcp": _masked(server, 120)}
@@ -355,8 +384,14 @@ def test_the_lock_refuses_changes_to_topic_mcp_and_writes_nothing(
     path = Path(adopted["config_path"])
     before = path.read_bytes()
 
-    error = _error(admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config",
-                             json={"mcpServers": {"topic_mcp": topic_mcp, **OTHER_SERVERS}}), 422, code, field)
+    error = _error(
+        admin.put(
+            f"/api/bots/{adopted['bot_id']}/mcp-config", json={"mcpServers": {"topic_mcp": topic_mcp, **OTHER_SERVERS}}
+        ),
+        422,
+        code,
+        field,
+    )
 
     assert field.rsplit(".", 1)[1] in error["message"] or code == "invalid_mcp_config"
     assert path.read_bytes() == before
@@ -379,15 +414,23 @@ def test_other_servers_are_validated_the_way_nanobot_reads_them(
 ) -> None:
     path = Path(adopted["config_path"])
     before = path.read_bytes()
-    _error(admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config", json={"mcpServers": {"x": server_entry}}),
-           422, "invalid_mcp_config", field)
+    _error(
+        admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config", json={"mcpServers": {"x": server_entry}}),
+        422,
+        "invalid_mcp_config",
+        field,
+    )
     assert path.read_bytes() == before
 
 
 @pytest.mark.parametrize(
     ("body", "field"),
-    [({}, "mcpServers"), ({"mcpServers": []}, "mcpServers"), ({"mcpServers": "topic_mcp"}, "mcpServers"),
-     ({"servers": {}}, "mcpServers")],
+    [
+        ({}, "mcpServers"),
+        ({"mcpServers": []}, "mcpServers"),
+        ({"mcpServers": "topic_mcp"}, "mcpServers"),
+        ({"servers": {}}, "mcpServers"),
+    ],
 )
 def test_a_put_body_without_an_mcp_servers_object_is_422(
     admin: httpx.Client, adopted: dict[str, Any], body: dict[str, Any], field: str
@@ -407,8 +450,12 @@ def test_a_config_edited_by_hand_with_a_stale_token_is_refused_until_rotation(
     path.write_text(json.dumps(config), encoding="utf-8")
     before = path.read_bytes()
 
-    _error(admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config", json={"mcpServers": {}}), 422,
-           "invalid_mcp_config", "config_path")
+    _error(
+        admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config", json={"mcpServers": {}}),
+        422,
+        "invalid_mcp_config",
+        "config_path",
+    )
 
     assert path.read_bytes() == before
     assert admin.post(f"/api/bots/{adopted['bot_id']}/token").status_code == 200
@@ -447,8 +494,12 @@ def test_an_outside_path_gets_one_answer_whether_it_exists_or_not(
 def test_another_bots_config_cannot_be_adopted(admin: httpx.Client, server: LiveServer) -> None:
     owner = _create(admin, "owner")
     before = Path(owner["config_path"]).read_bytes()
-    _error(admin.post("/api/bots", json={"name": "thief", "config_path": owner["config_path"], "adopt_existing": True}),
-           409, "config_path_in_use", "config_path")
+    _error(
+        admin.post("/api/bots", json={"name": "thief", "config_path": owner["config_path"], "adopt_existing": True}),
+        409,
+        "config_path_in_use",
+        "config_path",
+    )
     assert Path(owner["config_path"]).read_bytes() == before
     assert _mcp_status(server, owner["token"]) == 200
 
@@ -456,8 +507,11 @@ def test_another_bots_config_cannot_be_adopted(admin: httpx.Client, server: Live
 def test_the_bot_token_is_shown_only_by_create_and_rotate(admin: httpx.Client, server: LiveServer) -> None:
     created = _create(admin, "secretive")
     rotated = admin.post(f"/api/bots/{created['bot_id']}/token").json()["token"]
-    reads = [admin.get("/api/bots"), admin.get(f"/api/bots/{created['bot_id']}/mcp-config"),
-             admin.put(f"/api/bots/{created['bot_id']}/mcp-config", json={"mcpServers": {}})]
+    reads = [
+        admin.get("/api/bots"),
+        admin.get(f"/api/bots/{created['bot_id']}/mcp-config"),
+        admin.put(f"/api/bots/{created['bot_id']}/mcp-config", json={"mcpServers": {}}),
+    ]
     for response in reads:
         assert response.status_code == 200, response.text
         assert created["token"] not in response.text and rotated not in response.text

@@ -3,6 +3,7 @@ error codes and statuses, and who may write (admins) or only read (viewers)."""
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from collections.abc import Iterator
 from datetime import datetime
@@ -76,8 +77,11 @@ def _messages(client: httpx.Client, conversation_id: str, **params: Any) -> list
 
 
 def _card(client: httpx.Client, conversation_id: str, card: dict[str, Any] | None = None) -> dict[str, Any]:
-    return _created(_post(client, conversation_id, "assistant", "Fill in the form", kind="guide_card",
-                          guide_card=card or GUIDE_CARD))
+    return _created(
+        _post(
+            client, conversation_id, "assistant", "Fill in the form", kind="guide_card", guide_card=card or GUIDE_CARD
+        )
+    )
 
 
 def _submit(client: httpx.Client, conversation_id: str, message_id: str, answers: Any) -> httpx.Response:
@@ -121,7 +125,7 @@ def test_messages_keep_their_order_and_move_updated_at(admin: httpx.Client, bot_
         posted.append(_created(_post(admin, conversation_id, role, f"{role} says {len(posted)}")))
         stamps.append(admin.get(f"/conversations/{conversation_id}").json()["updated_at"])
     times = [datetime.fromisoformat(stamp) for stamp in stamps]
-    assert all(earlier < later for earlier, later in zip(times, times[1:]))  # each message moves it on
+    assert all(earlier < later for earlier, later in itertools.pairwise(times))  # each message moves it on
     messages = _messages(admin, conversation_id)
     assert [message["seq"] for message in messages] == [1, 2, 3, 4, 5]
     assert [message["message_id"] for message in messages] == [message["message_id"] for message in posted]
@@ -148,20 +152,46 @@ def test_content_is_stored_exactly(admin: httpx.Client, bot_id: str) -> None:
         ({"role": "user", "content": "x", "kind": "guide_card", "guide_card": GUIDE_CARD}, "kind"),
         ({"role": "assistant", "content": "x", "guide_card": GUIDE_CARD}, "guide_card"),
         ({"role": "assistant", "content": "x", "kind": "guide_card"}, "guide_card"),
-        ({"role": "assistant", "content": "x", "kind": "guide_card", "guide_card": {"title": "t", "fields": []}},
-         "guide_card.fields"),
-        ({"role": "assistant", "content": "x", "kind": "guide_card",
-          "guide_card": {"fields": [{"name": "a", "label": "A", "type": "date"}]}}, "guide_card.fields[0].type"),
-        ({"role": "assistant", "content": "x", "kind": "guide_card",
-          "guide_card": {"fields": [{"name": "a", "label": "A", "type": "select"}]}}, "guide_card.fields[0].options"),
-        ({"role": "assistant", "content": "x", "kind": "guide_card",
-          "guide_card": {"fields": [{"name": "1a", "label": "A"}]}}, "guide_card.fields[0].name"),
+        (
+            {"role": "assistant", "content": "x", "kind": "guide_card", "guide_card": {"title": "t", "fields": []}},
+            "guide_card.fields",
+        ),
+        (
+            {
+                "role": "assistant",
+                "content": "x",
+                "kind": "guide_card",
+                "guide_card": {"fields": [{"name": "a", "label": "A", "type": "date"}]},
+            },
+            "guide_card.fields[0].type",
+        ),
+        (
+            {
+                "role": "assistant",
+                "content": "x",
+                "kind": "guide_card",
+                "guide_card": {"fields": [{"name": "a", "label": "A", "type": "select"}]},
+            },
+            "guide_card.fields[0].options",
+        ),
+        (
+            {
+                "role": "assistant",
+                "content": "x",
+                "kind": "guide_card",
+                "guide_card": {"fields": [{"name": "1a", "label": "A"}]},
+            },
+            "guide_card.fields[0].name",
+        ),
         ({"role": "user"}, "content"),
         ({"content": "x"}, "role"),
     ],
 )
 def test_invalid_messages_are_422_and_store_nothing(
-    admin: httpx.Client, bot_id: str, body: dict[str, Any], field: str,
+    admin: httpx.Client,
+    bot_id: str,
+    body: dict[str, Any],
+    field: str,
 ) -> None:
     conversation_id = _conversation(admin, bot_id)
     error = _refused(admin.post(f"/conversations/{conversation_id}/messages", json=body), 422, "validation_error")
@@ -180,15 +210,23 @@ def test_a_guide_card_is_submitted_once_as_an_ordinary_user_message(admin: httpx
     assert card["kind"] == "guide_card" and card["guide_state"] == "pending" and card["role"] == "assistant"
     assert card["guide_card"]["fields"][2]["options"] == ["eu", "us"] and card["guide_card"]["submit_label"] == "Send"
 
-    answer = _created(_submit(admin, conversation_id, card["message_id"],
-                              {"service": " billing ", "region": "eu", "urgent": False, "replicas": 3}))
+    answer = _created(
+        _submit(
+            admin,
+            conversation_id,
+            card["message_id"],
+            {"service": " billing ", "region": "eu", "urgent": False, "replicas": 3},
+        )
+    )
     assert (answer["role"], answer["kind"], answer["seq"]) == ("user", "text", 3)
     assert answer["guide_card"] is None and answer["guide_state"] is None
     assert answer["content"] == "Deploy request\nService: billing\nNotes: —\nRegion: eu\nUrgent: no\nReplicas: 3"
 
     messages = _messages(admin, conversation_id)
     assert [(m["seq"], m["role"], m["kind"]) for m in messages] == [
-        (1, "user", "text"), (2, "assistant", "guide_card"), (3, "user", "text"),
+        (1, "user", "text"),
+        (2, "assistant", "guide_card"),
+        (3, "user", "text"),
     ]
     assert messages[1]["guide_state"] == "submitted" and messages[2] == answer
 
@@ -241,8 +279,9 @@ def test_viewers_read_but_cannot_write(admin: httpx.Client, viewer: httpx.Client
 
 
 @pytest.mark.parametrize("headers", [{}, {"authorization": "Bearer tdk_wrong"}])
-def test_requests_without_a_valid_api_token_are_401(server: LiveServer, admin: httpx.Client, bot_id: str,
-                                                     headers: dict[str, str]) -> None:
+def test_requests_without_a_valid_api_token_are_401(
+    server: LiveServer, admin: httpx.Client, bot_id: str, headers: dict[str, str]
+) -> None:
     conversation_id = _conversation(admin, bot_id)
     with httpx.Client(base_url=server.base_url + "/api", headers=headers) as anonymous:
         _refused(anonymous.get(f"/conversations/{conversation_id}"), 401, "unauthorized")

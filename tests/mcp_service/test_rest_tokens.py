@@ -96,8 +96,11 @@ def test_an_admin_may_revoke_the_token_it_uses(server: LiveServer, server_sessio
 
 def test_an_expired_token_is_unauthorized(admin: httpx.Client, server: LiveServer, server_session: Session) -> None:
     created = _create(admin)
-    server_session.exec(sa.update(ApiToken).where(ApiToken.id == created["id"])  # type: ignore[call-overload,arg-type]
-                        .values(expires_at=utcnow() - timedelta(seconds=1)))
+    server_session.exec(
+        sa.update(ApiToken)
+        .where(ApiToken.id == created["id"])  # type: ignore[call-overload,arg-type]
+        .values(expires_at=utcnow() - timedelta(seconds=1))
+    )
     server_session.commit()
     with _client(server, created["token"]) as client:
         assert "expired" in _error(client.get("/api/bots"), 401, "unauthorized")["message"]
@@ -125,8 +128,11 @@ def test_viewers_and_strangers_cannot_see_or_manage_tokens(
     admin: httpx.Client, viewer: httpx.Client, server: LiveServer
 ) -> None:
     target = _create(admin)
-    for method, path, body in (("GET", "/api/tokens", None), ("POST", "/api/tokens", {"name": "v", "role": "admin"}),
-                               ("DELETE", f"/api/tokens/{target['id']}", None)):
+    for method, path, body in (
+        ("GET", "/api/tokens", None),
+        ("POST", "/api/tokens", {"name": "v", "role": "admin"}),
+        ("DELETE", f"/api/tokens/{target['id']}", None),
+    ):
         _error(viewer.request(method, path, json=body), 403, "forbidden")
         with _client(server, None) as anonymous:
             _error(anonymous.request(method, path, json=body), 401, "unauthorized")
@@ -145,6 +151,8 @@ def test_a_short_admin_token_setting_is_refused(server: LiveServer, length: int)
 def test_a_long_enough_admin_token_setting_is_an_admin(server: LiveServer) -> None:
     secret = secrets.token_hex(MIN_ADMIN_TOKEN_LENGTH // 2)
     assert len(secret) == MIN_ADMIN_TOKEN_LENGTH
-    with (configured(server.database_url, str(get_settings().data_dir), TOPIC_DASHBOARD_ADMIN_TOKEN=secret),
-          _client(server, secret) as client):
+    with (
+        configured(server.database_url, str(get_settings().data_dir), TOPIC_DASHBOARD_ADMIN_TOKEN=secret),
+        _client(server, secret) as client,
+    ):
         assert client.get("/api/tokens").status_code == 200

@@ -38,8 +38,9 @@ def admin(server: LiveServer, server_session: Session) -> Iterator[httpx.Client]
 def bot_id(server_session: Session) -> str:
     bot, _ = create_bot(session=server_session, name="topics")
     # Paging tests publish more than the default per-minute allowance.
-    update_topic_settings(session=server_session, bot_id=bot.bot_id,
-                          update=TopicSettingsUpdate(publish_rate_per_minute=1000))
+    update_topic_settings(
+        session=server_session, bot_id=bot.bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=1000)
+    )
     return bot.bot_id
 
 
@@ -55,8 +56,11 @@ def _error(response: httpx.Response, status: int, code: str, field: str | None =
 
 def _publish(session: Session, bot_id: str, n: int, topic_key: str = "inbox", prefix: str = "item") -> list[int]:
     return [
-        publish_item(session=session, bot_id=bot_id, request=PublishRequest(
-            title=f"{prefix} {i}", content=f"{prefix} {i} content", topic_key=topic_key)).item_id
+        publish_item(
+            session=session,
+            bot_id=bot_id,
+            request=PublishRequest(title=f"{prefix} {i}", content=f"{prefix} {i} content", topic_key=topic_key),
+        ).item_id
         for i in range(n)
     ]
 
@@ -90,17 +94,27 @@ def test_create_update_and_list_a_topic(admin: httpx.Client, bot_id: str, server
     assert created.status_code == 201, created.text
     body = created.json()
     assert {k: body[k] for k in ("topic_key", "name", "description", "is_active", "is_default_fallback")} == {
-        "topic_key": "ci", "name": "CI", "description": "Build and test results", "is_active": True,
-        "is_default_fallback": False}
+        "topic_key": "ci",
+        "name": "CI",
+        "description": "Build and test results",
+        "is_active": True,
+        "is_default_fallback": False,
+    }
     assert body["routing_json"]["purpose"] == "CI results"
     assert body["routing_json"]["include_when"] == ["CI build or test results"]
     assert body["routing_json"]["priority"] == 5
     assert body["view_schema_json"] == {"allowed_types": ["table"]}
 
-    updated = admin.put(f"/api/bots/{bot_id}/topics/ci", json={
-        "name": "Continuous integration", "is_active": False, "topic_key": "ci", "is_default_fallback": False,
-        "routing_json": {"purpose": "CI", "include_when": ["failing builds"]},
-    })
+    updated = admin.put(
+        f"/api/bots/{bot_id}/topics/ci",
+        json={
+            "name": "Continuous integration",
+            "is_active": False,
+            "topic_key": "ci",
+            "is_default_fallback": False,
+            "routing_json": {"purpose": "CI", "include_when": ["failing builds"]},
+        },
+    )
 
     assert updated.status_code == 200, updated.text
     assert updated.json()["name"] == "Continuous integration" and updated.json()["is_active"] is False
@@ -108,8 +122,11 @@ def test_create_update_and_list_a_topic(admin: httpx.Client, bot_id: str, server
     assert updated.json()["routing_json"]["include_when"] == ["failing builds"]
     assert list(_topics(admin, bot_id)) == ["inbox", "ci"]
     assert _topics(admin, bot_id)["ci"] == updated.json()
-    actors = server_session.exec(select(TopicRuleChange.actor, TopicRuleChange.action)
-                                 .where(TopicRuleChange.bot_id == bot_id).order_by(TopicRuleChange.id)).all()
+    actors = server_session.exec(
+        select(TopicRuleChange.actor, TopicRuleChange.action)
+        .where(TopicRuleChange.bot_id == bot_id)
+        .order_by(TopicRuleChange.id)
+    ).all()
     server_session.rollback()
     assert [action for _, action in actors] == ["create", "update"]
     assert {actor for actor, _ in actors} == {"rest-admin"}
@@ -156,8 +173,12 @@ def test_the_fallback_topic_cannot_be_deactivated_or_deleted(
         ({**CI_TOPIC, "routing_json": {"examples": {"positive": 5}}}, 422, "invalid_rule", "examples.positive"),
         ({**CI_TOPIC, "routing_json": {"priority": "high"}}, 422, "invalid_rule", "priority"),
         ({**CI_TOPIC, "view_schema_json": "table"}, 422, "validation_error", "view_schema_json"),
-        ({**CI_TOPIC, "view_schema_json": {"allowed_types": ["hologram"]}}, 422, "validation_error",
-         "view_schema_json.allowed_types[0]"),
+        (
+            {**CI_TOPIC, "view_schema_json": {"allowed_types": ["hologram"]}},
+            422,
+            "validation_error",
+            "view_schema_json.allowed_types[0]",
+        ),
         ({**CI_TOPIC, "view_schema_json": {"colour": "red"}}, 422, "validation_error", "view_schema_json.colour"),
     ],
 )
@@ -186,8 +207,13 @@ def test_a_duplicate_topic_is_409(admin: httpx.Client, bot_id: str) -> None:
         ("ci", {"description": "d" * 2001}, 422, "validation_error", "description"),
         ("ci", {"routing_json": {"include_when": [5]}}, 422, "invalid_rule", "include_when[0]"),
         ("ci", {"routing_json": 7}, 422, "validation_error", "routing_json"),
-        ("ci", {"view_schema_json": {"allowed_types": "table"}}, 422, "validation_error",
-         "view_schema_json.allowed_types"),
+        (
+            "ci",
+            {"view_schema_json": {"allowed_types": "table"}},
+            422,
+            "validation_error",
+            "view_schema_json.allowed_types",
+        ),
         ("nope", {"name": "x"}, 404, "topic_not_found", None),
     ],
 )
@@ -249,8 +275,10 @@ def test_get_and_put_topic_settings(admin: httpx.Client, bot_id: str) -> None:
     before = admin.get(f"/api/bots/{bot_id}/topic-settings").json()
     assert before["bot_id"] == bot_id and before["topic_enabled"] is True and before["fallback_policy"] == "inbox"
 
-    response = admin.put(f"/api/bots/{bot_id}/topic-settings",
-                         json={"topic_enabled": False, "fallback_policy": "skip", "dedupe_window_seconds": 0})
+    response = admin.put(
+        f"/api/bots/{bot_id}/topic-settings",
+        json={"topic_enabled": False, "fallback_policy": "skip", "dedupe_window_seconds": 0},
+    )
 
     assert response.status_code == 200, response.text
     after = response.json()
@@ -334,8 +362,9 @@ def test_paging_with_a_topic_filter(admin: httpx.Client, bot_id: str, server_ses
         ci += _publish(server_session, bot_id, 2, "ci")
         _publish(server_session, bot_id, 1, "inbox")
     first = admin.get(f"/api/bots/{bot_id}/topic-items", params={"topic_key": "ci", "limit": 4}).json()
-    second = admin.get(f"/api/bots/{bot_id}/topic-items",
-                       params={"topic_key": "ci", "limit": 4, "cursor": first["next_cursor"]}).json()
+    second = admin.get(
+        f"/api/bots/{bot_id}/topic-items", params={"topic_key": "ci", "limit": 4, "cursor": first["next_cursor"]}
+    ).json()
     assert [i["id"] for i in first["items"] + second["items"]] == sorted(ci, reverse=True)
     assert second["next_cursor"] is None
 
@@ -344,11 +373,22 @@ def _encoded(raw: str) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-@pytest.mark.parametrize("cursor", [
-    "not-a-cursor", "!!!", encode_cursor(5).replace("djE", "djI"), _encoded("v1:abc"), _encoded("abc"),
-    _encoded("v1:-5"), _encoded("v1:"), _encoded("v2:5"),
-    _encoded("v1:9223372036854775808"), _encoded("v1:99999999999999999999"), _encoded("v1:" + "9" * 5000),
-])
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "not-a-cursor",
+        "!!!",
+        encode_cursor(5).replace("djE", "djI"),
+        _encoded("v1:abc"),
+        _encoded("abc"),
+        _encoded("v1:-5"),
+        _encoded("v1:"),
+        _encoded("v2:5"),
+        _encoded("v1:9223372036854775808"),
+        _encoded("v1:99999999999999999999"),
+        _encoded("v1:" + "9" * 5000),
+    ],
+)
 def test_a_cursor_this_api_did_not_give_out_is_400(admin: httpx.Client, bot_id: str, cursor: str) -> None:
     _error(admin.get(f"/api/bots/{bot_id}/topic-items", params={"cursor": cursor}), 400, "invalid_cursor", "cursor")
 

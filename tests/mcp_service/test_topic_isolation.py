@@ -23,10 +23,14 @@ from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, cr
 
 # Each bot has one topic of its own; the other bot's topic key means nothing to it.
 RULES = {
-    "ci_builds": {"purpose": "CI build and test results",
-           "include_when": ["CI build or test results", "build failed / build passed / tests failing"]},
-    "customer_invoices": {"purpose": "Customer invoices",
-                          "include_when": ["invoice issued or paid", "payment received"]},
+    "ci_builds": {
+        "purpose": "CI build and test results",
+        "include_when": ["CI build or test results", "build failed / build passed / tests failing"],
+    },
+    "customer_invoices": {
+        "purpose": "Customer invoices",
+        "include_when": ["invoice issued or paid", "payment received"],
+    },
 }
 INVOICE_CONTENT = "Invoice #1042 issued to ACME; payment received in full."
 
@@ -44,13 +48,25 @@ def pair(request: pytest.FixtureRequest, server: LiveServer, server_session: Ses
     bots = []
     for name, key in (("bot-a", "ci_builds"), ("bot-b", "customer_invoices")):
         bot, token = create_bot(session=server_session, name=name)
-        create_topic(session=server_session, bot_id=bot.bot_id, actor="test",
-                     data=TopicCreate(topic_key=key, name=key.title(), routing_json=RULES[key]))
+        create_topic(
+            session=server_session,
+            bot_id=bot.bot_id,
+            actor="test",
+            data=TopicCreate(topic_key=key, name=key.title(), routing_json=RULES[key]),
+        )
         bots.append(Bot(bot.bot_id, token, key))
     for bot in bots:
-        is_error, body = _call(server, bot.token, "topic_publish", {
-            "title": f"{bot.topic_key} item", "content": CI_CONTENT, "topic_key": bot.topic_key, "dedupe_key": "shared-key",
-        })
+        is_error, body = _call(
+            server,
+            bot.token,
+            "topic_publish",
+            {
+                "title": f"{bot.topic_key} item",
+                "content": CI_CONTENT,
+                "topic_key": bot.topic_key,
+                "dedupe_key": "shared-key",
+            },
+        )
         assert not is_error and body["topic_key"] == bot.topic_key, body
     a, b = bots
     return (a, b) if request.param == "a-acts-on-b" else (b, a)
@@ -70,7 +86,8 @@ def _rows_of(session: Session, bot_id: str) -> dict[str, list[tuple[Any, ...]]]:
     session.expire_all()
     rows = {
         model.__tablename__: [
-            tuple(row) for row in session.exec(
+            tuple(row)
+            for row in session.exec(
                 sa.select(model.__table__).where(model.__table__.c.bot_id == bot_id).order_by(model.__table__.c.id)  # type: ignore[attr-defined]
             )
         ]
@@ -118,11 +135,13 @@ def test_publishing_to_the_other_bots_topic_key_stays_with_the_publisher(
     me, other = pair
     others_rows = _rows_of(server_session, other.bot_id)
 
-    _, fell_back = _call(server, me.token, "topic_publish",
-                         {"title": "t", "content": CI_CONTENT, "topic_key": other.topic_key})
+    _, fell_back = _call(
+        server, me.token, "topic_publish", {"title": "t", "content": CI_CONTENT, "topic_key": other.topic_key}
+    )
     update_topic_settings(session=server_session, bot_id=me.bot_id, update=TopicSettingsUpdate(fallback_policy="skip"))
-    is_error, refused = _call(server, me.token, "topic_publish",
-                              {"title": "t", "content": CI_CONTENT, "topic_key": other.topic_key})
+    is_error, refused = _call(
+        server, me.token, "topic_publish", {"title": "t", "content": CI_CONTENT, "topic_key": other.topic_key}
+    )
 
     assert (fell_back["topic_key"], fell_back["fallback"]) == ("inbox", True)
     assert is_error and refused["error"]["code"] == "topic_not_found"
@@ -133,8 +152,12 @@ def test_publishing_to_the_other_bots_topic_key_stays_with_the_publisher(
 def test_a_bot_cannot_name_another_bot(server: LiveServer, server_session: Session, pair: tuple[Bot, Bot]) -> None:
     me, other = pair
     others_rows = _rows_of(server_session, other.bot_id)
-    is_error, body = _call(server, me.token, "topic_publish",
-                           {"title": "t", "content": CI_CONTENT, "topic_key": other.topic_key, "bot_id": other.bot_id})
+    is_error, body = _call(
+        server,
+        me.token,
+        "topic_publish",
+        {"title": "t", "content": CI_CONTENT, "topic_key": other.topic_key, "bot_id": other.bot_id},
+    )
     assert is_error and (body["error"]["code"], body["error"]["field"]) == ("invalid_argument", "bot_id")
     assert _rows_of(server_session, other.bot_id) == others_rows
 
@@ -142,8 +165,12 @@ def test_a_bot_cannot_name_another_bot(server: LiveServer, server_session: Sessi
 def test_dedupe_keys_do_not_cross_bots(server: LiveServer, server_session: Session, pair: tuple[Bot, Bot]) -> None:
     me, other = pair
     # Both bots published "shared-key" while arranging; each got an item of its own.
-    _, again = _call(server, me.token, "topic_publish",
-                     {"title": "retry", "content": CI_CONTENT, "topic_key": me.topic_key, "dedupe_key": "shared-key"})
+    _, again = _call(
+        server,
+        me.token,
+        "topic_publish",
+        {"title": "retry", "content": CI_CONTENT, "topic_key": me.topic_key, "dedupe_key": "shared-key"},
+    )
     server_session.expire_all()
     own_ids = server_session.exec(select(TopicItem.id).where(TopicItem.bot_id == me.bot_id)).all()
     server_session.commit()
@@ -160,10 +187,13 @@ def test_the_other_bots_settings_do_not_apply(
     others_rows = _rows_of(server_session, other.bot_id)
 
     _, listed = _call(server, me.token, "topic_list_topics", {})
-    answers = [_call(server, me.token, "topic_publish", {"title": f"t{n}", "content": CI_CONTENT, "topic_key": "nope"})
-               for n in range(2)]
-    other_error, other_body = _call(server, other.token, "topic_publish",
-                                    {"title": "t", "content": CI_CONTENT, "topic_key": other.topic_key})
+    answers = [
+        _call(server, me.token, "topic_publish", {"title": f"t{n}", "content": CI_CONTENT, "topic_key": "nope"})
+        for n in range(2)
+    ]
+    other_error, other_body = _call(
+        server, other.token, "topic_publish", {"title": "t", "content": CI_CONTENT, "topic_key": other.topic_key}
+    )
 
     assert (listed["topic_enabled"], listed["fallback_policy"]) == (True, "inbox")
     assert [(error, body["topic_key"]) for error, body in answers] == [(False, "inbox"), (False, "inbox")]

@@ -33,8 +33,12 @@ CI_ITEM = {"title": "CI build #42 failed", "content": CI_CONTENT, "topic_key": "
 
 def _bot(session: Session, name: str, **settings: Any) -> tuple[str, str]:
     bot, token = create_bot(session=session, name=name)
-    create_topic(session=session, bot_id=bot.bot_id, actor="test",
-                 data=TopicCreate(topic_key="ci", name="CI", routing_json=CI_RULE))
+    create_topic(
+        session=session,
+        bot_id=bot.bot_id,
+        actor="test",
+        data=TopicCreate(topic_key="ci", name="CI", routing_json=CI_RULE),
+    )
     if settings:
         update_topic_settings(session=session, bot_id=bot.bot_id, update=TopicSettingsUpdate(**settings))
     return bot.bot_id, token
@@ -68,7 +72,9 @@ def _snapshot(session: Session) -> dict[str, list[tuple[Any, ...]]]:
     """Every row a publish call could change (the audit log aside, which records every call)."""
     session.expire_all()
     rows = {
-        model.__tablename__: [tuple(row) for row in session.exec(sa.select(model.__table__).order_by(model.__table__.c.id))]  # type: ignore[attr-defined]
+        model.__tablename__: [
+            tuple(row) for row in session.exec(sa.select(model.__table__).order_by(model.__table__.c.id))
+        ]  # type: ignore[attr-defined]
         for model in (TopicItem, TopicTopic, TopicBotSettings)
     }
     session.commit()  # end the read: on SQLite this session's transactions hold the write lock
@@ -83,7 +89,6 @@ def _items(session: Session, bot_id: str) -> list[TopicItem]:
 
 
 # --- every refusal code, nothing stored -----------------------------------------------------------
-
 
 
 @pytest.mark.parametrize(
@@ -145,8 +150,13 @@ def test_a_missing_required_argument_is_invalid_argument(server: LiveServer, ser
 
 def test_a_view_type_the_topic_does_not_allow_is_invalid_view(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session, "view-types")
-    update_topic(session=server_session, bot_id=bot_id, topic_key="ci", actor="test",
-                 data=TopicUpdate(view_schema_json={"allowed_types": ["table"]}))
+    update_topic(
+        session=server_session,
+        bot_id=bot_id,
+        topic_key="ci",
+        actor="test",
+        data=TopicUpdate(view_schema_json={"allowed_types": ["table"]}),
+    )
     before = _snapshot(server_session)
     error = _refusal(server, token, **CI_ITEM, view={"type": "metric", "label": "failing", "value": 3})
     assert (error["code"], error["field"], error["allowed_types"]) == ("invalid_view", "view.type", ["table"])
@@ -238,8 +248,9 @@ def test_the_rate_limit_refuses_with_retry_after_and_recovers(server: LiveServer
 def test_fallback_under_policy_inbox(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot(server_session, "fallback-inbox")
     create_topic(session=server_session, bot_id=bot_id, actor="test", data=TopicCreate(topic_key="old", name="Old"))
-    update_topic(session=server_session, bot_id=bot_id, topic_key="old", actor="test",
-                 data=TopicUpdate(is_active=False))
+    update_topic(
+        session=server_session, bot_id=bot_id, topic_key="old", actor="test", data=TopicUpdate(is_active=False)
+    )
 
     unknown = _publish(server, token, topic_key="deploys")
     inactive = _publish(server, token, topic_key="old")
@@ -306,9 +317,13 @@ def test_progress_and_tool_hints_are_never_published(
 
 @pytest.mark.parametrize(
     ("arguments", "field"),
-    [({"content": "CI build\x00 failed"}, "content"), ({"content": "x", "title": "a\x1b[2Jb"}, "title"),
-     ({"content": "x", "summary": "\x07"}, "summary"), ({"content": "x", "tags": ["ci", "a\u202eb"]}, "tags[1]"),
-     ({"content": "x", "level": "info\x00"}, "level")],
+    [
+        ({"content": "CI build\x00 failed"}, "content"),
+        ({"content": "x", "title": "a\x1b[2Jb"}, "title"),
+        ({"content": "x", "summary": "\x07"}, "summary"),
+        ({"content": "x", "tags": ["ci", "a\u202eb"]}, "tags[1]"),
+        ({"content": "x", "level": "info\x00"}, "level"),
+    ],
     ids=["content", "title", "summary", "tag", "level"],
 )
 def test_route_refuses_what_the_text_policy_refuses(
@@ -319,7 +334,9 @@ def test_route_refuses_what_the_text_policy_refuses(
     assert (error["code"], error["field"]) == ("validation_error", field)
 
 
-def test_an_unknown_message_type_is_refused_by_route_and_publish_alike(server: LiveServer, server_session: Session) -> None:
+def test_an_unknown_message_type_is_refused_by_route_and_publish_alike(
+    server: LiveServer, server_session: Session
+) -> None:
     _, token = _bot(server_session, "message-types")
     for tool, arguments in (("topic_route", {"content": "Build #9 passed"}), ("topic_publish", dict(CI_ITEM))):
         is_error, body = _call(server, token, tool, {**arguments, "message_type": "bogus"})

@@ -41,14 +41,22 @@ ARGUMENTS = {
     "topic_route": {"content", "title", "message_type", "tags", "level", "summary"},
     "topic_publish": {"title", "content", "topic_key", "level", "tags", "view", "dedupe_key", "message_type"},
 }
-REQUIRED = {"topic_list_topics": [], "topic_get_schema": [], "topic_route": ["content"],
-            "topic_publish": ["title", "content"]}
+REQUIRED = {
+    "topic_list_topics": [],
+    "topic_get_schema": [],
+    "topic_route": ["content"],
+    "topic_publish": ["title", "content"],
+}
 
 
 def _bot_with_ci_topic(session: Session, name: str) -> tuple[str, str]:
     bot, token = create_bot(session=session, name=name)
-    create_topic(session=session, bot_id=bot.bot_id, actor="test",
-                 data=TopicCreate(topic_key="ci", name="CI", description="Builds and tests", routing_json=CI_RULE))
+    create_topic(
+        session=session,
+        bot_id=bot.bot_id,
+        actor="test",
+        data=TopicCreate(topic_key="ci", name="CI", description="Builds and tests", routing_json=CI_RULE),
+    )
     return bot.bot_id, token
 
 
@@ -111,12 +119,22 @@ def test_the_publish_schema_accepts_a_real_call_and_rejects_unknown_arguments(
     publish = schemas["topic_publish"]
     # `view` shows the real view schema, the same document topic_get_schema serves.
     assert publish["properties"]["view"]["anyOf"] == [view_json_schema(), {"type": "null"}]
-    good = {"title": "CI build #42 failed", "content": CI_CONTENT, "topic_key": "ci", "level": "error",
-            "tags": ["ci"], "dedupe_key": "ci-42", "message_type": "result",
-            "view": {"type": "table", "columns": ["test", "result"], "rows": [["test_login", "failed"]]}}
+    good = {
+        "title": "CI build #42 failed",
+        "content": CI_CONTENT,
+        "topic_key": "ci",
+        "level": "error",
+        "tags": ["ci"],
+        "dedupe_key": "ci-42",
+        "message_type": "result",
+        "view": {"type": "table", "columns": ["test", "result"], "rows": [["test_login", "failed"]]},
+    }
     jsonschema.validate(good, publish)
-    for bad in ({**good, "bot_id": "someone-else"}, {**good, "view": {"type": "html", "html": "<b>x</b>"}},
-                {"content": CI_CONTENT}):
+    for bad in (
+        {**good, "bot_id": "someone-else"},
+        {**good, "view": {"type": "html", "html": "<b>x</b>"}},
+        {"content": CI_CONTENT},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, publish)
     with pytest.raises(jsonschema.ValidationError):
@@ -128,10 +146,18 @@ def test_the_publish_schema_accepts_a_real_call_and_rejects_unknown_arguments(
 
 def test_list_topics_shows_the_bots_active_topics_and_settings(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot_with_ci_topic(server_session, "lister")
-    create_topic(session=server_session, bot_id=bot_id, actor="test",
-                 data=TopicCreate(topic_key="old", name="Old", is_active=False))
-    create_topic(session=server_session, bot_id=bot_id, actor="test",
-                 data=TopicCreate(topic_key="reports", name="Reports", view_schema_json={"allowed_types": ["table"]}))
+    create_topic(
+        session=server_session,
+        bot_id=bot_id,
+        actor="test",
+        data=TopicCreate(topic_key="old", name="Old", is_active=False),
+    )
+    create_topic(
+        session=server_session,
+        bot_id=bot_id,
+        actor="test",
+        data=TopicCreate(topic_key="reports", name="Reports", view_schema_json={"allowed_types": ["table"]}),
+    )
 
     [(is_error, body)] = _call(server, token, ("topic_list_topics", {}))
 
@@ -141,9 +167,15 @@ def test_list_topics_shows_the_bots_active_topics_and_settings(server: LiveServe
     inbox, ci, reports = body["topics"]
     assert inbox["is_fallback"] is True and ci["is_fallback"] is False
     assert ci == {
-        "topic_key": "ci", "name": "CI", "description": "Builds and tests", "purpose": CI_RULE["purpose"],
-        "include_when": CI_RULE["include_when"], "exclude_when": ["release notes"], "priority": 70,
-        "is_fallback": False, "allowed_view_types": list(VIEW_TYPES),
+        "topic_key": "ci",
+        "name": "CI",
+        "description": "Builds and tests",
+        "purpose": CI_RULE["purpose"],
+        "include_when": CI_RULE["include_when"],
+        "exclude_when": ["release notes"],
+        "priority": 70,
+        "is_fallback": False,
+        "allowed_view_types": list(VIEW_TYPES),
     }
     assert reports["allowed_view_types"] == ["table"]
     assert "topic_publish" in body["how_to_route"]
@@ -153,8 +185,13 @@ def test_get_schema_describes_views_limits_and_each_topics_view_types(
     server: LiveServer, server_session: Session
 ) -> None:
     bot_id, token = _bot_with_ci_topic(server_session, "schema-reader")
-    update_topic(session=server_session, bot_id=bot_id, topic_key="ci", actor="test",
-                 data=TopicUpdate(view_schema_json={"allowed_types": ["table", "metric"]}))
+    update_topic(
+        session=server_session,
+        bot_id=bot_id,
+        topic_key="ci",
+        actor="test",
+        data=TopicUpdate(view_schema_json={"allowed_types": ["table", "metric"]}),
+    )
 
     [(is_error, body)] = _call(server, token, ("topic_get_schema", {}))
 
@@ -163,18 +200,31 @@ def test_get_schema_describes_views_limits_and_each_topics_view_types(
     assert body["view_types"] == list(VIEW_TYPES) and body["levels"] == list(LEVELS)
     assert body["limits"]["title_max_chars"] == LIMITS.title_max_chars
     assert body["limits"]["payload_max_bytes"] == LIMITS.payload_max_bytes
-    assert body["topics"] == [{"topic_key": "inbox", "allowed_view_types": list(VIEW_TYPES)},
-                              {"topic_key": "ci", "allowed_view_types": ["table", "metric"]}]
+    assert body["topics"] == [
+        {"topic_key": "inbox", "allowed_view_types": list(VIEW_TYPES)},
+        {"topic_key": "ci", "allowed_view_types": ["table", "metric"]},
+    ]
     assert body["notes"]
 
 
 def test_route_sends_a_clear_match_to_its_topic(server: LiveServer, server_session: Session) -> None:
     _, token = _bot_with_ci_topic(server_session, "router")
 
-    [(is_error, body)] = _call(server, token, ("topic_route", {
-        "content": CI_CONTENT, "title": "CI build #42", "message_type": "result", "tags": ["ci"], "level": "error",
-        "summary": "build failed",
-    }))
+    [(is_error, body)] = _call(
+        server,
+        token,
+        (
+            "topic_route",
+            {
+                "content": CI_CONTENT,
+                "title": "CI build #42",
+                "message_type": "result",
+                "tags": ["ci"],
+                "level": "error",
+                "summary": "build failed",
+            },
+        ),
+    )
 
     assert not is_error and body["ok"] is True
     assert (body["should_publish"], body["topic_key"], body["fallback"], body["filtered"]) == (True, "ci", False, None)
@@ -186,20 +236,47 @@ def test_publish_stores_the_item_and_returns_its_id(server: LiveServer, server_s
     bot_id, token = _bot_with_ci_topic(server_session, "publisher")
     view = {"type": "checklist", "items": [{"text": "test_login"}, {"text": "test_logout", "done": True}]}
 
-    [(is_error, body)] = _call(server, token, ("topic_publish", {
-        "title": "CI build #42 failed", "content": CI_CONTENT, "topic_key": "ci", "level": "error",
-        "tags": ["ci", "nightly"], "view": view, "dedupe_key": "ci-42", "message_type": "result",
-    }))
+    [(is_error, body)] = _call(
+        server,
+        token,
+        (
+            "topic_publish",
+            {
+                "title": "CI build #42 failed",
+                "content": CI_CONTENT,
+                "topic_key": "ci",
+                "level": "error",
+                "tags": ["ci", "nightly"],
+                "view": view,
+                "dedupe_key": "ci-42",
+                "message_type": "result",
+            },
+        ),
+    )
 
     assert not is_error
     server_session.expire_all()
     [item] = server_session.exec(select(TopicItem).where(TopicItem.bot_id == bot_id)).all()
-    assert body == {"ok": True, "item_id": item.id, "topic_key": "ci", "deduplicated": False, "fallback": False,
-                    "fallback_reason": None}
+    assert body == {
+        "ok": True,
+        "item_id": item.id,
+        "topic_key": "ci",
+        "deduplicated": False,
+        "fallback": False,
+        "fallback_reason": None,
+    }
     assert (item.topic_key, item.title, item.content, item.level, item.tags_json, item.dedupe_key) == (
-        "ci", "CI build #42 failed", CI_CONTENT, "error", ["ci", "nightly"], "ci-42")
-    assert item.view_json == {"type": "checklist", "items": [{"text": "test_login", "done": False},
-                                                             {"text": "test_logout", "done": True}]}
+        "ci",
+        "CI build #42 failed",
+        CI_CONTENT,
+        "error",
+        ["ci", "nightly"],
+        "ci-42",
+    )
+    assert item.view_json == {
+        "type": "checklist",
+        "items": [{"text": "test_login", "done": False}, {"text": "test_logout", "done": True}],
+    }
     assert (item.source, item.message_type) == ("mcp", "result")
 
 
@@ -243,8 +320,11 @@ def _sdk_statuses(server: LiveServer, headers: dict[str, str]) -> tuple[list[int
     return statuses, None
 
 
-@pytest.mark.parametrize("headers", [{}, {"x-topic-mcp-token": "tdb_wrong"}, {"authorization": "Bearer tdb_wrong"},
-                                     {"x-topic-mcp-token": ""}], ids=["missing", "wrong", "wrong-bearer", "empty"])
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"x-topic-mcp-token": "tdb_wrong"}, {"authorization": "Bearer tdb_wrong"}, {"x-topic-mcp-token": ""}],
+    ids=["missing", "wrong", "wrong-bearer", "empty"],
+)
 def test_the_sdk_client_is_refused_with_401_without_a_valid_token(server: LiveServer, headers: dict[str, str]) -> None:
     statuses, raised = _sdk_statuses(server, headers)
     assert raised is not None and statuses and set(statuses) == {401}
@@ -258,8 +338,11 @@ def test_a_rotated_token_stops_working_at_once(server: LiveServer, server_sessio
 
     statuses, raised = _sdk_statuses(server, {"x-topic-mcp-token": old})
     assert raised is not None and set(statuses) == {401}
-    response = httpx.post(server.topic_mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                          headers={"accept": "application/json, text/event-stream", "authorization": f"Bearer {old}"})
+    response = httpx.post(
+        server.topic_mcp_url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"accept": "application/json, text/event-stream", "authorization": f"Bearer {old}"},
+    )
     assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
     assert response.json()["error"]["code"] == "unauthorized"
 
@@ -281,7 +364,8 @@ def test_every_call_leaves_exactly_one_audit_row(server: LiveServer, server_sess
     publish = {"title": "CI build #42 failed", "content": CI_CONTENT, "topic_key": "ci", "dedupe_key": "ci-42"}
 
     answers = _call(
-        server, token,
+        server,
+        token,
         ("topic_list_topics", {}),
         ("topic_get_schema", {}),
         ("topic_route", {"content": CI_CONTENT}),

@@ -22,13 +22,18 @@ from topic_dashboard.services.topics import TopicCreate, create_topic
 ROOT = Path(__file__).resolve().parents[2]
 NANOBOT_PYTHON = ROOT / ".tools/nanobot-venv/bin/python"
 DRIVER = Path(__file__).with_name("nanobot_driver.py")
-TOPIC_TOOLS = {"mcp_topic_mcp_topic_list_topics", "mcp_topic_mcp_topic_get_schema",
-               "mcp_topic_mcp_topic_route", "mcp_topic_mcp_topic_publish"}
+TOPIC_TOOLS = {
+    "mcp_topic_mcp_topic_list_topics",
+    "mcp_topic_mcp_topic_get_schema",
+    "mcp_topic_mcp_topic_route",
+    "mcp_topic_mcp_topic_publish",
+}
 
 pytestmark = [
     pytest.mark.nanobot,
-    pytest.mark.skipif(not NANOBOT_PYTHON.exists(),
-                       reason=f"nanobot's venv is missing ({NANOBOT_PYTHON}); `make test` installs it"),
+    pytest.mark.skipif(
+        not NANOBOT_PYTHON.exists(), reason=f"nanobot's venv is missing ({NANOBOT_PYTHON}); `make test` installs it"
+    ),
 ]
 
 
@@ -53,7 +58,10 @@ def _write_config(path: Path, server: LiveServer, token: str) -> Path:
 def _drive(config: Path, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     done = subprocess.run(
         [str(NANOBOT_PYTHON), str(DRIVER), str(config), json.dumps(calls)],
-        capture_output=True, text=True, timeout=120, cwd=config.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=config.parent,
         env={"HOME": str(config.parent), "PATH": "/usr/bin:/bin"},
     )
     assert done.returncode == 0, done.stderr[-4000:]
@@ -65,24 +73,44 @@ def test_nanobot_loads_the_config_lists_the_tools_and_publishes(
 ) -> None:
     bot, token = create_bot(session=server_session, name="nanobot-client")
     create_topic(
-        session=server_session, bot_id=bot.bot_id, actor="test",
-        data=TopicCreate(topic_key="ci", name="CI", routing_json={
-            "purpose": "CI results",
-            "include_when": ["CI build or test results", "build failed / build passed / tests failing"],
-        }),
+        session=server_session,
+        bot_id=bot.bot_id,
+        actor="test",
+        data=TopicCreate(
+            topic_key="ci",
+            name="CI",
+            routing_json={
+                "purpose": "CI results",
+                "include_when": ["CI build or test results", "build failed / build passed / tests failing"],
+            },
+        ),
     )
     config = _write_config(tmp_path / "config.json", server, token)
     content = "CI build #42 failed: 3 tests failing in test_api.py"
 
-    report = _drive(config, [
-        ("mcp_topic_mcp_topic_list_topics", {}),
-        ("mcp_topic_mcp_topic_route", {"content": content, "message_type": "result"}),
-        ("mcp_topic_mcp_topic_publish", {"title": "CI build #42 failed", "content": content, "topic_key": "ci",
-                                         "level": "error", "tags": ["ci"], "dedupe_key": "ci-42",
-                                         "message_type": "result"}),
-        ("mcp_topic_mcp_topic_publish", {"title": "Working on it", "content": "step 2 of 5",
-                                         "message_type": "progress"}),
-    ])
+    report = _drive(
+        config,
+        [
+            ("mcp_topic_mcp_topic_list_topics", {}),
+            ("mcp_topic_mcp_topic_route", {"content": content, "message_type": "result"}),
+            (
+                "mcp_topic_mcp_topic_publish",
+                {
+                    "title": "CI build #42 failed",
+                    "content": content,
+                    "topic_key": "ci",
+                    "level": "error",
+                    "tags": ["ci"],
+                    "dedupe_key": "ci-42",
+                    "message_type": "result",
+                },
+            ),
+            (
+                "mcp_topic_mcp_topic_publish",
+                {"title": "Working on it", "content": "step 2 of 5", "message_type": "progress"},
+            ),
+        ],
+    )
 
     # What nanobot read from config.json: nothing dropped silently.
     entry = report["servers"]["topic_mcp"]

@@ -28,19 +28,28 @@ from topic_dashboard.settings import get_settings
 ROOT = Path(__file__).resolve().parents[2]
 NANOBOT_PYTHON = ROOT / ".tools/nanobot-venv/bin/python"
 CHECK = Path(__file__).with_name("nanobot_config_check.py")
-TOPIC_TOOLS = {"mcp_topic_mcp_topic_list_topics", "mcp_topic_mcp_topic_get_schema",
-               "mcp_topic_mcp_topic_route", "mcp_topic_mcp_topic_publish"}
+TOPIC_TOOLS = {
+    "mcp_topic_mcp_topic_list_topics",
+    "mcp_topic_mcp_topic_get_schema",
+    "mcp_topic_mcp_topic_route",
+    "mcp_topic_mcp_topic_publish",
+}
 OTHER_SERVERS = {
-    "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
-                   "env": {"DEBUG": "1"}, "toolTimeout": 120},
+    "filesystem": {
+        "command": "npx",
+        "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+        "env": {"DEBUG": "1"},
+        "toolTimeout": 120,
+    },
     "remote": {"type": "sse", "url": "https://mcp.example.com/sse", "headers": {"Authorization": "Bearer x"}},
     "http": {"type": "streamableHttp", "url": "https://api.example.com/mcp", "enabledTools": ["search"]},
 }
 
 pytestmark = [
     pytest.mark.nanobot,
-    pytest.mark.skipif(not NANOBOT_PYTHON.exists(),
-                       reason=f"nanobot's venv is missing ({NANOBOT_PYTHON}); `make test` installs it"),
+    pytest.mark.skipif(
+        not NANOBOT_PYTHON.exists(), reason=f"nanobot's venv is missing ({NANOBOT_PYTHON}); `make test` installs it"
+    ),
 ]
 
 
@@ -48,7 +57,10 @@ def _run(mode: str, *paths: Path) -> Any:
     home = paths[0].parent
     done = subprocess.run(
         [str(NANOBOT_PYTHON), str(CHECK), mode, *map(str, paths)],
-        capture_output=True, text=True, timeout=120, cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=home,
         env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
     )
     assert done.returncode == 0, done.stderr[-4000:]
@@ -65,22 +77,43 @@ def _nanobot_reads(path: Path) -> dict[str, Any]:
 
 def _expected_topic_mcp(token: str, timeout: int = 30) -> dict[str, Any]:
     """topic_mcp as nanobot's MCPServerConfig dumps it: every field we wrote, none dropped."""
-    return {"type": "streamableHttp", "auth": None, "command": "", "args": [], "env": {}, "cwd": "",
-            "url": get_settings().mcp_topic_url, "headers": {"x-topic-mcp-token": token},
-            "tool_timeout": timeout, "enabled_tools": ["*"]}
+    return {
+        "type": "streamableHttp",
+        "auth": None,
+        "command": "",
+        "args": [],
+        "env": {},
+        "cwd": "",
+        "url": get_settings().mcp_topic_url,
+        "headers": {"x-topic-mcp-token": token},
+        "tool_timeout": timeout,
+        "enabled_tools": ["*"],
+    }
 
 
 def _adopted(tmp_path: Path, data: dict[str, Any] | None = None) -> Path:
     """An existing nanobot config inside the data directory (the only place a bot may adopt one from)."""
     path = get_settings().data_dir / "home" / ".nanobot" / "config.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data if data is not None else {
-        # nanobot's root forbids unknown keys; below it, unknown keys are allowed (and must survive).
-        "agents": {"defaults": {"model": "anthropic/claude-opus-4-5", "maxTokens": 4096, "futureAgentKey": "x"}},
-        "channels": {"sendProgress": False, "sendToolHints": False, "myPluginChannel": {"enabled": True}},
-        "tools": {"mcpServers": copy.deepcopy(OTHER_SERVERS), "futureToolsKey": [1, 2],
-                  "ssrfWhitelist": ["100.64.0.0/10"]},
-    }), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            data
+            if data is not None
+            else {
+                # nanobot's root forbids unknown keys; below it, unknown keys are allowed (and must survive).
+                "agents": {
+                    "defaults": {"model": "anthropic/claude-opus-4-5", "maxTokens": 4096, "futureAgentKey": "x"}
+                },
+                "channels": {"sendProgress": False, "sendToolHints": False, "myPluginChannel": {"enabled": True}},
+                "tools": {
+                    "mcpServers": copy.deepcopy(OTHER_SERVERS),
+                    "futureToolsKey": [1, 2],
+                    "ssrfWhitelist": ["100.64.0.0/10"],
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -116,8 +149,10 @@ def test_nanobot_reads_an_adopted_config_with_other_servers_and_unknown_keys(ses
 
 
 def test_nanobot_reads_a_snake_case_config_the_dashboard_kept_snake_case(session: Session, tmp_path: Path) -> None:
-    path = _adopted(tmp_path, {"tools": {"mcp_servers": {"fs": {"command": "uvx", "tool_timeout": 9}},
-                                         "ssrf_whitelist": ["10.0.0.0/8"]}})
+    path = _adopted(
+        tmp_path,
+        {"tools": {"mcp_servers": {"fs": {"command": "uvx", "tool_timeout": 9}}, "ssrf_whitelist": ["10.0.0.0/8"]}},
+    )
     bot, token = bots.create_bot(session=session, name="snake", config_path=str(path), adopt_existing=True)
 
     report = _nanobot_reads(path)
@@ -181,8 +216,9 @@ def test_nanobot_admits_the_dashboard_on_each_kind_of_private_address(
 
 def test_nanobot_reads_a_config_on_a_public_address_without_a_whitelist(session: Session) -> None:
     settings = get_settings()
-    with configured(settings.effective_database_url, str(settings.data_dir),
-                    TOPIC_DASHBOARD_PUBLIC_BASE_URL="https://93.184.216.34"):
+    with configured(
+        settings.effective_database_url, str(settings.data_dir), TOPIC_DASHBOARD_PUBLIC_BASE_URL="https://93.184.216.34"
+    ):
         bot, _ = bots.create_bot(session=session, name="public")
     report = _run("load", Path(bot.config_path or ""))[bot.config_path or ""]
     assert report["loaded"] and report["ssrf_whitelist"] == []
@@ -215,8 +251,9 @@ def test_nanobot_connects_from_the_file_a_rest_created_bot_got(
     assert loaded["servers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": created.json()["token"]}
 
     # A PUT that changes the timeout and adds nothing else still connects.
-    put = admin.put(f"/api/bots/{created.json()['bot_id']}/mcp-config",
-                    json={"mcpServers": {"topic_mcp": {"toolTimeout": 45}}})
+    put = admin.put(
+        f"/api/bots/{created.json()['bot_id']}/mcp-config", json={"mcpServers": {"topic_mcp": {"toolTimeout": 45}}}
+    )
     assert put.status_code == 200, put.text
     assert _nanobot_reads(path)["servers"]["topic_mcp"]["tool_timeout"] == 45
     assert TOPIC_TOOLS <= set(_run("connect", path)["tools"])

@@ -24,8 +24,10 @@ def db_digest(server: LiveServer) -> Iterator[Callable[[], str]]:
     """A function returning a digest of every row of every table on the live server's database."""
     engine = create_db_engine(server.database_url)
     reader = engine.execution_options(sqlite_begin="DEFERRED")  # never hold SQLite's write lock while reading
-    tables = sorted((table for table in SQLModel.metadata.tables.values() if table.name not in IGNORED_TABLES),
-                    key=lambda table: table.name)
+    tables = sorted(
+        (table for table in SQLModel.metadata.tables.values() if table.name not in IGNORED_TABLES),
+        key=lambda table: table.name,
+    )
 
     def digest() -> str:
         hashed = hashlib.sha256()

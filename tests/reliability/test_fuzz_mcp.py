@@ -38,7 +38,9 @@ from topic_dashboard.services.conversations import add_message, create_conversat
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
 
 FUZZ = settings(
-    max_examples=50, deadline=None, database=None,
+    max_examples=50,
+    deadline=None,
+    database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
@@ -64,8 +66,13 @@ def deep(depth: int) -> Any:
 
 
 HUGE_NUMBERS = st.sampled_from([10**400, -(10**400), 2**63, -(2**63) - 1, 10**20])
-WRONG_TYPES = st.one_of(st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.booleans(),
-                        st.sampled_from([[], [1, "a"], {}, {"nested": {"x": 1}}]), HUGE_NUMBERS)
+WRONG_TYPES = st.one_of(
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.sampled_from([[], [1, "a"], {}, {"nested": {"x": 1}}]),
+    HUGE_NUMBERS,
+)
 DEEP = st.sampled_from([20, 200]).map(deep)  # the client's own encoder stops near 1000 levels
 HUGE_TEXT = st.sampled_from([20_001, 200_000]).map(lambda size: "x" * size)
 
@@ -84,26 +91,31 @@ def bad_view(draw: st.DrawFn) -> Any:
     text = draw(st.one_of(poisoned(TEXT_POISON), WRONG_TYPES.filter(lambda v: not isinstance(v, (int, float)))))
     number = draw(st.one_of(HUGE_NUMBERS, st.sampled_from([[], {}])))
     key = draw(poisoned(LINE_POISON))
-    return draw(st.sampled_from([
-        {"type": "metric", "label": "Error rate", "value": number},
-        {"type": "metric", "label": "Error rate", "value": 2.4, "delta": number},
-        {"type": "metric", "label": text, "value": 1},
-        {"type": "table", "columns": ["a"], "rows": [[number]]},
-        {"type": "table", "columns": [text], "rows": [["x"]]},
-        {"type": "card", "title": text},
-        {"type": "card", "title": "t", "fields": [{"label": "n", "value": number}]},
-        {"type": "markdown", "text": text},
-        {"type": "timeline", "events": [{"time": "now", "title": text}]},
-        {"type": "checklist", "items": [{"text": text, "done": number}]},
-        {"type": text},
-        {"type": "markdown", "text": "ok", key: "extra"},
-        deep(200),
-    ]))
+    return draw(
+        st.sampled_from(
+            [
+                {"type": "metric", "label": "Error rate", "value": number},
+                {"type": "metric", "label": "Error rate", "value": 2.4, "delta": number},
+                {"type": "metric", "label": text, "value": 1},
+                {"type": "table", "columns": ["a"], "rows": [[number]]},
+                {"type": "table", "columns": [text], "rows": [["x"]]},
+                {"type": "card", "title": text},
+                {"type": "card", "title": "t", "fields": [{"label": "n", "value": number}]},
+                {"type": "markdown", "text": text},
+                {"type": "timeline", "events": [{"time": "now", "title": text}]},
+                {"type": "checklist", "items": [{"text": text, "done": number}]},
+                {"type": text},
+                {"type": "markdown", "text": "ok", key: "extra"},
+                deep(200),
+            ]
+        )
+    )
 
 
 @st.composite
-def with_one_bad(draw: st.DrawFn, valid: dict[str, Any], bad: dict[str, st.SearchStrategy[Any]],
-                 required: tuple[str, ...] = ()) -> dict[str, Any]:
+def with_one_bad(
+    draw: st.DrawFn, valid: dict[str, Any], bad: dict[str, st.SearchStrategy[Any]], required: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """Valid arguments with one made bad (or a required one left out), sometimes an unknown one added."""
     arguments = dict(valid)
     name = draw(st.sampled_from(sorted(bad) + [f"-{key}" for key in required]))
@@ -131,8 +143,12 @@ def world(server_session: Session) -> World:
     """A bot whose unknown topics are refused (policy skip), with a CI topic and a conversation."""
     bot, token = create_bot(session=server_session, name=f"fuzz-{secrets.token_hex(3)}")
     update_topic_settings(session=server_session, bot_id=bot.bot_id, update=TopicSettingsUpdate(fallback_policy="skip"))
-    create_topic(session=server_session, bot_id=bot.bot_id, actor="test",
-                 data=TopicCreate(topic_key="ci", name="CI", routing_json=CI_RULE))
+    create_topic(
+        session=server_session,
+        bot_id=bot.bot_id,
+        actor="test",
+        data=TopicCreate(topic_key="ci", name="CI", routing_json=CI_RULE),
+    )
     conversation = create_conversation(session=server_session, bot_id=bot.bot_id)
     add_message(session=server_session, conversation_id=conversation.conversation_id, role="user", content="deploy it")
     return World(bot_id=bot.bot_id, token=token, conversation_id=conversation.conversation_id)
@@ -176,15 +192,32 @@ def no_crash(result: CallToolResult) -> None:
         assert result_json(result)["ok"] is True
 
 
-ROUTE = {"content": CI_CONTENT, "title": "CI", "message_type": "result", "tags": ["ci"], "level": "info",
-         "summary": "s"}
+ROUTE = {
+    "content": CI_CONTENT,
+    "title": "CI",
+    "message_type": "result",
+    "tags": ["ci"],
+    "level": "info",
+    "summary": "s",
+}
 BAD_ROUTE = {
-    "content": st.one_of(bad_text(), st.none()), "title": bad_text(), "summary": bad_text(), "level": bad_line(),
+    "content": st.one_of(bad_text(), st.none()),
+    "title": bad_text(),
+    "summary": bad_text(),
+    "level": bad_line(),
     "message_type": st.one_of(bad_line(), st.sampled_from(["thought", "Result"])),
     "tags": st.one_of(poisoned(LINE_POISON).map(lambda tag: ["ok", tag]), WRONG_TYPES.filter(lambda v: v != [])),
 }
-PUBLISH = {"title": "Build failed", "content": CI_CONTENT, "topic_key": "ci", "level": "error", "tags": ["ci"],
-           "view": {"type": "metric", "label": "Failures", "value": 3}, "dedupe_key": "ci-1", "message_type": "result"}
+PUBLISH = {
+    "title": "Build failed",
+    "content": CI_CONTENT,
+    "topic_key": "ci",
+    "level": "error",
+    "tags": ["ci"],
+    "view": {"type": "metric", "label": "Failures", "value": 3},
+    "dedupe_key": "ci-1",
+    "message_type": "result",
+}
 BAD_PUBLISH = {
     "title": st.one_of(bad_text(), poisoned(("\u202e", "\u2066")), st.just("x" * 201), st.none()),
     "content": st.one_of(bad_text(), HUGE_TEXT, st.none()),
@@ -199,11 +232,13 @@ BAD_PUBLISH = {
 
 @given(data=st.data())
 @FUZZ
-def test_the_listing_tools_refuse_any_argument(server: LiveServer, call: Callable[[str], Caller],
-                                               db_digest: Callable[[], str], data: st.DataObject) -> None:
+def test_the_listing_tools_refuse_any_argument(
+    server: LiveServer, call: Callable[[str], Caller], db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     tool = data.draw(st.sampled_from(["topic_list_topics", "topic_get_schema"]))
-    arguments = data.draw(st.dictionaries(st.one_of(CLEAN, poisoned(LINE_POISON)), st.one_of(bad_text(), CLEAN),
-                                          min_size=1, max_size=3))
+    arguments = data.draw(
+        st.dictionaries(st.one_of(CLEAN, poisoned(LINE_POISON)), st.one_of(bad_text(), CLEAN), min_size=1, max_size=3)
+    )
     before = db_digest()
     assert refusal(call(server.topic_mcp_url)(tool, arguments))["code"] == "invalid_argument"
     assert db_digest() == before
@@ -211,8 +246,9 @@ def test_the_listing_tools_refuse_any_argument(server: LiveServer, call: Callabl
 
 @given(data=st.data())
 @FUZZ
-def test_topic_route_refuses_bad_arguments(server: LiveServer, call: Callable[[str], Caller],
-                                           db_digest: Callable[[], str], data: st.DataObject) -> None:
+def test_topic_route_refuses_bad_arguments(
+    server: LiveServer, call: Callable[[str], Caller], db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     arguments = data.draw(with_one_bad(ROUTE, BAD_ROUTE, required=("content",)))
     before = db_digest()
     refusal(call(server.topic_mcp_url)("topic_route", arguments))
@@ -222,7 +258,10 @@ def test_topic_route_refuses_bad_arguments(server: LiveServer, call: Callable[[s
 @given(data=st.data())
 @FUZZ
 def test_topic_publish_refuses_bad_arguments_and_stores_nothing(
-    server: LiveServer, call: Callable[[str], Caller], db_digest: Callable[[], str], data: st.DataObject,
+    server: LiveServer,
+    call: Callable[[str], Caller],
+    db_digest: Callable[[], str],
+    data: st.DataObject,
 ) -> None:
     arguments = data.draw(with_one_bad(PUBLISH, BAD_PUBLISH, required=("title", "content")))
     before = db_digest()
@@ -233,11 +272,18 @@ def test_topic_publish_refuses_bad_arguments_and_stores_nothing(
 @given(data=st.data())
 @FUZZ
 def test_ccweb_list_user_inputs_answers_or_refuses_but_never_crashes(
-    server: LiveServer, world: World, call: Callable[[str], Caller], db_digest: Callable[[], str], data: st.DataObject,
+    server: LiveServer,
+    world: World,
+    call: Callable[[str], Caller],
+    db_digest: Callable[[], str],
+    data: st.DataObject,
 ) -> None:
     valid = {"conversationId": world.conversation_id, "limit": 5, "maxChars": 100}
-    bad = {"conversationId": st.one_of(bad_line(), HUGE_TEXT, st.just("x" * 129)),
-           "limit": st.one_of(WRONG_TYPES, bad_text()), "maxChars": st.one_of(WRONG_TYPES, bad_text())}
+    bad = {
+        "conversationId": st.one_of(bad_line(), HUGE_TEXT, st.just("x" * 129)),
+        "limit": st.one_of(WRONG_TYPES, bad_text()),
+        "maxChars": st.one_of(WRONG_TYPES, bad_text()),
+    }
     arguments = data.draw(with_one_bad(valid, bad))
     before = db_digest()
     result = call(server.ccweb_mcp_url)("ccweb_list_user_inputs", arguments)
@@ -249,8 +295,9 @@ def test_ccweb_list_user_inputs_answers_or_refuses_but_never_crashes(
 
 @given(name=st.one_of(poisoned(LINE_POISON), CLEAN.filter(lambda n: not n.startswith(("topic_", "ccweb_")))))
 @FUZZ
-def test_an_unknown_tool_is_refused_without_leaking_anything(server: LiveServer, call: Callable[[str], Caller],
-                                                            db_digest: Callable[[], str], name: str) -> None:
+def test_an_unknown_tool_is_refused_without_leaking_anything(
+    server: LiveServer, call: Callable[[str], Caller], db_digest: Callable[[], str], name: str
+) -> None:
     before = db_digest()
     for url in (server.topic_mcp_url, server.ccweb_mcp_url):
         assert refusal(call(url)(name, {}))["code"] == "not_found"
@@ -261,10 +308,19 @@ def test_an_unknown_tool_is_refused_without_leaking_anything(server: LiveServer,
 
 
 def raw_call(server: LiveServer, url: str, token: str, name_json: str, arguments_json: str) -> httpx.Response:
-    body = ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": ' + name_json
-            + ', "arguments": ' + arguments_json + "}}")
-    headers = {"x-topic-mcp-token": token, "content-type": "application/json",
-               "accept": "application/json, text/event-stream", "mcp-protocol-version": LATEST_PROTOCOL_VERSION}
+    body = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": '
+        + name_json
+        + ', "arguments": '
+        + arguments_json
+        + "}}"
+    )
+    headers = {
+        "x-topic-mcp-token": token,
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+    }
     return httpx.post(url, content=body.encode("ascii"), headers=headers, timeout=60)
 
 
@@ -284,14 +340,20 @@ def assert_no_crash(response: httpx.Response) -> None:
         assert json.loads(result["content"][0]["text"])["ok"] is True
 
 
-TOOLS = {"topic_list_topics": "topic", "topic_get_schema": "topic", "topic_route": "topic", "topic_publish": "topic",
-         "ccweb_list_user_inputs": "ccweb"}
+TOOLS = {
+    "topic_list_topics": "topic",
+    "topic_get_schema": "topic",
+    "topic_route": "topic",
+    "topic_publish": "topic",
+    "ccweb_list_user_inputs": "ccweb",
+}
 
 
 @given(data=st.data())
 @FUZZ
-def test_lone_surrogates_and_non_finite_numbers_never_crash(server: LiveServer, world: World,
-                                                            db_digest: Callable[[], str], data: st.DataObject) -> None:
+def test_lone_surrogates_and_non_finite_numbers_never_crash(
+    server: LiveServer, world: World, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     tool = data.draw(st.sampled_from(sorted(TOOLS)))
     url = server.topic_mcp_url if TOOLS[tool] == "topic" else server.ccweb_mcp_url
     surrogate = data.draw(st.sampled_from(SURROGATES))

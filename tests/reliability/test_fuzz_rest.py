@@ -35,7 +35,9 @@ from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.services.topics import TopicCreate, create_topic
 
 FUZZ = settings(
-    max_examples=60, deadline=None, database=None,
+    max_examples=60,
+    deadline=None,
+    database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
@@ -97,9 +99,19 @@ def poisoned(poisons: tuple[str, ...]) -> st.SearchStrategy[str]:
     return st.builds(lambda a, p, b: f"a{a}{p}{b}z", CLEAN, st.sampled_from(poisons), CLEAN)
 
 
-HUGE_NUMBERS = st.sampled_from([
-    Raw("1e400"), Raw("-1e400"), Raw("NaN"), Raw("Infinity"), 10**400, -(10**400), 2**63, -(2**63) - 1, 10**20,
-])
+HUGE_NUMBERS = st.sampled_from(
+    [
+        Raw("1e400"),
+        Raw("-1e400"),
+        Raw("NaN"),
+        Raw("Infinity"),
+        10**400,
+        -(10**400),
+        2**63,
+        -(2**63) - 1,
+        10**20,
+    ]
+)
 WRONG_SCALARS = st.one_of(st.integers(), st.floats(allow_nan=False), st.booleans(), HUGE_NUMBERS)
 WRONG_CONTAINERS = st.sampled_from([[], [1, "a"], {}, {"nested": {"x": 1}}])
 DEEP = st.sampled_from([50, 1_000, 100_000]).map(lambda depth: Raw("[" * depth + "]" * depth))
@@ -161,24 +173,45 @@ class World:
     card_id: str
 
     def url(self, template: str, **override: str) -> str:
-        values = {"bot_id": self.bot_id, "topic_key": self.topic_key, "item_id": str(self.item_id),
-                  "conversation_id": self.conversation_id, "message_id": self.card_id, **override}
-        return template.format(**{key: quote(value.encode("utf-8", "surrogatepass"), safe="")
-                                  for key, value in values.items()})
+        values = {
+            "bot_id": self.bot_id,
+            "topic_key": self.topic_key,
+            "item_id": str(self.item_id),
+            "conversation_id": self.conversation_id,
+            "message_id": self.card_id,
+            **override,
+        }
+        return template.format(
+            **{key: quote(value.encode("utf-8", "surrogatepass"), safe="") for key, value in values.items()}
+        )
 
 
 @pytest.fixture
 def world(server_session: Session) -> World:
     bot, _ = create_bot(session=server_session, name=f"fuzz-{secrets.token_hex(3)}")
     create_topic(session=server_session, bot_id=bot.bot_id, actor="test", data=TopicCreate(topic_key="ci", name="CI"))
-    item = publish_item(session=server_session, bot_id=bot.bot_id,
-                        request=PublishRequest(title="build failed", content="CI build #1 failed", topic_key="ci"))
+    item = publish_item(
+        session=server_session,
+        bot_id=bot.bot_id,
+        request=PublishRequest(title="build failed", content="CI build #1 failed", topic_key="ci"),
+    )
     conversation = create_conversation(session=server_session, bot_id=bot.bot_id, title="deploys")
     add_message(session=server_session, conversation_id=conversation.conversation_id, role="user", content="deploy it")
-    card = add_message(session=server_session, conversation_id=conversation.conversation_id, role="assistant",
-                       content="Fill in the form", kind="guide_card", guide_card=GUIDE_CARD)
-    return World(bot_id=bot.bot_id, topic_key="ci", item_id=item.item_id,
-                 conversation_id=conversation.conversation_id, card_id=card.message_id)
+    card = add_message(
+        session=server_session,
+        conversation_id=conversation.conversation_id,
+        role="assistant",
+        content="Fill in the form",
+        kind="guide_card",
+        guide_card=GUIDE_CARD,
+    )
+    return World(
+        bot_id=bot.bot_id,
+        topic_key="ci",
+        item_id=item.item_id,
+        conversation_id=conversation.conversation_id,
+        card_id=card.message_id,
+    )
 
 
 @pytest.fixture
@@ -205,14 +238,21 @@ def assert_refused(response: httpx.Response, before: str, digest: Callable[[], s
 
 
 def send_json(client: httpx.Client, method: str, url: str, body: Any) -> httpx.Response:
-    return client.request(method, url, content=dumps(body).encode("ascii"),
-                          headers={"content-type": "application/json"})
+    return client.request(
+        method, url, content=dumps(body).encode("ascii"), headers={"content-type": "application/json"}
+    )
 
 
 # --- bodies -----------------------------------------------------------------------------------------
 
-TOPIC_CREATE = {"topic_key": "fresh_topic", "name": "Fresh", "description": "d", "is_active": True,
-                "routing_json": {"purpose": "p"}, "view_schema_json": {"allowed_types": ["table"]}}
+TOPIC_CREATE = {
+    "topic_key": "fresh_topic",
+    "name": "Fresh",
+    "description": "d",
+    "is_active": True,
+    "routing_json": {"purpose": "p"},
+    "view_schema_json": {"allowed_types": ["table"]},
+}
 BAD_TOPIC_FIELDS = {
     "topic_key": st.one_of(bad_line(), st.sampled_from(["Fresh", "1abc", "a" * 65, "a-b", "abc\n"])),
     "name": bad_line(),
@@ -223,7 +263,8 @@ BAD_TOPIC_FIELDS = {
 }
 BAD_TOPIC_UPDATE_FIELDS = {
     **{key: strategy for key, strategy in BAD_TOPIC_FIELDS.items() if key != "topic_key"},
-    "name": bad_line(nullable=True), "description": bad_text(nullable=True),
+    "name": bad_line(nullable=True),
+    "description": bad_text(nullable=True),
     "topic_key": st.one_of(poisoned(LINE_POISON), WRONG_SCALARS),
 }
 BAD_SETTINGS_FIELDS = {
@@ -268,16 +309,24 @@ REPORTED: list[tuple[str, str, Any, dict[str, str] | None]] = [
     ("POST", "/api/bots/{bot_id}/topics", {"topic_key": "fresh", "name": "n\ud800"}, None),
     ("POST", "/api/bots/{bot_id}/topics", {"topic_key": "fresh", "name": "n", "description": "d\x00"}, None),
     ("POST", "/api/bots/{bot_id}/topics", {"topic_key": "fresh\n", "name": "n"}, None),
-    ("POST", "/api/bots/{bot_id}/topics", {"topic_key": "fresh", "name": "n", "routing_json": {"purpose": "\x00"}},
-     None),
+    (
+        "POST",
+        "/api/bots/{bot_id}/topics",
+        {"topic_key": "fresh", "name": "n", "routing_json": {"purpose": "\x00"}},
+        None,
+    ),
     ("PUT", "/api/bots/{bot_id}/topics/{topic_key}", {"name": "n\u202e"}, None),
     ("PUT", "/api/bots/{bot_id}/topics/{topic_key}", {"view_schema_json": {"allowed_types": ["\ud800"]}}, None),
     ("POST", "/api/bots/{bot_id}/conversations", {"title": "t\ud800"}, None),
     ("POST", "/api/bots/{bot_id}/conversations", {"title": "t\x00"}, None),
     ("POST", "/api/conversations/{conversation_id}/messages", {"role": "user", "content": "c\ud800"}, None),
     ("POST", "/api/conversations/{conversation_id}/messages", {"role": "user", "content": "c\x00"}, None),
-    ("POST", "/api/conversations/{conversation_id}/messages/{message_id}/submit", {"answers": {"service": "\x00"}},
-     None),
+    (
+        "POST",
+        "/api/conversations/{conversation_id}/messages/{message_id}/submit",
+        {"answers": {"service": "\x00"}},
+        None,
+    ),
     ("GET", "/api/conversations/{conversation_id}/messages", None, {"after_seq": "99999999999999999999"}),
     ("GET", "/api/bots/{bot_id}/topic-items", None, {"topic_key": "ci\x00"}),
     ("GET", "/api/bots/{bot_id}/topic-items", None, {"tag": "ci\x00"}),
@@ -290,10 +339,20 @@ REPORTED: list[tuple[str, str, Any, dict[str, str] | None]] = [
 ]
 
 
-@pytest.mark.parametrize(("method", "template", "body", "params"), REPORTED,
-                         ids=[f"{case[0]} {case[1]} {ascii(case[2] or case[3])[:40]}" for case in REPORTED])
-def test_the_reported_inputs_are_refused(admin: httpx.Client, world: World, db_digest: Callable[[], str], method: str,
-                                         template: str, body: Any, params: dict[str, str] | None) -> None:
+@pytest.mark.parametrize(
+    ("method", "template", "body", "params"),
+    REPORTED,
+    ids=[f"{case[0]} {case[1]} {ascii(case[2] or case[3])[:40]}" for case in REPORTED],
+)
+def test_the_reported_inputs_are_refused(
+    admin: httpx.Client,
+    world: World,
+    db_digest: Callable[[], str],
+    method: str,
+    template: str,
+    body: Any,
+    params: dict[str, str] | None,
+) -> None:
     before = db_digest()
     url = template.replace("\x00", "%00") if "\x00" in template else world.url(template)
     url = url.format(bot_id=world.bot_id)
@@ -306,8 +365,9 @@ def test_the_reported_inputs_are_refused(admin: httpx.Client, world: World, db_d
 
 @given(data=st.data())
 @FUZZ
-def test_creating_a_bot_refuses_bad_names(server: LiveServer, admin: httpx.Client, db_digest: Callable[[], str],
-                                          data: st.DataObject) -> None:
+def test_creating_a_bot_refuses_bad_names(
+    server: LiveServer, admin: httpx.Client, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     body = data.draw(one_bad_field({"name": "fuzzed bot"}, {"name": bad_line()}))
     before = db_digest()
     assert_refused(send_json(admin, "POST", "/api/bots", body), before, db_digest)
@@ -315,8 +375,9 @@ def test_creating_a_bot_refuses_bad_names(server: LiveServer, admin: httpx.Clien
 
 @given(data=st.data())
 @FUZZ
-def test_creating_a_topic_refuses_bad_fields(server: LiveServer, admin: httpx.Client, world: World,
-                                             db_digest: Callable[[], str], data: st.DataObject) -> None:
+def test_creating_a_topic_refuses_bad_fields(
+    server: LiveServer, admin: httpx.Client, world: World, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     body = data.draw(one_bad_field(TOPIC_CREATE, BAD_TOPIC_FIELDS))
     before = db_digest()
     assert_refused(send_json(admin, "POST", world.url("/api/bots/{bot_id}/topics"), body), before, db_digest)
@@ -324,8 +385,9 @@ def test_creating_a_topic_refuses_bad_fields(server: LiveServer, admin: httpx.Cl
 
 @given(data=st.data())
 @FUZZ
-def test_changing_a_topic_refuses_bad_fields(server: LiveServer, admin: httpx.Client, world: World,
-                                             db_digest: Callable[[], str], data: st.DataObject) -> None:
+def test_changing_a_topic_refuses_bad_fields(
+    server: LiveServer, admin: httpx.Client, world: World, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     body = data.draw(one_bad_field({"name": "Renamed"}, BAD_TOPIC_UPDATE_FIELDS))
     before = db_digest()
     url = world.url("/api/bots/{bot_id}/topics/{topic_key}")
@@ -334,8 +396,9 @@ def test_changing_a_topic_refuses_bad_fields(server: LiveServer, admin: httpx.Cl
 
 @given(data=st.data())
 @FUZZ
-def test_topic_settings_refuse_bad_fields(server: LiveServer, admin: httpx.Client, world: World,
-                                          db_digest: Callable[[], str], data: st.DataObject) -> None:
+def test_topic_settings_refuse_bad_fields(
+    server: LiveServer, admin: httpx.Client, world: World, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     body = data.draw(one_bad_field({"topic_enabled": True}, BAD_SETTINGS_FIELDS))
     before = db_digest()
     assert_refused(send_json(admin, "PUT", world.url("/api/bots/{bot_id}/topic-settings"), body), before, db_digest)
@@ -343,8 +406,9 @@ def test_topic_settings_refuse_bad_fields(server: LiveServer, admin: httpx.Clien
 
 @given(data=st.data())
 @FUZZ
-def test_conversations_and_messages_refuse_bad_fields(server: LiveServer, admin: httpx.Client, world: World,
-                                                      db_digest: Callable[[], str], data: st.DataObject) -> None:
+def test_conversations_and_messages_refuse_bad_fields(
+    server: LiveServer, admin: httpx.Client, world: World, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     kind = data.draw(st.sampled_from(["conversation", "message", "guide_card"]))
     if kind == "conversation":
         url = world.url("/api/bots/{bot_id}/conversations")
@@ -361,8 +425,9 @@ def test_conversations_and_messages_refuse_bad_fields(server: LiveServer, admin:
 
 @given(data=st.data())
 @FUZZ
-def test_guide_card_answers_refuse_bad_values(server: LiveServer, admin: httpx.Client, world: World,
-                                              db_digest: Callable[[], str], data: st.DataObject) -> None:
+def test_guide_card_answers_refuse_bad_values(
+    server: LiveServer, admin: httpx.Client, world: World, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     answers: Any = {"service": "api", "region": "eu", "replicas": 3}
     where = data.draw(st.sampled_from(["service", "replicas", "key", "whole"]))
     if where == "service":
@@ -380,39 +445,64 @@ def test_guide_card_answers_refuse_bad_values(server: LiveServer, admin: httpx.C
 
 @given(data=st.data())
 @FUZZ
-def test_malformed_bodies_are_refused_everywhere(server: LiveServer, admin: httpx.Client, world: World,
-                                                 db_digest: Callable[[], str], data: st.DataObject) -> None:
-    method, template = data.draw(st.sampled_from([
-        ("POST", "/api/bots"), ("PUT", "/api/bots/{bot_id}/mcp-config"), ("POST", "/api/bots/{bot_id}/topics"),
-        ("PUT", "/api/bots/{bot_id}/topics/{topic_key}"), ("PUT", "/api/bots/{bot_id}/topic-settings"),
-        ("POST", "/api/bots/{bot_id}/conversations"), ("POST", "/api/conversations/{conversation_id}/messages"),
-        ("POST", "/api/conversations/{conversation_id}/messages/{message_id}/submit"),
-    ]))
-    text = data.draw(st.one_of(
-        st.sampled_from(["", "{", "null", "[]", '"x"', "1e400", '{"a": NaN', "\x00", '{"\\ud800": 1}',
-                         '{"a": "\\udc00"}']),
-        DEEP.map(lambda raw: raw.text),
-        st.sampled_from([1_000, 100_000]).map(lambda depth: '{"a":' * depth + "1" + "}" * depth),
-    ))
+def test_malformed_bodies_are_refused_everywhere(
+    server: LiveServer, admin: httpx.Client, world: World, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
+    method, template = data.draw(
+        st.sampled_from(
+            [
+                ("POST", "/api/bots"),
+                ("PUT", "/api/bots/{bot_id}/mcp-config"),
+                ("POST", "/api/bots/{bot_id}/topics"),
+                ("PUT", "/api/bots/{bot_id}/topics/{topic_key}"),
+                ("PUT", "/api/bots/{bot_id}/topic-settings"),
+                ("POST", "/api/bots/{bot_id}/conversations"),
+                ("POST", "/api/conversations/{conversation_id}/messages"),
+                ("POST", "/api/conversations/{conversation_id}/messages/{message_id}/submit"),
+            ]
+        )
+    )
+    text = data.draw(
+        st.one_of(
+            st.sampled_from(
+                ["", "{", "null", "[]", '"x"', "1e400", '{"a": NaN', "\x00", '{"\\ud800": 1}', '{"a": "\\udc00"}']
+            ),
+            DEEP.map(lambda raw: raw.text),
+            st.sampled_from([1_000, 100_000]).map(lambda depth: '{"a":' * depth + "1" + "}" * depth),
+        )
+    )
     if template == "/api/bots/{bot_id}/conversations" and text in ("", "null"):
         text = "[]"  # an absent body is a valid "no title"
     before = db_digest()
-    response = admin.request(method, world.url(template), content=text.encode("utf-8", "surrogatepass"),
-                             headers={"content-type": "application/json"})
+    response = admin.request(
+        method,
+        world.url(template),
+        content=text.encode("utf-8", "surrogatepass"),
+        headers={"content-type": "application/json"},
+    )
     assert_refused(response, before, db_digest)
 
 
 # --- path and query parameters ---------------------------------------------------------------------
 
 ROUTES = [
-    ("DELETE", "/api/bots/{bot_id}"), ("POST", "/api/bots/{bot_id}/token"), ("GET", "/api/bots/{bot_id}/mcp-config"),
-    ("PUT", "/api/bots/{bot_id}/mcp-config"), ("GET", "/api/bots/{bot_id}/topics"),
-    ("POST", "/api/bots/{bot_id}/topics"), ("PUT", "/api/bots/{bot_id}/topics/{topic_key}"),
-    ("DELETE", "/api/bots/{bot_id}/topics/{topic_key}"), ("GET", "/api/bots/{bot_id}/topic-settings"),
-    ("PUT", "/api/bots/{bot_id}/topic-settings"), ("GET", "/api/bots/{bot_id}/topic-items"),
-    ("POST", "/api/bots/{bot_id}/topic-items/{item_id}/read"), ("POST", "/api/bots/{bot_id}/conversations"),
-    ("GET", "/api/bots/{bot_id}/conversations"), ("GET", "/api/conversations/{conversation_id}"),
-    ("GET", "/api/conversations/{conversation_id}/messages"), ("POST", "/api/conversations/{conversation_id}/messages"),
+    ("DELETE", "/api/bots/{bot_id}"),
+    ("POST", "/api/bots/{bot_id}/token"),
+    ("GET", "/api/bots/{bot_id}/mcp-config"),
+    ("PUT", "/api/bots/{bot_id}/mcp-config"),
+    ("GET", "/api/bots/{bot_id}/topics"),
+    ("POST", "/api/bots/{bot_id}/topics"),
+    ("PUT", "/api/bots/{bot_id}/topics/{topic_key}"),
+    ("DELETE", "/api/bots/{bot_id}/topics/{topic_key}"),
+    ("GET", "/api/bots/{bot_id}/topic-settings"),
+    ("PUT", "/api/bots/{bot_id}/topic-settings"),
+    ("GET", "/api/bots/{bot_id}/topic-items"),
+    ("POST", "/api/bots/{bot_id}/topic-items/{item_id}/read"),
+    ("POST", "/api/bots/{bot_id}/conversations"),
+    ("GET", "/api/bots/{bot_id}/conversations"),
+    ("GET", "/api/conversations/{conversation_id}"),
+    ("GET", "/api/conversations/{conversation_id}/messages"),
+    ("POST", "/api/conversations/{conversation_id}/messages"),
     ("POST", "/api/conversations/{conversation_id}/messages/{message_id}/submit"),
 ]
 VALID_BODIES: dict[str, Any] = {
@@ -426,19 +516,37 @@ VALID_BODIES: dict[str, Any] = {
 }
 BAD_ID = st.one_of(
     # A lone surrogate goes as its UTF-8 bytes (%ED%A0%80), which the server decodes as U+FFFD.
-    poisoned(PATH_POISON), st.sampled_from(["a\ud800z", "x" * 5_000, " ", "99999999999999999999", "-1", "0"]),
+    poisoned(PATH_POISON),
+    st.sampled_from(["a\ud800z", "x" * 5_000, " ", "99999999999999999999", "-1", "0"]),
 )
-BAD_INT_TEXT = st.sampled_from(["99999999999999999999", "9223372036854775808", "-9223372036854775809", "-1", "1e400",
-                                "NaN", "1.5", "0x10", "", "\x00", "9" * 5_000])
+BAD_INT_TEXT = st.sampled_from(
+    [
+        "99999999999999999999",
+        "9223372036854775808",
+        "-9223372036854775809",
+        "-1",
+        "1e400",
+        "NaN",
+        "1.5",
+        "0x10",
+        "",
+        "\x00",
+        "9" * 5_000,
+    ]
+)
 
 
 @given(data=st.data())
 @FUZZ
-def test_bad_path_parameters_are_refused(server: LiveServer, admin: httpx.Client, world: World,
-                                         db_digest: Callable[[], str], data: st.DataObject) -> None:
+def test_bad_path_parameters_are_refused(
+    server: LiveServer, admin: httpx.Client, world: World, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
     method, template = data.draw(st.sampled_from(ROUTES))
-    names = [name for name in ("bot_id", "topic_key", "item_id", "conversation_id", "message_id")
-             if "{" + name + "}" in template]
+    names = [
+        name
+        for name in ("bot_id", "topic_key", "item_id", "conversation_id", "message_id")
+        if "{" + name + "}" in template
+    ]
     name = data.draw(st.sampled_from(names))
     value = data.draw(BAD_INT_TEXT if name == "item_id" else BAD_ID)
     url = world.url(template, **{name: value})
@@ -452,24 +560,29 @@ def test_bad_path_parameters_are_refused(server: LiveServer, admin: httpx.Client
 
 @given(data=st.data())
 @FUZZ
-def test_bad_query_parameters_are_refused(server: LiveServer, admin: httpx.Client, world: World,
-                                          db_digest: Callable[[], str], data: st.DataObject) -> None:
-    method, template, name, bad = data.draw(st.sampled_from([
-        ("GET", "/api/bots/{bot_id}/topic-items", "topic_key", "text"),
-        ("GET", "/api/bots/{bot_id}/topic-items", "cursor", "text"),
-        ("GET", "/api/bots/{bot_id}/topic-items", "level", "text"),
-        ("GET", "/api/bots/{bot_id}/topic-items", "tag", "text"),
-        ("GET", "/api/bots/{bot_id}/topic-items", "limit", "int"),
-        ("GET", "/api/bots/{bot_id}/topic-items", "unread_only", "bool"),
-        ("DELETE", "/api/bots/{bot_id}/topics/{topic_key}", "items", "text"),
-        ("GET", "/api/conversations/{conversation_id}/messages", "after_seq", "int"),
-        ("GET", "/api/conversations/{conversation_id}/messages", "limit", "int"),
-        ("GET", "/api/audit", "bot_id", "text"),
-        ("GET", "/api/audit", "tool", "text"),
-        ("GET", "/api/audit", "outcome", "text"),
-        ("GET", "/api/audit", "before_id", "int"),
-        ("GET", "/api/audit", "limit", "int"),
-    ]))
+def test_bad_query_parameters_are_refused(
+    server: LiveServer, admin: httpx.Client, world: World, db_digest: Callable[[], str], data: st.DataObject
+) -> None:
+    method, template, name, bad = data.draw(
+        st.sampled_from(
+            [
+                ("GET", "/api/bots/{bot_id}/topic-items", "topic_key", "text"),
+                ("GET", "/api/bots/{bot_id}/topic-items", "cursor", "text"),
+                ("GET", "/api/bots/{bot_id}/topic-items", "level", "text"),
+                ("GET", "/api/bots/{bot_id}/topic-items", "tag", "text"),
+                ("GET", "/api/bots/{bot_id}/topic-items", "limit", "int"),
+                ("GET", "/api/bots/{bot_id}/topic-items", "unread_only", "bool"),
+                ("DELETE", "/api/bots/{bot_id}/topics/{topic_key}", "items", "text"),
+                ("GET", "/api/conversations/{conversation_id}/messages", "after_seq", "int"),
+                ("GET", "/api/conversations/{conversation_id}/messages", "limit", "int"),
+                ("GET", "/api/audit", "bot_id", "text"),
+                ("GET", "/api/audit", "tool", "text"),
+                ("GET", "/api/audit", "outcome", "text"),
+                ("GET", "/api/audit", "before_id", "int"),
+                ("GET", "/api/audit", "limit", "int"),
+            ]
+        )
+    )
     strategies = {"text": poisoned(URL_POISON), "int": BAD_INT_TEXT, "bool": st.sampled_from(["maybe", "2", "\x00"])}
     value = data.draw(strategies[bad])
     if name == "before_id":  # any 64-bit id is a valid place to page from: "before -1" is an empty page
@@ -498,4 +611,3 @@ def test_a_line_break_in_a_path_gets_the_json_not_found(admin: httpx.Client, wor
         # Reflex mounts our app at "" in its own outer Starlette app, whose path pattern never matches a
         # line break: its router answers a plain-text 404 before any of our code runs (no data, no 500).
         pytest.xfail("Reflex's outer router answers a path holding LF with a plain-text 404")
-

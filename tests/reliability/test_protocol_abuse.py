@@ -74,7 +74,9 @@ def bot_token(server_session: Session) -> str:
 
 
 def still_answers(server: LiveServer, path: str, token: str) -> None:
-    response = httpx.post(server.base_url + path, content=LIST_TOOLS, headers={**ACCEPT, **JSON, "x-topic-mcp-token": token})
+    response = httpx.post(
+        server.base_url + path, content=LIST_TOOLS, headers={**ACCEPT, **JSON, "x-topic-mcp-token": token}
+    )
     assert response.status_code == 200, response.text
     assert response.json()["result"]["tools"]
 
@@ -85,7 +87,9 @@ def test_abuse_gets_a_clean_4xx_with_a_json_body(server: LiveServer, bot_token: 
     headers = {**ACCEPT, **abuse.headers}
     if abuse.with_token:
         headers["x-topic-mcp-token"] = bot_token
-    response = httpx.request(abuse.method, server.base_url + path, content=abuse.content or None, headers=headers, timeout=10)
+    response = httpx.request(
+        abuse.method, server.base_url + path, content=abuse.content or None, headers=headers, timeout=10
+    )
     assert 400 <= response.status_code < 500, (response.status_code, response.text[:300])
     if abuse.status is not None:
         assert response.status_code == abuse.status, response.text[:300]

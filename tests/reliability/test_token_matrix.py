@@ -74,15 +74,27 @@ def _bot_world(session: Session, name: str, topic_key: str, marker: str) -> tupl
     """A bot with a topic, an item, a conversation with a user input; returns it and a rotated-out token."""
     bot, old_token = create_bot(session=session, name=f"{name}-{secrets.token_hex(3)}")
     token = rotate_token(session=session, bot_id=bot.bot_id)
-    create_topic(session=session, bot_id=bot.bot_id, actor="test",
-                 data=TopicCreate(topic_key=topic_key, name=topic_key, routing_json=CI_RULE))
-    item = publish_item(session=session, bot_id=bot.bot_id,
-                        request=PublishRequest(title=f"{marker} item", content=f"{marker}: {CI_CONTENT}", topic_key=topic_key))
+    create_topic(
+        session=session,
+        bot_id=bot.bot_id,
+        actor="test",
+        data=TopicCreate(topic_key=topic_key, name=topic_key, routing_json=CI_RULE),
+    )
+    item = publish_item(
+        session=session,
+        bot_id=bot.bot_id,
+        request=PublishRequest(title=f"{marker} item", content=f"{marker}: {CI_CONTENT}", topic_key=topic_key),
+    )
     conversation = create_conversation(session=session, bot_id=bot.bot_id, title=f"{marker} chat")
-    message = add_message(session=session, conversation_id=conversation.conversation_id, role="user",
-                          content=f"{marker} asked for the build status")
-    return BotWorld(bot.bot_id, token, topic_key, item.item_id, conversation.conversation_id, message.message_id,
-                    marker), old_token
+    message = add_message(
+        session=session,
+        conversation_id=conversation.conversation_id,
+        role="user",
+        content=f"{marker} asked for the build status",
+    )
+    return BotWorld(
+        bot.bot_id, token, topic_key, item.item_id, conversation.conversation_id, message.message_id, marker
+    ), old_token
 
 
 @dataclass
@@ -99,14 +111,19 @@ def matrix(server: LiveServer, server_session: Session) -> Matrix:
     beta, _ = _bot_world(server_session, "beta", "beta_ci", f"BETA{secrets.token_hex(4)}")
     username = f"matrix-{secrets.token_hex(3)}"
     accounts.create_user(session=server_session, username=username, password=PASSWORD, role="admin")
-    _, login_token = accounts.log_in(session=server_session, username=username, password=PASSWORD, ttl_hours=1, address=None)
+    _, login_token = accounts.log_in(
+        session=server_session, username=username, password=PASSWORD, ttl_hours=1, address=None
+    )
     viewer, viewer_token = accounts.issue_api_token(session=server_session, name="matrix-viewer", role="viewer")
     _, admin_token = accounts.issue_api_token(session=server_session, name="matrix-admin", role="admin")
     revoked, revoked_token = accounts.issue_api_token(session=server_session, name="matrix-revoked", role="admin")
     accounts.revoke_api_token(session=server_session, token_id=revoked.id)
     expired, expired_token = accounts.issue_api_token(session=server_session, name="matrix-expired", role="admin")
-    server_session.exec(sa.update(ApiToken).where(ApiToken.id == expired.id)  # type: ignore[call-overload,arg-type]
-                        .values(expires_at=utcnow() - timedelta(seconds=1)))
+    server_session.exec(
+        sa.update(ApiToken)
+        .where(ApiToken.id == expired.id)  # type: ignore[call-overload,arg-type]
+        .values(expires_at=utcnow() - timedelta(seconds=1))
+    )
     server_session.commit()
     credentials: dict[str, str | None] = {
         "anonymous": None,
@@ -136,11 +153,18 @@ def _bot_rows(server_session: Session, bot_id: str) -> str:
     parts = []
     for model in (TopicItem, TopicTopic, TopicBotSettings, Conversation):
         table = model.__table__  # type: ignore[attr-defined,union-attr]
-        parts.append(repr(server_session.exec(sa.select(table).where(table.c.bot_id == bot_id).order_by(table.c.id)).all()))  # type: ignore[call-overload]
+        parts.append(
+            repr(server_session.exec(sa.select(table).where(table.c.bot_id == bot_id).order_by(table.c.id)).all())
+        )  # type: ignore[call-overload]
     messages = Message.__table__  # type: ignore[attr-defined]
     conversations = sa.select(Conversation.__table__.c.id).where(Conversation.__table__.c.bot_id == bot_id)  # type: ignore[attr-defined]
-    parts.append(repr(server_session.exec(  # type: ignore[call-overload]
-        sa.select(messages).where(messages.c.conversation_id.in_(conversations)).order_by(messages.c.id)).all()))
+    parts.append(
+        repr(
+            server_session.exec(  # type: ignore[call-overload]
+                sa.select(messages).where(messages.c.conversation_id.in_(conversations)).order_by(messages.c.id)
+            ).all()
+        )
+    )
     server_session.commit()  # end the read: on SQLite this session's transactions hold the write lock
     return "\n".join(parts)
 
@@ -162,8 +186,10 @@ def _tool_arguments(tool: str, own: BotWorld, other: BotWorld) -> list[dict[str,
     if tool == "topic_route":
         return [{"content": CI_CONTENT}, {"content": f"{other.marker} {CI_CONTENT}", "title": other.topic_key}]
     if tool == "topic_publish":
-        return [{"title": "matrix result", "content": CI_CONTENT, "topic_key": own.topic_key},
-                {"title": "crossing over", "content": CI_CONTENT, "topic_key": other.topic_key}]
+        return [
+            {"title": "matrix result", "content": CI_CONTENT, "topic_key": own.topic_key},
+            {"title": "crossing over", "content": CI_CONTENT, "topic_key": other.topic_key},
+        ]
     if tool == "ccweb_list_user_inputs":
         return [{"conversationId": own.conversation_id}, {"conversationId": other.conversation_id}]
     return [{}]
@@ -189,12 +215,16 @@ def test_mcp_tools_answer_only_their_own_bot(
             for form in ("x-topic-mcp-token", "authorization"):
                 headers = _headers(token, form)
                 listed = _mcp(server, path, headers, "tools/list", {})
-                tally.check(listed.status_code == 401, f"{principal} via {form}: tools/list on {path} -> {listed.status_code}")
+                tally.check(
+                    listed.status_code == 401, f"{principal} via {form}: tools/list on {path} -> {listed.status_code}"
+                )
                 for tool in tools:
                     for arguments in _tool_arguments(tool, matrix.alpha, matrix.beta):
                         response = _mcp(server, path, headers, "tools/call", {"name": tool, "arguments": arguments})
                         held = response.status_code == 401 and matrix.alpha.marker not in response.text
-                        tally.check(held, f"{principal} via {form}: {tool} -> {response.status_code} {response.text[:120]}")
+                        tally.check(
+                            held, f"{principal} via {form}: {tool} -> {response.status_code} {response.text[:120]}"
+                        )
     tally.check(db_digest() == before, "a refused credential changed stored rows")
 
     for own, other in ((matrix.alpha, matrix.beta), (matrix.beta, matrix.alpha)):
@@ -203,7 +233,9 @@ def test_mcp_tools_answer_only_their_own_bot(
             for form in ("x-topic-mcp-token", "authorization"):
                 headers = _headers(own.token, form)
                 listed = _mcp(server, path, headers, "tools/list", {})
-                names = {tool["name"] for tool in listed.json()["result"]["tools"]} if listed.status_code == 200 else set()
+                names = (
+                    {tool["name"] for tool in listed.json()["result"]["tools"]} if listed.status_code == 200 else set()
+                )
                 tally.check(names == set(tools), f"{own.marker} via {form}: tools/list on {path} -> {sorted(names)}")
                 for tool in tools:
                     for n, arguments in enumerate(_tool_arguments(tool, own, other)):
@@ -218,15 +250,21 @@ def test_mcp_tools_answer_only_their_own_bot(
                         leaked = any(secret in seen for secret in (other.marker, other.bot_id, other.conversation_id))
                         # a call naming the other bot's things is refused or stays in the caller's own rows
                         own_ok = not is_error or crossing
-                        tally.check(own_ok and not leaked,
-                                    f"{own.marker} via {form}: {tool}{' (crossing)' if crossing else ''} -> {text[:160]}")
+                        tally.check(
+                            own_ok and not leaked,
+                            f"{own.marker} via {form}: {tool}{' (crossing)' if crossing else ''} -> {text[:160]}",
+                        )
                         if tool == "topic_publish" and not is_error:
                             landed = json.loads(text)
-                            tally.check(landed.get("bot_id", own.bot_id) == own.bot_id
-                                        and landed.get("topic_key") != other.topic_key,
-                                        f"{own.marker}: a publish landed elsewhere: {text[:160]}")
-        tally.check(_bot_rows(server_session, other.bot_id) == other_rows,
-                    f"calls with {own.marker}'s token changed the other bot's rows")
+                            tally.check(
+                                landed.get("bot_id", own.bot_id) == own.bot_id
+                                and landed.get("topic_key") != other.topic_key,
+                                f"{own.marker}: a publish landed elsewhere: {text[:160]}",
+                            )
+        tally.check(
+            _bot_rows(server_session, other.bot_id) == other_rows,
+            f"calls with {own.marker}'s token changed the other bot's rows",
+        )
     tally.report()
 
 
@@ -264,12 +302,21 @@ def _url(path: str, values: dict[str, Any]) -> str:
 
 
 def _targets(world: BotWorld, token_id: int, topic_key: str | None = None) -> dict[str, Any]:
-    return {"bot_id": world.bot_id, "topic_key": topic_key or world.topic_key, "item_id": world.item_id,
-            "conversation_id": world.conversation_id, "message_id": world.message_id, "token_id": token_id}
+    return {
+        "bot_id": world.bot_id,
+        "topic_key": topic_key or world.topic_key,
+        "item_id": world.item_id,
+        "conversation_id": world.conversation_id,
+        "message_id": world.message_id,
+        "token_id": token_id,
+    }
 
 
 def test_rest_operations_answer_exactly_the_intended_principals(
-    server: LiveServer, server_session: Session, matrix: Matrix, operations: list[tuple[str, str]],
+    server: LiveServer,
+    server_session: Session,
+    matrix: Matrix,
+    operations: list[tuple[str, str]],
     db_digest: Callable[[], str],
 ) -> None:
     tally = Tally("REST")
@@ -279,12 +326,25 @@ def test_rest_operations_answer_exactly_the_intended_principals(
     def send(token: str | None, method: str, path: str, values: dict[str, Any]) -> httpx.Response:
         with httpx.Client(base_url=server.base_url, headers=_headers(token, "authorization"), timeout=30) as client:
             body = _sample_body(method, path)
-            return client.request(method, _url(path, values), json=body) if body is not None else client.request(method, _url(path, values))
+            return (
+                client.request(method, _url(path, values), json=body)
+                if body is not None
+                else client.request(method, _url(path, values))
+            )
 
     # Credentials that are no API token: 401 everywhere but the public operations, and nothing changes.
     before = db_digest()
-    for principal in ("anonymous", "wrong bot token", "wrong api token", "rotated-out bot token", "revoked api token",
-                      "expired api token", "browser session token", "bot alpha", "bot beta"):
+    for principal in (
+        "anonymous",
+        "wrong bot token",
+        "wrong api token",
+        "rotated-out bot token",
+        "revoked api token",
+        "expired api token",
+        "browser session token",
+        "bot alpha",
+        "bot beta",
+    ):
         for method, path in operations:
             response = send(matrix.credentials[principal], method, path, targets)
             expected = 200 if (method, path) in PUBLIC_OPERATIONS else 401
@@ -298,7 +358,9 @@ def test_rest_operations_answer_exactly_the_intended_principals(
         response = send(matrix.credentials["viewer"], method, path, targets)
         readable = method == "GET" and (method, path) not in ADMIN_ONLY_READS
         expected = 200 if readable or (method, path) in PUBLIC_OPERATIONS else 403
-        tally.check(response.status_code == expected, f"viewer: {method} {path} -> {response.status_code} {response.text[:120]}")
+        tally.check(
+            response.status_code == expected, f"viewer: {method} {path} -> {response.status_code} {response.text[:120]}"
+        )
     tally.check(db_digest() == before, "a viewer changed stored rows")
     for method, path in sorted(VIEWER_WRITES):
         response = send(matrix.credentials["viewer"], method, path, targets)
@@ -310,11 +372,14 @@ def test_rest_operations_answer_exactly_the_intended_principals(
         if method in ("DELETE", "POST", "PUT"):
             victim, _ = _bot_world(server_session, "victim", "victim_ci", f"VICTIM{secrets.token_hex(3)}")
             spare, _ = accounts.issue_api_token(session=server_session, name="spare", role="viewer")
-            create_topic(session=server_session, bot_id=victim.bot_id, actor="test",
-                         data=TopicCreate(topic_key="doomed", name="Doomed"))
+            create_topic(
+                session=server_session,
+                bot_id=victim.bot_id,
+                actor="test",
+                data=TopicCreate(topic_key="doomed", name="Doomed"),
+            )
             values = _targets(victim, spare.id, topic_key="doomed" if method == "DELETE" else None)
         response = send(matrix.credentials["admin"], method, path, values)
         allowed = response.status_code not in (401, 403) and response.status_code < 500
         tally.check(allowed, f"admin: {method} {path} -> {response.status_code} {response.text[:120]}")
     tally.report()
-

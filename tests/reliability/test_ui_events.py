@@ -62,9 +62,23 @@ def _guarded_handlers() -> list[tuple[type[BaseState], str, Any]]:
 def _arguments(cls: type[BaseState], name: str, handler: Any, world: World) -> dict[str, Any]:
     """Arguments that make the handler touch the world's rows, by parameter name and type."""
     by_name: dict[str, Any] = {
-        "bot_id": world.bot_id, "item_id": world.item_id, "topic_key": "builds", "conversation_id": world.conversation_id,
-        "action": "delete", "field": "positive", "index": 0, "kind": "card", "on": True, "mode": "json", "text": "{}",
-        "selection": "all", "positive": True, "tag": "ci", "enabled": False, "old": "server_1", "new": "renamed",
+        "bot_id": world.bot_id,
+        "item_id": world.item_id,
+        "topic_key": "builds",
+        "conversation_id": world.conversation_id,
+        "action": "delete",
+        "field": "positive",
+        "index": 0,
+        "kind": "card",
+        "on": True,
+        "mode": "json",
+        "text": "{}",
+        "selection": "all",
+        "positive": True,
+        "tag": "ci",
+        "enabled": False,
+        "old": "server_1",
+        "new": "renamed",
         # setvar needs a var with a setter: the State's first one, if it has any
         "var_name": next((h.removeprefix("set_") for h in sorted(cls.event_handlers) if h.startswith("set_")), "x"),
         "_tick": "",
@@ -105,18 +119,35 @@ def _digest(database_url: str) -> str:
 def world(server: LiveServer, server_session: Session) -> World:
     marker = f"SECRET{secrets.token_hex(6)}"
     bot, _ = create_bot(session=server_session, name=f"bot-{marker}", write_config=False)
-    create_topic(session=server_session, bot_id=bot.bot_id, actor="test",
-                 data=TopicCreate(topic_key="builds", name=f"Builds {marker}",
-                                  routing_json={"purpose": "CI build results", "include_when": ["CI build results"]}))
-    item = publish_item(session=server_session, bot_id=bot.bot_id,
-                        request=PublishRequest(topic_key="builds", title=f"item {marker}", content=f"content {marker}",
-                                               tags=["ci"]))
+    create_topic(
+        session=server_session,
+        bot_id=bot.bot_id,
+        actor="test",
+        data=TopicCreate(
+            topic_key="builds",
+            name=f"Builds {marker}",
+            routing_json={"purpose": "CI build results", "include_when": ["CI build results"]},
+        ),
+    )
+    item = publish_item(
+        session=server_session,
+        bot_id=bot.bot_id,
+        request=PublishRequest(topic_key="builds", title=f"item {marker}", content=f"content {marker}", tags=["ci"]),
+    )
     conversation = conversations.create_conversation(session=server_session, bot_id=bot.bot_id, title=f"talk {marker}")
-    conversations.add_message(session=server_session, conversation_id=conversation.conversation_id, role="user",
-                              content=f"private message {marker}")
+    conversations.add_message(
+        session=server_session,
+        conversation_id=conversation.conversation_id,
+        role="user",
+        content=f"private message {marker}",
+    )
     card = conversations.add_message(
-        session=server_session, conversation_id=conversation.conversation_id, role="assistant", content="card",
-        kind="guide_card", guide_card={"title": "Before I start", "fields": [{"name": "scope", "label": "Scope"}]},
+        session=server_session,
+        conversation_id=conversation.conversation_id,
+        role="assistant",
+        content="card",
+        kind="guide_card",
+        guide_card={"title": "Before I start", "fields": [{"name": "scope", "label": "Scope"}]},
     )
     audit.record_call(session=server_session, bot_id=bot.bot_id, tool=f"tool_{marker}", outcome="ok")
     tokens = {}
@@ -124,8 +155,15 @@ def world(server: LiveServer, server_session: Session) -> World:
         name = f"{role}{secrets.token_hex(4)}"
         accounts.create_user(session=server_session, username=name, password=PASSWORD, role=role)
         _, tokens[role] = accounts.log_in(session=server_session, username=name, password=PASSWORD, ttl_hours=1)
-    return World(marker=marker, bot_id=bot.bot_id, item_id=item.item_id, conversation_id=conversation.conversation_id,
-                 card_message_id=card.message_id, viewer_token=tokens["viewer"], admin_token=tokens["admin"])
+    return World(
+        marker=marker,
+        bot_id=bot.bot_id,
+        item_id=item.item_id,
+        conversation_id=conversation.conversation_id,
+        card_message_id=card.message_id,
+        viewer_token=tokens["viewer"],
+        admin_token=tokens["admin"],
+    )
 
 
 @pytest.fixture
@@ -137,8 +175,10 @@ def socket(server: LiveServer) -> Iterator[UiSocket]:
 def _sign_in(sock: UiSocket, token: str) -> None:
     """What a browser does on connect: hand the server the login token kept in local storage."""
     key = f"{AuthState.get_full_name()}.session_token"
-    sock.send(f"{State.get_full_name()}.reflex___state____update_vars_internal_state.update_vars_internal",
-              {"vars": {key: token}})
+    sock.send(
+        f"{State.get_full_name()}.reflex___state____update_vars_internal_state.update_vars_internal",
+        {"vars": {key: token}},
+    )
 
 
 def _fire_all(sock: UiSocket, world: World, handlers: list[tuple[type[BaseState], str, Any]]) -> None:
@@ -156,7 +196,9 @@ def test_every_guarded_state_is_a_signed_in_state() -> None:
     assert "public" not in access
 
 
-def test_an_anonymous_socket_reads_nothing_and_changes_nothing(server: LiveServer, world: World, socket: UiSocket) -> None:
+def test_an_anonymous_socket_reads_nothing_and_changes_nothing(
+    server: LiveServer, world: World, socket: UiSocket
+) -> None:
     handlers = _guarded_handlers()
     before = _digest(server.database_url)
     _fire_all(socket, world, handlers)
@@ -192,8 +234,9 @@ def test_an_admin_socket_does_change_data(server: LiveServer, world: World, sock
     assert _digest(server.database_url) != before
 
 
-def test_a_logged_out_token_stops_working_at_once(server: LiveServer, server_session: Session, world: World,
-                                                  socket: UiSocket) -> None:
+def test_a_logged_out_token_stops_working_at_once(
+    server: LiveServer, server_session: Session, world: World, socket: UiSocket
+) -> None:
     _sign_in(socket, world.admin_token)
     accounts.log_out(session=server_session, token=world.admin_token)
     panel = next(cls for cls, name, _ in _guarded_handlers() if name == "select_bot" and "panel" in cls.get_full_name())

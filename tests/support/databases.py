@@ -76,7 +76,9 @@ def _postgres_template() -> str:
         admin = _admin_engine()
         with admin.connect() as conn:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-        upgrade_database(make_url(_psycopg(TEST_DATABASE_URL or "")).set(database=name).render_as_string(hide_password=False))
+        upgrade_database(
+            make_url(_psycopg(TEST_DATABASE_URL or "")).set(database=name).render_as_string(hide_password=False)
+        )
         dispose_engines()
         admin.dispose()
 

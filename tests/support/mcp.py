@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import anyio
-
 import httpx2
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -19,7 +18,9 @@ T = TypeVar("T")
 
 
 @asynccontextmanager
-async def mcp_client(url: str, token: str | None = None, headers: dict[str, str] | None = None) -> AsyncIterator[Client]:
+async def mcp_client(
+    url: str, token: str | None = None, headers: dict[str, str] | None = None
+) -> AsyncIterator[Client]:
     all_headers = dict(headers or {})
     if token is not None:
         all_headers["x-topic-mcp-token"] = token

@@ -27,7 +27,9 @@ def test_db_upgrade_user_api_token_and_bot(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/cli.db"
     assert run_cli(url, "db", "upgrade").returncode == 0
 
-    created = run_cli(url, "user", "create", "--admin", "--username", "ada", "--password-stdin", stdin="long enough password\n")
+    created = run_cli(
+        url, "user", "create", "--admin", "--username", "ada", "--password-stdin", stdin="long enough password\n"
+    )
     assert created.returncode == 0, created.stderr
     weak = run_cli(url, "user", "create", "--viewer", "--username", "bob", "--password-stdin", stdin="short\n")
     assert weak.returncode == 2 and "weak_password" in weak.stderr
@@ -75,7 +77,10 @@ def test_api_tokens_expire_are_listed_and_revoked(tmp_path: Path) -> None:
     listed = run_cli(url, "api-token", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     rows = json.loads(listed.stdout)
-    assert [(r["name"], r["role"], r["state"]) for r in rows] == [("grafana", "viewer", "active"), ("deploy", "admin", "active")]
+    assert [(r["name"], r["role"], r["state"]) for r in rows] == [
+        ("grafana", "viewer", "active"),
+        ("deploy", "admin", "active"),
+    ]
     created, expires = (datetime.fromisoformat(rows[0][k]) for k in ("created_at", "expires_at"))
     assert abs((expires - created) - timedelta(days=7)) < timedelta(seconds=5)
     created, expires = (datetime.fromisoformat(rows[1][k]) for k in ("created_at", "expires_at"))
@@ -102,7 +107,9 @@ def test_weak_passwords_are_refused_with_their_reasons(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/weak.db"
     run_cli(url, "db", "upgrade")
     for password in (" " * 10, "password1234", "carol-carol-carol"):
-        weak = run_cli(url, "user", "create", "--viewer", "--username", "carol", "--password-stdin", stdin=password + "\n")
+        weak = run_cli(
+            url, "user", "create", "--viewer", "--username", "carol", "--password-stdin", stdin=password + "\n"
+        )
         assert weak.returncode == 2 and "weak_password" in weak.stderr, (password, weak.stderr)
         assert accounts.password_problems(password, "carol")[0] in weak.stderr
 
@@ -113,8 +120,12 @@ def test_log_out_everywhere(tmp_path: Path) -> None:
     run_cli(url, "user", "create", "--admin", "--username", "ada", "--password-stdin", stdin="long enough password\n")
     engine = create_db_engine(url)
     with Session(engine) as session:
-        tokens = [accounts.log_in(session=session, username="ada", password="long enough password", ttl_hours=1,
-                                  address=None)[1] for _ in range(2)]
+        tokens = [
+            accounts.log_in(
+                session=session, username="ada", password="long enough password", ttl_hours=1, address=None
+            )[1]
+            for _ in range(2)
+        ]
     ended = run_cli(url, "user", "log-out-everywhere", "ada")
     assert ended.returncode == 0, ended.stderr
     assert "2" in ended.stdout

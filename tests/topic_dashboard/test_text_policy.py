@@ -29,10 +29,40 @@ from topic_dashboard.text_policy import (
 
 PROPERTY = settings(max_examples=100, deadline=None, database=None)
 
-REFUSED_IN_TEXT = ["\x00", "\x01", "\x07", "\x08", "\x0b", "\x0c", "\x1b", "\x1f", "\x7f", "\x80", "\x85", "\x9f",
-                   "\ud800", "\udbff", "\udc00", "\udfff"]
-REFUSED_IN_A_LINE_ONLY = ["\t", "\n", "\r", "\u2028", "\u2029", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
-                          "\u2066", "\u2067", "\u2068", "\u2069"]
+REFUSED_IN_TEXT = [
+    "\x00",
+    "\x01",
+    "\x07",
+    "\x08",
+    "\x0b",
+    "\x0c",
+    "\x1b",
+    "\x1f",
+    "\x7f",
+    "\x80",
+    "\x85",
+    "\x9f",
+    "\ud800",
+    "\udbff",
+    "\udc00",
+    "\udfff",
+]
+REFUSED_IN_A_LINE_ONLY = [
+    "\t",
+    "\n",
+    "\r",
+    "\u2028",
+    "\u2029",
+    "\u202a",
+    "\u202b",
+    "\u202c",
+    "\u202d",
+    "\u202e",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+]
 ALLOWED = ["plain", "中文 😀", "עברית ومرحبا", "<b>&amp;</b>", "a\u200db", "\u00a0nbsp", "\ufeffbom", ""]
 
 
@@ -124,8 +154,10 @@ def test_bounded_numbers_pass(value: Any) -> None:
     assert check_number(value, field="n") == value
 
 
-@pytest.mark.parametrize("value", [INT64_MAX + 1, INT64_MIN - 1, 10**400, -(10**400), math.inf, -math.inf, math.nan,
-                                   True, False, "1", None, [1]])
+@pytest.mark.parametrize(
+    "value",
+    [INT64_MAX + 1, INT64_MIN - 1, 10**400, -(10**400), math.inf, -math.inf, math.nan, True, False, "1", None, [1]],
+)
 def test_unbounded_numbers_and_non_numbers_are_refused(value: Any) -> None:
     assert not is_bounded_number(value)
     error = _refused(check_number, value)
@@ -154,8 +186,15 @@ def test_an_integer_is_bounded_exactly_when_it_fits_64_bits(value: int) -> None:
 
 
 def test_check_json_passes_ordinary_documents_unchanged() -> None:
-    document = {"purpose": "CI results\nand more", "include_when": ["build failed"], "priority": 70,
-                "examples": {"positive": [], "negative": ["中文"]}, "flag": True, "none": None, "ratio": 0.5}
+    document = {
+        "purpose": "CI results\nand more",
+        "include_when": ["build failed"],
+        "priority": 70,
+        "examples": {"positive": [], "negative": ["中文"]},
+        "flag": True,
+        "none": None,
+        "ratio": 0.5,
+    }
     assert check_json(document, field="routing_json") is document
 
 
@@ -202,8 +241,11 @@ def test_check_json_refuses_deep_nesting_without_recursing() -> None:
 
 def test_check_parameters_names_the_parameter() -> None:
     check_parameters([("bot_id", "abc123"), ("tag", "中文"), ("cursor", "djE6MTA" * 1000)])
-    for parameters, field in (([("bot_id", "a\x00")], "bot_id"), ([("tag", "a\u202eb")], "tag"),
-                              ([("a\nb", "x")], "parameter")):
+    for parameters, field in (
+        ([("bot_id", "a\x00")], "bot_id"),
+        ([("tag", "a\u202eb")], "tag"),
+        ([("a\nb", "x")], "parameter"),
+    ):
         with pytest.raises(AppError) as caught:
             check_parameters(parameters)
         assert (caught.value.code, caught.value.field) == ("validation_error", field)

@@ -46,16 +46,30 @@ class AuditState(SignedInState):
     def _load(self, before_id: int | None = None) -> None:
         with read_session() as session:
             rows = audit_service.list_calls(
-                session=session, bot_id=None if self.bot_id == "all" else self.bot_id,
-                tool=None if self.tool == "all" else self.tool, outcome=None if self.outcome == "all" else self.outcome,
-                before_id=before_id, limit=PAGE + 1,
+                session=session,
+                bot_id=None if self.bot_id == "all" else self.bot_id,
+                tool=None if self.tool == "all" else self.tool,
+                outcome=None if self.outcome == "all" else self.outcome,
+                before_id=before_id,
+                limit=PAGE + 1,
             )
             if before_id is None:
-                self.chart = audit_service.hourly_counts(session=session, bot_id=None if self.bot_id == "all" else self.bot_id)
+                self.chart = audit_service.hourly_counts(
+                    session=session, bot_id=None if self.bot_id == "all" else self.bot_id
+                )
         converted = [
-            AuditRow(id=r.id, bot_id=r.bot_id or "", tool=r.tool, outcome=r.outcome, error_code=r.error_code or "",
-                     topic_key=r.topic_key or "", item_id=str(r.item_id or ""), latency_ms=r.latency_ms,
-                     created_at=r.created_at or "", calls=r.calls)
+            AuditRow(
+                id=r.id,
+                bot_id=r.bot_id or "",
+                tool=r.tool,
+                outcome=r.outcome,
+                error_code=r.error_code or "",
+                topic_key=r.topic_key or "",
+                item_id=str(r.item_id or ""),
+                latency_ms=r.latency_ms,
+                created_at=r.created_at or "",
+                calls=r.calls,
+            )
             for r in rows[:PAGE]
         ]
         self.rows = converted if before_id is None else self.rows + converted

@@ -70,7 +70,11 @@ def login_page() -> rx.Component:
     return rx.center(
         rx.card(
             rx.vstack(
-                rx.hstack(rx.icon("layers", size=24, color=rx.color("accent", 9)), rx.heading("Topic Dashboard", size="6"), align="center"),
+                rx.hstack(
+                    rx.icon("layers", size=24, color=rx.color("accent", 9)),
+                    rx.heading("Topic Dashboard", size="6"),
+                    align="center",
+                ),
                 rx.text("Read, route and trust what your bots produce.", size="2", color=rx.color("gray", 10)),
                 rx.cond(AuthState.needs_setup, setup_form(), login_form()),
                 spacing="4",

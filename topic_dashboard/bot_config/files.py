@@ -21,18 +21,23 @@ def read_config(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise AppError("invalid_mcp_config", f"no config file at {path}", field="config_path") from None
     except UnicodeDecodeError as exc:
-        raise AppError("invalid_mcp_config", f"{path} is not UTF-8 text: fix or replace it",
-                       field="config_path") from exc
+        raise AppError(
+            "invalid_mcp_config", f"{path} is not UTF-8 text: fix or replace it", field="config_path"
+        ) from exc
     except OSError as exc:
         if exc.errno in _NOT_A_FILE:  # the path names no file: the caller's to fix, not a server fault
-            raise AppError("invalid_mcp_config", f"{path} is not a config file ({exc.strerror})",
-                           field="config_path") from exc
+            raise AppError(
+                "invalid_mcp_config", f"{path} is not a config file ({exc.strerror})", field="config_path"
+            ) from exc
         raise AppError("config_io_error", f"cannot read {path}: {exc.strerror}") from exc
     try:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
-        raise AppError("invalid_mcp_config", f"{path} is not valid JSON (line {exc.lineno}): fix or replace it",
-                       field="config_path") from exc
+        raise AppError(
+            "invalid_mcp_config",
+            f"{path} is not valid JSON (line {exc.lineno}): fix or replace it",
+            field="config_path",
+        ) from exc
     if not isinstance(data, dict):
         raise AppError("invalid_mcp_config", f"{path} must hold a JSON object", field="config_path")
     return data

@@ -24,8 +24,19 @@ SERVER_TYPES = ("stdio", "sse", "streamableHttp")
 # What nanobot 0.3 blocks (nanobot/security/network.py).
 _BLOCKED_NETWORKS = [
     ipaddress.ip_network(net)
-    for net in ("0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-                "192.168.0.0/16", "::/128", "::1/128", "fc00::/7", "fe80::/10")
+    for net in (
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "::/128",
+        "::1/128",
+        "fc00::/7",
+        "fe80::/10",
+    )
 ]
 # nanobot reads camelCase and snake_case; we write whichever the file already uses.
 _KEY_ALIASES = {
@@ -34,8 +45,20 @@ _KEY_ALIASES = {
     "mcpServers": "mcp_servers",
     "ssrfWhitelist": "ssrf_whitelist",
 }
-_SERVER_KEYS = {"type", "auth", "command", "args", "env", "cwd", "url", "headers", "toolTimeout", "tool_timeout",
-                "enabledTools", "enabled_tools"}
+_SERVER_KEYS = {
+    "type",
+    "auth",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "toolTimeout",
+    "tool_timeout",
+    "enabledTools",
+    "enabled_tools",
+}
 
 
 def managed_entry(*, mcp_url: str, token: str, tool_timeout: int = DEFAULT_TOOL_TIMEOUT_SECONDS) -> dict[str, Any]:
@@ -137,15 +160,21 @@ def validate_server_entry(name: str, entry: Any) -> dict[str, Any]:
         raise AppError("invalid_mcp_config", f"{path} must be an object", field=path)
     unknown = sorted(set(entry) - _SERVER_KEYS)
     if unknown:
-        raise AppError("invalid_mcp_config", f"{path}.{unknown[0]} is not a setting nanobot knows", field=f"{path}.{unknown[0]}")
+        raise AppError(
+            "invalid_mcp_config", f"{path}.{unknown[0]} is not a setting nanobot knows", field=f"{path}.{unknown[0]}"
+        )
     kind = entry.get("type")
     if kind is None:
         kind = "stdio" if entry.get("command") else ("streamableHttp" if entry.get("url") else None)
     if kind not in SERVER_TYPES:
-        raise AppError("invalid_mcp_config", f"{path}.type must be one of {', '.join(SERVER_TYPES)}", field=f"{path}.type")
+        raise AppError(
+            "invalid_mcp_config", f"{path}.type must be one of {', '.join(SERVER_TYPES)}", field=f"{path}.type"
+        )
     if kind == "stdio":
         if not isinstance(entry.get("command"), str) or not entry["command"].strip():
-            raise AppError("invalid_mcp_config", f"{path}.command is required for a stdio server", field=f"{path}.command")
+            raise AppError(
+                "invalid_mcp_config", f"{path}.command is required for a stdio server", field=f"{path}.command"
+            )
     else:
         url = entry.get("url")
         if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
@@ -163,7 +192,7 @@ def validate_server_entry(name: str, entry: Any) -> dict[str, Any]:
         if key in entry and not isinstance(entry[key], str):
             raise AppError("invalid_mcp_config", f"{path}.{key} must be a string", field=f"{path}.{key}")
     if "auth" in entry and entry["auth"] not in (None, "oauth"):
-        raise AppError("invalid_mcp_config", f"{path}.auth must be \"oauth\" or absent", field=f"{path}.auth")
+        raise AppError("invalid_mcp_config", f'{path}.auth must be "oauth" or absent', field=f"{path}.auth")
     return entry
 
 
@@ -195,14 +224,18 @@ def _checked_locked_entry(entry: Any, managed: dict[str, Any]) -> dict[str, Any]
     allowed = {"type", "url", "headers", "toolTimeout", "tool_timeout"}
     extra = sorted(set(entry) - allowed)
     if extra:
-        raise AppError("locked_field", f"{path} is managed by the dashboard; {extra[0]!r} cannot be set on it",
-                       field=f"{path}.{extra[0]}")
+        raise AppError(
+            "locked_field",
+            f"{path} is managed by the dashboard; {extra[0]!r} cannot be set on it",
+            field=f"{path}.{extra[0]}",
+        )
     for key in ("type", "url", "headers"):
         if key == "headers" and entry.get(key) == _masked_headers(managed[key]):
             continue  # what a read showed (the token masked) means "unchanged"
         if key in entry and entry[key] != managed[key]:
-            raise AppError("locked_field", f"{path}.{key} is managed by the dashboard and cannot change",
-                           field=f"{path}.{key}")
+            raise AppError(
+                "locked_field", f"{path}.{key} is managed by the dashboard and cannot change", field=f"{path}.{key}"
+            )
     timeout = entry.get("toolTimeout", entry.get("tool_timeout", managed["toolTimeout"]))
     return {**managed, "toolTimeout": _tool_timeout(timeout, f"{path}.toolTimeout")}
 

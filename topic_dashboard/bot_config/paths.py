@@ -15,15 +15,26 @@ from topic_dashboard.errors import AppError
 
 MAX_CONFIG_PATH_LENGTH = 1000  # the column's size
 # nanobot 0.3's top-level sections (nanobot.config.schema.Config); unknown keys are dropped by nanobot.
-NANOBOT_SECTIONS = ("agents", "channels", "transcription", "providers", "api", "gateway", "tools", "modelPresets",
-                    "model_presets")
+NANOBOT_SECTIONS = (
+    "agents",
+    "channels",
+    "transcription",
+    "providers",
+    "api",
+    "gateway",
+    "tools",
+    "modelPresets",
+    "model_presets",
+)
 
 
 def _not_allowed(roots: Sequence[Path]) -> AppError:
     where = " or ".join(str(root.resolve()) for root in roots)
-    return AppError("config_path_not_allowed",
-                    f"config_path must name a file inside {where}, without '..' and without links leading out of it",
-                    field="config_path")
+    return AppError(
+        "config_path_not_allowed",
+        f"config_path must name a file inside {where}, without '..' and without links leading out of it",
+        field="config_path",
+    )
 
 
 def confined_config_path(raw: str, *, roots: Sequence[Path]) -> Path:
@@ -35,9 +46,11 @@ def confined_config_path(raw: str, *, roots: Sequence[Path]) -> Path:
     path = Path(raw)
     # NUL cannot be in a path (a ValueError, i.e. a 500, further down).
     if "\x00" in raw or len(raw) > MAX_CONFIG_PATH_LENGTH or not path.is_absolute() or path.suffix != ".json":
-        raise AppError("validation_error",
-                       f"config_path must be an absolute path to a .json file (at most {MAX_CONFIG_PATH_LENGTH} characters)",
-                       field="config_path")
+        raise AppError(
+            "validation_error",
+            f"config_path must be an absolute path to a .json file (at most {MAX_CONFIG_PATH_LENGTH} characters)",
+            field="config_path",
+        )
     if ".." in path.parts:
         raise _not_allowed(roots)
     try:
@@ -56,13 +69,16 @@ def check_nanobot_config(config: dict[str, Any], path: Path) -> None:
     one with at least one of nanobot's sections, each section (and tools.mcpServers) an object."""
     present = [key for key in NANOBOT_SECTIONS if key in config]
     if config and not present:
-        raise AppError("invalid_mcp_config",
-                       f"{path} does not look like a nanobot config.json (it has none of {', '.join(NANOBOT_SECTIONS[:7])})",
-                       field="config_path")
+        raise AppError(
+            "invalid_mcp_config",
+            f"{path} does not look like a nanobot config.json (it has none of {', '.join(NANOBOT_SECTIONS[:7])})",
+            field="config_path",
+        )
     for key in present:
         if not isinstance(config[key], dict):
-            raise AppError("invalid_mcp_config", f"{path}: `{key}` must be an object in a nanobot config.json",
-                           field="config_path")
+            raise AppError(
+                "invalid_mcp_config", f"{path}: `{key}` must be an object in a nanobot config.json", field="config_path"
+            )
     tools = config.get("tools") or {}
     for key in ("mcpServers", "mcp_servers"):
         if key in tools and not isinstance(tools[key], dict):

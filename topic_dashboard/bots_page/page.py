@@ -14,26 +14,55 @@ S = BotsState
 def _bot_row(bot: BotRow) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.vstack(rx.text(bot.name, weight="medium"), rx.code(bot.id, size="1"), spacing="0")),
-        rx.table.cell(rx.cond(bot.topic_enabled, rx.badge("delivering", color_scheme="green", size="1"),
-                              rx.badge("delivery off", color_scheme="amber", size="1"))),
+        rx.table.cell(
+            rx.cond(
+                bot.topic_enabled,
+                rx.badge("delivering", color_scheme="green", size="1"),
+                rx.badge("delivery off", color_scheme="amber", size="1"),
+            )
+        ),
         rx.table.cell(bot.token_age_days.to_string() + " d", white_space="nowrap"),
-        rx.table.cell(rx.cond(bot.last_mcp_call_at != "", rx.moment(bot.last_mcp_call_at, from_now=True), "never"),
-                      white_space="nowrap"),
+        rx.table.cell(
+            rx.cond(bot.last_mcp_call_at != "", rx.moment(bot.last_mcp_call_at, from_now=True), "never"),
+            white_space="nowrap",
+        ),
         rx.table.cell(bot.items_today),
         rx.table.cell(bot.items_total),
         rx.table.cell(
             rx.hstack(
-                rx.button(rx.icon("settings", size=14), "Settings", size="1", variant="soft", on_click=S.open_config(bot.id),
-                          id="config-" + bot.id),
-                rx.link(rx.button(rx.icon("rss", size=14), "Topics", size="1", variant="soft", color_scheme="gray"),
-                        href="/?bot=" + bot.id),
+                rx.button(
+                    rx.icon("settings", size=14),
+                    "Settings",
+                    size="1",
+                    variant="soft",
+                    on_click=S.open_config(bot.id),
+                    id="config-" + bot.id,
+                ),
+                rx.link(
+                    rx.button(rx.icon("rss", size=14), "Topics", size="1", variant="soft", color_scheme="gray"),
+                    href="/?bot=" + bot.id,
+                ),
                 rx.cond(
                     AuthState.is_admin,
                     rx.hstack(
-                        rx.button(rx.icon("key-round", size=14), "Rotate token", size="1", variant="soft", color_scheme="amber",
-                                  on_click=S.ask(bot.id, "rotate"), id="rotate-" + bot.id),
-                        rx.icon_button(rx.icon("trash-2", size=14), size="1", variant="soft", color_scheme="red",
-                                       on_click=S.ask(bot.id, "delete"), id="delete-" + bot.id, aria_label="Delete bot"),
+                        rx.button(
+                            rx.icon("key-round", size=14),
+                            "Rotate token",
+                            size="1",
+                            variant="soft",
+                            color_scheme="amber",
+                            on_click=S.ask(bot.id, "rotate"),
+                            id="rotate-" + bot.id,
+                        ),
+                        rx.icon_button(
+                            rx.icon("trash-2", size=14),
+                            size="1",
+                            variant="soft",
+                            color_scheme="red",
+                            on_click=S.ask(bot.id, "delete"),
+                            id="delete-" + bot.id,
+                            aria_label="Delete bot",
+                        ),
                         spacing="2",
                     ),
                 ),
@@ -47,8 +76,14 @@ def _bot_row(bot: BotRow) -> rx.Component:
 
 def bots_table() -> rx.Component:
     return rx.table.root(
-        rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in
-                                       ("Bot", "Delivery", "Token age", "Last MCP call", "Items today", "Items", "")])),
+        rx.table.header(
+            rx.table.row(
+                *[
+                    rx.table.column_header_cell(h)
+                    for h in ("Bot", "Delivery", "Token age", "Last MCP call", "Items today", "Items", "")
+                ]
+            )
+        ),
         rx.table.body(rx.foreach(S.bots, _bot_row)),
         variant="surface",
         width="100%",
@@ -60,27 +95,57 @@ def create_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title("New bot"),
-            rx.dialog.description("The dashboard creates its inbox topic and writes topic_mcp into its nanobot config.",
-                                  size="2", margin_bottom="1rem"),
+            rx.dialog.description(
+                "The dashboard creates its inbox topic and writes topic_mcp into its nanobot config.",
+                size="2",
+                margin_bottom="1rem",
+            ),
             rx.vstack(
                 rx.text("Name", size="2", weight="medium"),
-                rx.input(value=S.new_name, on_change=S.set_new_name, placeholder="e.g. research", id="new-bot-name", width="100%"),
-                rx.text("Existing nanobot config.json to adopt (optional, absolute path inside the data directory)",
-                        size="2", weight="medium"),
-                rx.input(value=S.new_config_path, on_change=S.set_new_config_path, width="100%",
-                         placeholder="empty: a new workspace under the data directory",
-                         id="new-bot-config-path"),
-                rx.cond(S.new_config_path != "", rx.el.label(
-                    rx.hstack(rx.checkbox(checked=S.adopt_existing, on_change=S.set_adopt_existing, id="new-bot-adopt"),
-                              rx.text("This file exists: let the dashboard add topic_mcp to it (nothing else changes)",
-                                      size="2"),
-                              spacing="2", align="center"))),
-                rx.cond(S.create_error != "", rx.callout(S.create_error, color_scheme="red", icon="triangle-alert", size="1",
-                                                          id="create-bot-error")),
+                rx.input(
+                    value=S.new_name,
+                    on_change=S.set_new_name,
+                    placeholder="e.g. research",
+                    id="new-bot-name",
+                    width="100%",
+                ),
+                rx.text(
+                    "Existing nanobot config.json to adopt (optional, absolute path inside the data directory)",
+                    size="2",
+                    weight="medium",
+                ),
+                rx.input(
+                    value=S.new_config_path,
+                    on_change=S.set_new_config_path,
+                    width="100%",
+                    placeholder="empty: a new workspace under the data directory",
+                    id="new-bot-config-path",
+                ),
+                rx.cond(
+                    S.new_config_path != "",
+                    rx.el.label(
+                        rx.hstack(
+                            rx.checkbox(checked=S.adopt_existing, on_change=S.set_adopt_existing, id="new-bot-adopt"),
+                            rx.text(
+                                "This file exists: let the dashboard add topic_mcp to it (nothing else changes)",
+                                size="2",
+                            ),
+                            spacing="2",
+                            align="center",
+                        )
+                    ),
+                ),
+                rx.cond(
+                    S.create_error != "",
+                    rx.callout(
+                        S.create_error, color_scheme="red", icon="triangle-alert", size="1", id="create-bot-error"
+                    ),
+                ),
                 rx.hstack(
                     rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
                     rx.button("Create bot", on_click=S.create_bot, id="create-bot-submit"),
-                    justify="end", width="100%",
+                    justify="end",
+                    width="100%",
                 ),
                 spacing="2",
             ),
@@ -94,22 +159,38 @@ def token_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title("Token for " + S.shown_bot_name),
-            rx.callout("Copy it now: it is shown only once. The dashboard stores only its hash.", icon="key-round",
-                       color_scheme="amber", size="1"),
+            rx.callout(
+                "Copy it now: it is shown only once. The dashboard stores only its hash.",
+                icon="key-round",
+                color_scheme="amber",
+                size="1",
+            ),
             rx.hstack(
                 rx.code(S.shown_token, id="shown-token", word_break="break-all"),
-                rx.icon_button(rx.icon("copy", size=14), size="1", variant="soft", on_click=rx.set_clipboard(S.shown_token),
-                               aria_label="Copy token"),
-                align="center", margin_y="0.75rem",
+                rx.icon_button(
+                    rx.icon("copy", size=14),
+                    size="1",
+                    variant="soft",
+                    on_click=rx.set_clipboard(S.shown_token),
+                    aria_label="Copy token",
+                ),
+                align="center",
+                margin_y="0.75rem",
             ),
-            rx.cond(S.shown_config_path != "",
-                    rx.text("Written to ", rx.code(S.shown_config_path, id="shown-config-path"), " (mode 0600).", size="2")),
+            rx.cond(
+                S.shown_config_path != "",
+                rx.text("Written to ", rx.code(S.shown_config_path, id="shown-config-path"), " (mode 0600).", size="2"),
+            ),
             rx.text("The entry nanobot needs (tools.mcpServers.topic_mcp):", size="2", margin_top="0.75rem"),
             rx.code_block(S.shown_snippet, language="json", width="100%", id="config-snippet"),
             rx.hstack(
-                rx.button(rx.icon("copy", size=14), "Copy config", variant="soft", on_click=rx.set_clipboard(S.shown_snippet)),
+                rx.button(
+                    rx.icon("copy", size=14), "Copy config", variant="soft", on_click=rx.set_clipboard(S.shown_snippet)
+                ),
                 rx.dialog.close(rx.button("Done", id="token-done")),
-                justify="end", width="100%", margin_top="0.75rem",
+                justify="end",
+                width="100%",
+                margin_top="0.75rem",
             ),
             max_width="44rem",
         ),
@@ -121,22 +202,33 @@ def token_dialog() -> rx.Component:
 def confirm_dialog() -> rx.Component:
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
-            rx.alert_dialog.title(rx.cond(S.confirm_action == "rotate", "Rotate the token of ", "Delete ") + S.confirm_bot_name + "?"),
+            rx.alert_dialog.title(
+                rx.cond(S.confirm_action == "rotate", "Rotate the token of ", "Delete ") + S.confirm_bot_name + "?"
+            ),
             rx.alert_dialog.description(
                 rx.cond(
                     S.confirm_action == "rotate",
                     "A new token is written into the bot's config.json. The old token stops working at once; "
                     "a bot still running with it sees 'failed to connect' until it reloads its config.",
-                    "Its topics, settings, conversations and all " + S.confirm_items.to_string() + " items are deleted. "
+                    "Its topics, settings, conversations and all "
+                    + S.confirm_items.to_string()
+                    + " items are deleted. "
                     "Its config.json stays on disk, but its token no longer works. The audit trail is kept.",
                 ),
             ),
             rx.hstack(
                 rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                rx.alert_dialog.action(rx.button(rx.cond(S.confirm_action == "rotate", "Rotate token", "Delete bot"),
-                                                 color_scheme=rx.cond(S.confirm_action == "rotate", "amber", "red"),
-                                                 on_click=S.confirm, id="confirm-action")),
-                justify="end", spacing="2", margin_top="1rem",
+                rx.alert_dialog.action(
+                    rx.button(
+                        rx.cond(S.confirm_action == "rotate", "Rotate token", "Delete bot"),
+                        color_scheme=rx.cond(S.confirm_action == "rotate", "amber", "red"),
+                        on_click=S.confirm,
+                        id="confirm-action",
+                    )
+                ),
+                justify="end",
+                spacing="2",
+                margin_top="1rem",
             ),
         ),
         open=S.confirm_open,
@@ -149,10 +241,19 @@ def _server_card(server: ServerEntry) -> rx.Component:
         rx.cond(
             server.locked,
             rx.vstack(
-                rx.hstack(rx.icon("lock", size=14), rx.code(server.name), rx.badge("locked", color_scheme="gray", size="1"),
-                          rx.text("managed by the dashboard: it cannot be removed or redirected", size="1",
-                                  color=rx.color("gray", 10)),
-                          align="center", spacing="2", wrap="wrap"),
+                rx.hstack(
+                    rx.icon("lock", size=14),
+                    rx.code(server.name),
+                    rx.badge("locked", color_scheme="gray", size="1"),
+                    rx.text(
+                        "managed by the dashboard: it cannot be removed or redirected",
+                        size="1",
+                        color=rx.color("gray", 10),
+                    ),
+                    align="center",
+                    spacing="2",
+                    wrap="wrap",
+                ),
                 rx.data_list.root(
                     rx.data_list.item(rx.data_list.label("type"), rx.data_list.value(server.kind)),
                     rx.data_list.item(rx.data_list.label("url"), rx.data_list.value(rx.code(server.url))),
@@ -161,9 +262,20 @@ def _server_card(server: ServerEntry) -> rx.Component:
                 ),
                 rx.hstack(
                     rx.text("toolTimeout (s)", size="2"),
-                    rx.input(value=server.tool_timeout.to_string(), on_change=S.set_locked_timeout, type="number", min=1, max=600,
-                             width="6rem", size="1", read_only=~AuthState.is_admin, id="locked-timeout", debounce_timeout=300),
-                    align="center", spacing="2",
+                    rx.input(
+                        value=server.tool_timeout.to_string(),
+                        on_change=S.set_locked_timeout,
+                        type="number",
+                        min=1,
+                        max=600,
+                        width="6rem",
+                        size="1",
+                        read_only=~AuthState.is_admin,
+                        id="locked-timeout",
+                        debounce_timeout=300,
+                    ),
+                    align="center",
+                    spacing="2",
                 ),
                 spacing="2",
                 id="server-locked",
@@ -172,17 +284,41 @@ def _server_card(server: ServerEntry) -> rx.Component:
                 rx.hstack(
                     # Uncontrolled (default_value, keyed by the name): a controlled value without on_change
                     # would undo every keystroke, so the server could never be renamed.
-                    rx.input(default_value=server.name, key=server.name, on_blur=lambda v: S.rename_server(server.name, v),
-                             size="1", width="12rem", read_only=~AuthState.is_admin, id="server-name-" + server.name),
+                    rx.input(
+                        default_value=server.name,
+                        key=server.name,
+                        on_blur=lambda v: S.rename_server(server.name, v),
+                        size="1",
+                        width="12rem",
+                        read_only=~AuthState.is_admin,
+                        id="server-name-" + server.name,
+                    ),
                     rx.spacer(),
-                    rx.cond(AuthState.is_admin, rx.icon_button(rx.icon("trash-2", size=14), size="1", variant="ghost",
-                                                               color_scheme="red", on_click=S.remove_server(server.name),
-                                                               aria_label="Remove server", class_name="remove-server")),
-                    width="100%", align="center",
+                    rx.cond(
+                        AuthState.is_admin,
+                        rx.icon_button(
+                            rx.icon("trash-2", size=14),
+                            size="1",
+                            variant="ghost",
+                            color_scheme="red",
+                            on_click=S.remove_server(server.name),
+                            aria_label="Remove server",
+                            class_name="remove-server",
+                        ),
+                    ),
+                    width="100%",
+                    align="center",
                 ),
-                rx.text_area(value=server.json_text, on_change=lambda v: S.set_server_json(server.name, v), rows="6",
-                             font_family="var(--code-font-family)", width="100%", read_only=~AuthState.is_admin,
-                             debounce_timeout=300, id="server-json-" + server.name),
+                rx.text_area(
+                    value=server.json_text,
+                    on_change=lambda v: S.set_server_json(server.name, v),
+                    rows="6",
+                    font_family="var(--code-font-family)",
+                    width="100%",
+                    read_only=~AuthState.is_admin,
+                    debounce_timeout=300,
+                    id="server-json-" + server.name,
+                ),
                 spacing="2",
                 width="100%",
             ),
@@ -195,37 +331,82 @@ def delivery_settings() -> rx.Component:
     read_only = ~AuthState.is_admin
     return rx.card(
         rx.vstack(
-            rx.hstack(rx.heading("Delivery settings", size="3"), rx.spacer(),
-                      rx.cond(AuthState.is_admin, rx.button(rx.icon("save", size=14), "Save settings", size="2",
-                                                            on_click=S.save_settings, id="save-settings")),
-                      width="100%", align="center"),
+            rx.hstack(
+                rx.heading("Delivery settings", size="3"),
+                rx.spacer(),
+                rx.cond(
+                    AuthState.is_admin,
+                    rx.button(
+                        rx.icon("save", size=14),
+                        "Save settings",
+                        size="2",
+                        on_click=S.save_settings,
+                        id="save-settings",
+                    ),
+                ),
+                width="100%",
+                align="center",
+            ),
             rx.grid(
-                rx.vstack(rx.text("When no topic fits", size="2", weight="medium"),
-                          rx.select.root(rx.select.trigger(id="fallback-policy"),
-                                         rx.select.content(rx.select.item("Deliver to the inbox topic", value="inbox"),
-                                                           rx.select.item("Skip (don't publish)", value="skip")),
-                                         value=S.fallback_policy, on_change=S.set_fallback_policy, disabled=read_only),
-                          spacing="1"),
-                rx.vstack(rx.text("Publishes per minute", size="2", weight="medium"),
-                          rx.input(value=S.publish_rate, on_change=S.set_publish_rate, type="number", min=1, max=10000,
-                                   read_only=read_only, id="publish-rate"),
-                          spacing="1"),
-                rx.vstack(rx.text("Dedupe window (seconds)", size="2", weight="medium"),
-                          rx.input(value=S.dedupe_window, on_change=S.set_dedupe_window, type="number", min=0,
-                                   read_only=read_only, id="dedupe-window"),
-                          spacing="1"),
-                rx.vstack(rx.text("Remote images in items", size="2", weight="medium"),
-                          rx.hstack(rx.switch(checked=S.allow_images, on_change=S.set_allow_images, disabled=read_only,
-                                              id="allow-images"),
-                                    rx.text("off: images from bots are not loaded", size="1", color=rx.color("gray", 10)),
-                                    align="center", spacing="2"),
-                          spacing="1"),
+                rx.vstack(
+                    rx.text("When no topic fits", size="2", weight="medium"),
+                    rx.select.root(
+                        rx.select.trigger(id="fallback-policy"),
+                        rx.select.content(
+                            rx.select.item("Deliver to the inbox topic", value="inbox"),
+                            rx.select.item("Skip (don't publish)", value="skip"),
+                        ),
+                        value=S.fallback_policy,
+                        on_change=S.set_fallback_policy,
+                        disabled=read_only,
+                    ),
+                    spacing="1",
+                ),
+                rx.vstack(
+                    rx.text("Publishes per minute", size="2", weight="medium"),
+                    rx.input(
+                        value=S.publish_rate,
+                        on_change=S.set_publish_rate,
+                        type="number",
+                        min=1,
+                        max=10000,
+                        read_only=read_only,
+                        id="publish-rate",
+                    ),
+                    spacing="1",
+                ),
+                rx.vstack(
+                    rx.text("Dedupe window (seconds)", size="2", weight="medium"),
+                    rx.input(
+                        value=S.dedupe_window,
+                        on_change=S.set_dedupe_window,
+                        type="number",
+                        min=0,
+                        read_only=read_only,
+                        id="dedupe-window",
+                    ),
+                    spacing="1",
+                ),
+                rx.vstack(
+                    rx.text("Remote images in items", size="2", weight="medium"),
+                    rx.hstack(
+                        rx.switch(
+                            checked=S.allow_images, on_change=S.set_allow_images, disabled=read_only, id="allow-images"
+                        ),
+                        rx.text("off: images from bots are not loaded", size="1", color=rx.color("gray", 10)),
+                        align="center",
+                        spacing="2",
+                    ),
+                    spacing="1",
+                ),
                 columns=rx.breakpoints(initial="1", md="4"),
                 spacing="4",
                 width="100%",
             ),
-            rx.cond(S.settings_error != "", rx.callout(S.settings_error, color_scheme="red", icon="triangle-alert", size="1",
-                                                        id="settings-error")),
+            rx.cond(
+                S.settings_error != "",
+                rx.callout(S.settings_error, color_scheme="red", icon="triangle-alert", size="1", id="settings-error"),
+            ),
             spacing="3",
             width="100%",
         ),
@@ -239,17 +420,37 @@ def config_editor() -> rx.Component:
         S.config_bot_id != "",
         rx.vstack(
             delivery_settings(),
-            rx.hstack(rx.heading("MCP servers of " + S.config_bot_name, size="4"), rx.spacer(),
-                      rx.cond(AuthState.is_admin, rx.hstack(
-                          rx.button(rx.icon("plus", size=14), "Add server", size="2", variant="soft", on_click=S.add_server,
-                                    id="add-server"),
-                          rx.button(rx.icon("save", size=14), "Save config", size="2", on_click=S.save_config, id="save-config"),
-                          spacing="2")),
-                      width="100%", align="center"),
-            rx.cond(S.config_error != "", rx.callout(S.config_error, color_scheme="red", icon="triangle-alert", size="1",
-                                                      id="config-error")),
-            rx.cond(S.config_notice != "", rx.callout(S.config_notice, color_scheme="green", icon="check", size="1",
-                                                       id="config-notice")),
+            rx.hstack(
+                rx.heading("MCP servers of " + S.config_bot_name, size="4"),
+                rx.spacer(),
+                rx.cond(
+                    AuthState.is_admin,
+                    rx.hstack(
+                        rx.button(
+                            rx.icon("plus", size=14),
+                            "Add server",
+                            size="2",
+                            variant="soft",
+                            on_click=S.add_server,
+                            id="add-server",
+                        ),
+                        rx.button(
+                            rx.icon("save", size=14), "Save config", size="2", on_click=S.save_config, id="save-config"
+                        ),
+                        spacing="2",
+                    ),
+                ),
+                width="100%",
+                align="center",
+            ),
+            rx.cond(
+                S.config_error != "",
+                rx.callout(S.config_error, color_scheme="red", icon="triangle-alert", size="1", id="config-error"),
+            ),
+            rx.cond(
+                S.config_notice != "",
+                rx.callout(S.config_notice, color_scheme="green", icon="check", size="1", id="config-notice"),
+            ),
             rx.foreach(S.servers, _server_card),
             spacing="3",
             width="100%",
@@ -264,20 +465,36 @@ def bots_page() -> rx.Component:
         rx.hstack(
             rx.heading("Bots", size="5", id="page-title"),
             rx.spacer(),
-            rx.cond(AuthState.is_admin, rx.button(rx.icon("plus", size=14), "New bot", on_click=S.open_create, id="new-bot")),
-            width="100%", align="center", padding_bottom="1rem",
+            rx.cond(
+                AuthState.is_admin, rx.button(rx.icon("plus", size=14), "New bot", on_click=S.open_create, id="new-bot")
+            ),
+            width="100%",
+            align="center",
+            padding_bottom="1rem",
         ),
-        rx.text("Bots reach topic_mcp at ", rx.code(S.mcp_url), " with their own token.", size="2",
-                color=rx.color("gray", 10), margin_bottom="1rem"),
+        rx.text(
+            "Bots reach topic_mcp at ",
+            rx.code(S.mcp_url),
+            " with their own token.",
+            size="2",
+            color=rx.color("gray", 10),
+            margin_bottom="1rem",
+        ),
         rx.cond(
             S.loading,
             rx.skeleton(height="8rem", width="100%"),
             rx.cond(
                 S.bots.length() > 0,
                 bots_table(),
-                empty_state("bot", "No bots yet",
-                            rx.cond(AuthState.is_admin, "Create one: it gets an inbox topic and a ready nanobot config.",
-                                    "An admin can create one.")),
+                empty_state(
+                    "bot",
+                    "No bots yet",
+                    rx.cond(
+                        AuthState.is_admin,
+                        "Create one: it gets an inbox topic and a ready nanobot config.",
+                        "An admin can create one.",
+                    ),
+                ),
             ),
         ),
         config_editor(),

@@ -95,9 +95,16 @@ class BotsState(SignedInState):
         with read_session() as session:
             statuses = bot_service.bot_statuses(session=session)
         self.bots = [
-            BotRow(id=s.bot_id, name=s.name, config_path=s.config_path or "", token_age_days=s.token_age_days,
-                   last_mcp_call_at=s.last_mcp_call_at or "", items_today=s.items_today, items_total=s.items_total,
-                   topic_enabled=s.topic_enabled)
+            BotRow(
+                id=s.bot_id,
+                name=s.name,
+                config_path=s.config_path or "",
+                token_age_days=s.token_age_days,
+                last_mcp_call_at=s.last_mcp_call_at or "",
+                items_today=s.items_today,
+                items_total=s.items_total,
+                topic_enabled=s.topic_enabled,
+            )
             for s in statuses
         ]
         self.loading = False
@@ -129,7 +136,9 @@ class BotsState(SignedInState):
         settings = get_settings()
         from topic_dashboard.bot_config import ensure_topic_mcp, managed_entry
 
-        snippet = ensure_topic_mcp({}, managed_entry(mcp_url=settings.mcp_topic_url, token=token), mcp_url=settings.mcp_topic_url)
+        snippet = ensure_topic_mcp(
+            {}, managed_entry(mcp_url=settings.mcp_topic_url, token=token), mcp_url=settings.mcp_topic_url
+        )
         self.shown_token, self.shown_bot_name, self.shown_config_path = token, name, config_path
         self.shown_snippet = json.dumps(snippet, indent=2)
         self.token_open = True
@@ -139,9 +148,12 @@ class BotsState(SignedInState):
     def create_bot(self) -> rx.event.EventSpec | None:
         try:
             with write_session() as session:
-                created, token = bot_service.create_bot(session=session, name=self.new_name,
-                                                        config_path=self.new_config_path.strip() or None,
-                                                        adopt_existing=self.adopt_existing)
+                created, token = bot_service.create_bot(
+                    session=session,
+                    name=self.new_name,
+                    config_path=self.new_config_path.strip() or None,
+                    adopt_existing=self.adopt_existing,
+                )
         except AppError as error:
             self.create_error = error.message
             return None
@@ -187,8 +199,10 @@ class BotsState(SignedInState):
             return rx.toast.success("New token issued; the old one stopped working")
         if self.config_bot_id == bot_id:
             self.config_bot_id, self.servers = "", []
-        return rx.toast.success(f"Deleted {name!r}: {counts['topics']} topics, {counts['items']} items, "
-                                f"{counts['conversations']} conversations")
+        return rx.toast.success(
+            f"Deleted {name!r}: {counts['topics']} topics, {counts['items']} items, "
+            f"{counts['conversations']} conversations"
+        )
 
     # --- MCP config ---------------------------------------------------------------------------
 
@@ -201,7 +215,10 @@ class BotsState(SignedInState):
         except AppError as error:
             return rx.toast.error(error.message)
         self.fallback_policy, self.allow_images = delivery.fallback_policy, delivery.allow_remote_images
-        self.publish_rate, self.dedupe_window = str(delivery.publish_rate_per_minute), str(delivery.dedupe_window_seconds)
+        self.publish_rate, self.dedupe_window = (
+            str(delivery.publish_rate_per_minute),
+            str(delivery.dedupe_window_seconds),
+        )
         self.settings_error = ""
         self.config_bot_id = bot_id
         self.config_bot_name = next((bot.name for bot in self.bots if bot.id == bot_id), bot_id)
@@ -216,11 +233,16 @@ class BotsState(SignedInState):
             entry = entry if isinstance(entry, dict) else {}
             shown = entry if show_secrets and name != LOCKED_SERVER else masked[name]
             timeout = entry.get("toolTimeout", entry.get("tool_timeout", 30))
-            entries.append(ServerEntry(
-                name=name, locked=name == LOCKED_SERVER, kind=str(entry.get("type") or ("stdio" if entry.get("command") else "")),
-                url=str(entry.get("url", "")), tool_timeout=timeout if isinstance(timeout, int) else 30,
-                json_text=json.dumps(shown, indent=2, ensure_ascii=False),
-            ))
+            entries.append(
+                ServerEntry(
+                    name=name,
+                    locked=name == LOCKED_SERVER,
+                    kind=str(entry.get("type") or ("stdio" if entry.get("command") else "")),
+                    url=str(entry.get("url", "")),
+                    tool_timeout=timeout if isinstance(timeout, int) else 30,
+                    json_text=json.dumps(shown, indent=2, ensure_ascii=False),
+                )
+            )
         entries.sort(key=lambda e: (not e.locked, e.name))
         self.servers = entries
 
@@ -279,7 +301,10 @@ class BotsState(SignedInState):
             with write_session() as session:
                 current = bot_service.get_mcp_config(session=session, bot_id=self.config_bot_id)
                 locked = dict(current.servers.get(LOCKED_SERVER) or {})
-                servers[LOCKED_SERVER] = {**locked, "toolTimeout": servers.get(LOCKED_SERVER, {}).get("toolTimeout", 30)}
+                servers[LOCKED_SERVER] = {
+                    **locked,
+                    "toolTimeout": servers.get(LOCKED_SERVER, {}).get("toolTimeout", 30),
+                }
                 saved = bot_service.put_mcp_config(session=session, bot_id=self.config_bot_id, servers=servers)
         except AppError as error:
             self.config_error = f"{error.field}: {error.message}" if error.field else error.message
@@ -317,7 +342,9 @@ class BotsState(SignedInState):
             return None
         try:
             update = topic_service.TopicSettingsUpdate(
-                fallback_policy=self.fallback_policy, publish_rate_per_minute=rate, dedupe_window_seconds=window,
+                fallback_policy=self.fallback_policy,
+                publish_rate_per_minute=rate,
+                dedupe_window_seconds=window,
                 allow_remote_images=self.allow_images,
             )
         except ValidationError as exc:

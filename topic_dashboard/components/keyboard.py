@@ -6,7 +6,6 @@ import json
 
 import reflex as rx
 
-
 SCRIPT_SRC = "/keyboard_shortcuts.js"  # assets/keyboard_shortcuts.js, loaded once in the page head
 
 

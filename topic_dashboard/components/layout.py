@@ -33,7 +33,11 @@ def _nav_link(label: str, href: str, icon: str) -> rx.Component:
 
 def sidebar() -> rx.Component:
     return rx.vstack(
-        rx.hstack(rx.icon("layers", size=20, color=rx.color("accent", 9)), rx.heading("Topic Dashboard", size="3"), align="center"),
+        rx.hstack(
+            rx.icon("layers", size=20, color=rx.color("accent", 9)),
+            rx.heading("Topic Dashboard", size="3"),
+            align="center",
+        ),
         rx.vstack(*[_nav_link(*item) for item in NAV], spacing="1", width="100%", margin_top="1rem"),
         rx.spacer(),
         rx.hstack(
@@ -45,7 +49,14 @@ def sidebar() -> rx.Component:
         ),
         rx.hstack(
             rx.color_mode.button(size="1", variant="ghost", id="theme-toggle"),
-            rx.button(rx.icon("log-out", size=14), "Log out", size="1", variant="soft", on_click=AuthState.log_out, id="logout"),
+            rx.button(
+                rx.icon("log-out", size=14),
+                "Log out",
+                size="1",
+                variant="soft",
+                on_click=AuthState.log_out,
+                id="logout",
+            ),
             spacing="2",
         ),
         padding="1rem",

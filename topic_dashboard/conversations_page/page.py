@@ -23,13 +23,21 @@ def _conversation(row: ConversationRow) -> rx.Component:
     return rx.hstack(
         rx.cond(row.unread, rx.box(width="8px", height="8px", border_radius="50%", background=rx.color("accent", 9))),
         rx.vstack(
-            rx.text(rx.cond(row.title != "", row.title, "Untitled conversation"), size="2",
-                    weight=rx.cond(row.unread, "bold", "regular"), truncate=True),
-            rx.hstack(rx.badge(row.run_status, size="1", variant="soft", color_scheme="gray"),
-                      rx.text(row.message_count.to_string() + " messages", size="1", color=rx.color("gray", 10)),
-                      rx.moment(row.updated_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10)),
-                      spacing="2", align="center"),
-            spacing="1", min_width="0",
+            rx.text(
+                rx.cond(row.title != "", row.title, "Untitled conversation"),
+                size="2",
+                weight=rx.cond(row.unread, "bold", "regular"),
+                truncate=True,
+            ),
+            rx.hstack(
+                rx.badge(row.run_status, size="1", variant="soft", color_scheme="gray"),
+                rx.text(row.message_count.to_string() + " messages", size="1", color=rx.color("gray", 10)),
+                rx.moment(row.updated_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10)),
+                spacing="2",
+                align="center",
+            ),
+            spacing="1",
+            min_width="0",
         ),
         on_click=S.open_conversation(row.id),
         cursor="pointer",
@@ -52,17 +60,25 @@ def _field(field: GuideFieldRow, disabled: rx.Var) -> rx.Component:
         ("number", rx.input(name=field.name, type="number", required=field.required, disabled=disabled, width="100%")),
         rx.input(name=field.name, required=field.required, disabled=disabled, width="100%"),
     )
-    return rx.vstack(rx.text(field.label + rx.cond(field.required, " *", ""), size="2", weight="medium"), control,
-                     spacing="1", width="100%")
+    return rx.vstack(
+        rx.text(field.label + rx.cond(field.required, " *", ""), size="2", weight="medium"),
+        control,
+        spacing="1",
+        width="100%",
+    )
 
 
 def _guide_card(message: MessageRow) -> rx.Component:
     return rx.card(
         rx.form(
             rx.vstack(
-                rx.hstack(rx.icon("clipboard-list", size=16), rx.text(message.card_title, weight="bold"),
-                          rx.cond(message.card_submitted, rx.badge("submitted", color_scheme="green", size="1")),
-                          align="center", spacing="2"),
+                rx.hstack(
+                    rx.icon("clipboard-list", size=16),
+                    rx.text(message.card_title, weight="bold"),
+                    rx.cond(message.card_submitted, rx.badge("submitted", color_scheme="green", size="1")),
+                    align="center",
+                    spacing="2",
+                ),
                 rx.cond(
                     message.card_submitted,
                     rx.text("The answers were sent as the user's next message.", size="2", color=rx.color("gray", 10)),
@@ -89,39 +105,95 @@ def _guide_card(message: MessageRow) -> rx.Component:
 def _message(message: MessageRow) -> rx.Component:
     bubble = rx.match(
         message.role,
-        ("user", rx.box(rx.text(message.content, white_space="pre-wrap", size="2"), background=rx.color("accent", 4),
-                        padding="0.5rem 0.75rem", border_radius="12px 12px 2px 12px", max_width="75%", class_name="msg-user")),
-        ("assistant", rx.cond(
-            message.kind == "guide_card",
-            _guide_card(message),
-            rx.box(rx.text(message.content, white_space="pre-wrap", size="2"), background=rx.color("gray", 3),
-                   padding="0.5rem 0.75rem", border_radius="12px 12px 12px 2px", max_width="75%", class_name="msg-assistant"),
-        )),
-        ("tool", rx.box(rx.hstack(rx.icon("wrench", size=12), rx.text("tool", size="1", weight="medium"), spacing="1"),
-                        rx.el.pre(message.content, font_size="12px", white_space="pre-wrap", margin="0"),
-                        border=BORDER, padding="0.4rem 0.6rem", border_radius="6px", max_width="75%", class_name="msg-tool")),
-        rx.text(message.content, size="1", color=rx.color("gray", 10), font_style="italic", text_align="center",
-                width="100%", class_name="msg-system"),
+        (
+            "user",
+            rx.box(
+                rx.text(message.content, white_space="pre-wrap", size="2"),
+                background=rx.color("accent", 4),
+                padding="0.5rem 0.75rem",
+                border_radius="12px 12px 2px 12px",
+                max_width="75%",
+                class_name="msg-user",
+            ),
+        ),
+        (
+            "assistant",
+            rx.cond(
+                message.kind == "guide_card",
+                _guide_card(message),
+                rx.box(
+                    rx.text(message.content, white_space="pre-wrap", size="2"),
+                    background=rx.color("gray", 3),
+                    padding="0.5rem 0.75rem",
+                    border_radius="12px 12px 12px 2px",
+                    max_width="75%",
+                    class_name="msg-assistant",
+                ),
+            ),
+        ),
+        (
+            "tool",
+            rx.box(
+                rx.hstack(rx.icon("wrench", size=12), rx.text("tool", size="1", weight="medium"), spacing="1"),
+                rx.el.pre(message.content, font_size="12px", white_space="pre-wrap", margin="0"),
+                border=BORDER,
+                padding="0.4rem 0.6rem",
+                border_radius="6px",
+                max_width="75%",
+                class_name="msg-tool",
+            ),
+        ),
+        rx.text(
+            message.content,
+            size="1",
+            color=rx.color("gray", 10),
+            font_style="italic",
+            text_align="center",
+            width="100%",
+            class_name="msg-system",
+        ),
     )
-    return rx.hstack(bubble, width="100%", justify=rx.match(message.role, ("user", "end"), ("system", "center"), "start"),
-                     id="message-" + message.seq.to_string())
+    return rx.hstack(
+        bubble,
+        width="100%",
+        justify=rx.match(message.role, ("user", "end"), ("system", "center"), "start"),
+        id="message-" + message.seq.to_string(),
+    )
 
 
 def composer() -> rx.Component:
     return rx.cond(
         AuthState.is_admin,
         rx.vstack(
-            rx.text_area(value=S.draft, on_change=S.set_draft, placeholder="Write a message…", rows="3", width="100%",
-                         id="message-draft"),
+            rx.text_area(
+                value=S.draft,
+                on_change=S.set_draft,
+                placeholder="Write a message…",
+                rows="3",
+                width="100%",
+                id="message-draft",
+            ),
             rx.hstack(
-                rx.select(["user", "assistant", "tool", "system"], value=S.draft_role, on_change=S.set_draft_role, size="2",
-                          id="message-role"),
+                rx.select(
+                    ["user", "assistant", "tool", "system"],
+                    value=S.draft_role,
+                    on_change=S.set_draft_role,
+                    size="2",
+                    id="message-role",
+                ),
                 rx.text("send as", size="1", color=rx.color("gray", 10)),
                 rx.spacer(),
-                rx.button(rx.icon("clipboard-list", size=14), "Add guide card", variant="soft", on_click=S.open_card_editor,
-                          id="add-guide-card"),
+                rx.button(
+                    rx.icon("clipboard-list", size=14),
+                    "Add guide card",
+                    variant="soft",
+                    on_click=S.open_card_editor,
+                    id="add-guide-card",
+                ),
                 rx.button(rx.icon("send", size=14), "Send", on_click=S.send, id="send-message"),
-                width="100%", align="center", spacing="2",
+                width="100%",
+                align="center",
+                spacing="2",
             ),
             width="100%",
             padding_top="0.75rem",
@@ -135,14 +207,30 @@ def card_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title("Guide card"),
-            rx.dialog.description("The assistant asks the user to fill in a form. Fields: name, label, type "
-                                  "(text, textarea, select, checkbox, number), options, required.", size="2"),
-            rx.text_area(value=S.card_json, on_change=S.set_card_json, rows="16", width="100%",
-                         font_family="var(--code-font-family)", id="guide-card-json", margin_y="0.75rem"),
-            rx.cond(S.card_error != "", rx.callout(S.card_error, color_scheme="red", icon="triangle-alert", size="1",
-                                                   id="guide-card-error")),
-            rx.hstack(rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                      rx.button("Add card", on_click=S.add_guide_card, id="guide-card-create"), justify="end", width="100%"),
+            rx.dialog.description(
+                "The assistant asks the user to fill in a form. Fields: name, label, type "
+                "(text, textarea, select, checkbox, number), options, required.",
+                size="2",
+            ),
+            rx.text_area(
+                value=S.card_json,
+                on_change=S.set_card_json,
+                rows="16",
+                width="100%",
+                font_family="var(--code-font-family)",
+                id="guide-card-json",
+                margin_y="0.75rem",
+            ),
+            rx.cond(
+                S.card_error != "",
+                rx.callout(S.card_error, color_scheme="red", icon="triangle-alert", size="1", id="guide-card-error"),
+            ),
+            rx.hstack(
+                rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
+                rx.button("Add card", on_click=S.add_guide_card, id="guide-card-create"),
+                justify="end",
+                width="100%",
+            ),
             max_width="40rem",
         ),
         open=S.card_open,
@@ -154,38 +242,80 @@ def conversations_page() -> rx.Component:
     return page_shell(
         rx.hstack(
             rx.heading("Conversations", size="5", id="page-title"),
-            rx.select.root(rx.select.trigger(placeholder="Choose a bot", id="conversations-bot-select"),
-                           rx.select.content(rx.foreach(S.bots, lambda b: rx.select.item(b.name, value=b.id))),
-                           value=S.bot_id, on_change=S.select_bot),
-            width="100%", align="center", spacing="4", padding_bottom="1rem",
+            rx.select.root(
+                rx.select.trigger(placeholder="Choose a bot", id="conversations-bot-select"),
+                rx.select.content(rx.foreach(S.bots, lambda b: rx.select.item(b.name, value=b.id))),
+                value=S.bot_id,
+                on_change=S.select_bot,
+            ),
+            width="100%",
+            align="center",
+            spacing="4",
+            padding_bottom="1rem",
         ),
         rx.cond(
             S.bots.length() == 0,
             empty_state("bot", "No bots yet", "Conversations belong to a bot."),
             rx.hstack(
                 rx.vstack(
-                    rx.cond(AuthState.is_admin, rx.hstack(
-                        rx.input(value=S.new_title, on_change=S.set_new_title, placeholder="New conversation title", size="2",
-                                 width="100%", id="new-conversation-title"),
-                        rx.icon_button(rx.icon("plus", size=14), on_click=S.create_conversation, id="new-conversation",
-                                       aria_label="New conversation"),
-                        width="100%")),
-                    rx.cond(S.conversations.length() > 0, rx.foreach(S.conversations, _conversation),
-                            rx.text("No conversations yet.", size="2", color=rx.color("gray", 10))),
-                    width="18rem", min_width="14rem", spacing="1", padding_right="0.75rem", border_right=BORDER,
+                    rx.cond(
+                        AuthState.is_admin,
+                        rx.hstack(
+                            rx.input(
+                                value=S.new_title,
+                                on_change=S.set_new_title,
+                                placeholder="New conversation title",
+                                size="2",
+                                width="100%",
+                                id="new-conversation-title",
+                            ),
+                            rx.icon_button(
+                                rx.icon("plus", size=14),
+                                on_click=S.create_conversation,
+                                id="new-conversation",
+                                aria_label="New conversation",
+                            ),
+                            width="100%",
+                        ),
+                    ),
+                    rx.cond(
+                        S.conversations.length() > 0,
+                        rx.foreach(S.conversations, _conversation),
+                        rx.text("No conversations yet.", size="2", color=rx.color("gray", 10)),
+                    ),
+                    width="18rem",
+                    min_width="14rem",
+                    spacing="1",
+                    padding_right="0.75rem",
+                    border_right=BORDER,
                 ),
                 rx.cond(
                     S.conversation_id != "",
                     rx.vstack(
                         rx.heading(S.conversation_title, size="4"),
-                        rx.vstack(rx.foreach(S.messages, _message), spacing="2", width="100%", id="messages",
-                                  max_height="calc(100vh - 16rem)", overflow_y="auto"),
+                        rx.vstack(
+                            rx.foreach(S.messages, _message),
+                            spacing="2",
+                            width="100%",
+                            id="messages",
+                            max_height="calc(100vh - 16rem)",
+                            overflow_y="auto",
+                        ),
                         composer(),
-                        flex="1", min_width="0", spacing="3", padding_left="0.75rem",
+                        flex="1",
+                        min_width="0",
+                        spacing="3",
+                        padding_left="0.75rem",
                     ),
-                    empty_state("messages-square", "Open a conversation", "Messages, guide cards and a box to reply appear here."),
+                    empty_state(
+                        "messages-square",
+                        "Open a conversation",
+                        "Messages, guide cards and a box to reply appear here.",
+                    ),
                 ),
-                width="100%", align="start", spacing="0",
+                width="100%",
+                align="start",
+                spacing="0",
             ),
         ),
         card_dialog(),

@@ -65,11 +65,24 @@ class MessageRow:
 def message_row(message: service.MessagePublic) -> MessageRow:
     card = message.guide_card or {}
     return MessageRow(
-        id=message.message_id, seq=message.seq, role=message.role, kind=message.kind, content=message.content,
-        created_at=message.created_at or "", card_title=str(card.get("title", "")),
+        id=message.message_id,
+        seq=message.seq,
+        role=message.role,
+        kind=message.kind,
+        content=message.content,
+        created_at=message.created_at or "",
+        card_title=str(card.get("title", "")),
         card_submit_label=str(card.get("submit_label", "Submit")),
-        card_fields=[GuideFieldRow(name=f["name"], label=f["label"], type=f.get("type", "text"), options=list(f.get("options", [])),
-                                   required=bool(f.get("required"))) for f in card.get("fields", [])],
+        card_fields=[
+            GuideFieldRow(
+                name=f["name"],
+                label=f["label"],
+                type=f.get("type", "text"),
+                options=list(f.get("options", [])),
+                required=bool(f.get("required")),
+            )
+            for f in card.get("fields", [])
+        ],
         card_submitted=message.guide_state == "submitted",
     )
 
@@ -89,7 +102,9 @@ class ConversationsState(SignedInState):
 
     @rx.var
     def conversation_title(self) -> str:
-        return next((c.title or "Untitled conversation" for c in self.conversations if c.id == self.conversation_id), "")
+        return next(
+            (c.title or "Untitled conversation" for c in self.conversations if c.id == self.conversation_id), ""
+        )
 
     @rx.event
     def load_page(self) -> rx.event.EventSpec | None:
@@ -113,8 +128,17 @@ class ConversationsState(SignedInState):
     def _load_conversations(self) -> None:
         with read_session() as session:
             rows = service.list_conversations(session=session, bot_id=self.bot_id)
-        self.conversations = [ConversationRow(id=r.conversation_id, title=r.title, unread=r.unread, run_status=r.run_status,
-                                              message_count=r.message_count, updated_at=r.updated_at or "") for r in rows]
+        self.conversations = [
+            ConversationRow(
+                id=r.conversation_id,
+                title=r.title,
+                unread=r.unread,
+                run_status=r.run_status,
+                message_count=r.message_count,
+                updated_at=r.updated_at or "",
+            )
+            for r in rows
+        ]
 
     @rx.event
     def select_bot(self, bot_id: str) -> None:
@@ -155,8 +179,10 @@ class ConversationsState(SignedInState):
     def _reload_messages(self) -> None:
         """Show the open conversation again; the (admin) person is looking at it, so it is read."""
         with write_session() as session:
-            self.messages = [message_row(m) for m in service.list_messages(session=session, conversation_id=self.conversation_id,
-                                                                            limit=1000)]
+            self.messages = [
+                message_row(m)
+                for m in service.list_messages(session=session, conversation_id=self.conversation_id, limit=1000)
+            ]
             if self._is_admin():
                 service.mark_conversation_read(session=session, conversation_id=self.conversation_id)
         self._load_conversations()
@@ -175,8 +201,9 @@ class ConversationsState(SignedInState):
         if not self.draft.strip():
             return rx.toast.error("Type a message first")
         with write_session() as session:
-            service.add_message(session=session, conversation_id=self._open_conversation_id(), role=self.draft_role,
-                                content=self.draft)
+            service.add_message(
+                session=session, conversation_id=self._open_conversation_id(), role=self.draft_role, content=self.draft
+            )
         self.draft = ""
         self._reload_messages()
         return None
@@ -203,8 +230,14 @@ class ConversationsState(SignedInState):
             return None
         try:
             with write_session() as session:
-                service.add_message(session=session, conversation_id=self._open_conversation_id(), role="assistant",
-                                    content=str(card.get("title") or "Please fill in this form"), kind="guide_card", guide_card=card)
+                service.add_message(
+                    session=session,
+                    conversation_id=self._open_conversation_id(),
+                    role="assistant",
+                    content=str(card.get("title") or "Please fill in this form"),
+                    kind="guide_card",
+                    guide_card=card,
+                )
         except AppError as error:
             self.card_error = error.message
             return None
@@ -222,9 +255,12 @@ class ConversationsState(SignedInState):
         answers: dict[str, object] = {}
         for field in card.card_fields:
             value = form.get(field.name)
-            answers[field.name] = (value not in (None, "", "false", "off")) if field.type == "checkbox" else (value or "")
+            answers[field.name] = (
+                (value not in (None, "", "false", "off")) if field.type == "checkbox" else (value or "")
+            )
         with write_session() as session:
-            service.submit_guide_card(session=session, conversation_id=self._open_conversation_id(), message_id=message_id,
-                                      answers=answers)
+            service.submit_guide_card(
+                session=session, conversation_id=self._open_conversation_id(), message_id=message_id, answers=answers
+            )
         self._reload_messages()
         return rx.toast.success("Submitted")

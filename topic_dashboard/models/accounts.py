@@ -27,7 +27,9 @@ class LoginSession(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     token_hash: str = Field(max_length=64, sa_column_kwargs={"unique": True})
     user_id: int = Field(
-        sa_column=sa.Column(sa.Integer, sa.ForeignKey("user_account.id", ondelete="CASCADE"), nullable=False, index=True)
+        sa_column=sa.Column(
+            sa.Integer, sa.ForeignKey("user_account.id", ondelete="CASCADE"), nullable=False, index=True
+        )
     )
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime

@@ -34,7 +34,9 @@ class TopicBotSettings(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     bot_id: str = Field(
-        sa_column=sa.Column(sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), unique=True, index=True, nullable=False)
+        sa_column=sa.Column(
+            sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), unique=True, index=True, nullable=False
+        )
     )
     topic_enabled: bool = Field(default=True)
     fallback_policy: str = Field(default=DEFAULT_FALLBACK_POLICY, max_length=16)  # inbox | skip

@@ -16,9 +16,7 @@ class Conversation(SQLModel, table=True):
     __table_args__ = (sa.Index("ix_conversation_bot_updated", "bot_id", "updated_at"),)
 
     id: str = Field(default_factory=new_uuid_hex, primary_key=True, max_length=64)
-    bot_id: str = Field(
-        sa_column=sa.Column(sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), nullable=False)
-    )
+    bot_id: str = Field(sa_column=sa.Column(sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), nullable=False))
     title: str = Field(default="", max_length=200)
     unread: bool = Field(default=False)
     run_status: str = Field(default="idle", max_length=16)  # idle | running | done | failed
@@ -38,9 +36,7 @@ class Message(SQLModel, table=True):
 
     id: str = Field(default_factory=new_uuid_hex, primary_key=True, max_length=64)
     conversation_id: str = Field(
-        sa_column=sa.Column(
-            sa.String(64), sa.ForeignKey("conversation.id", ondelete="CASCADE"), nullable=False
-        )
+        sa_column=sa.Column(sa.String(64), sa.ForeignKey("conversation.id", ondelete="CASCADE"), nullable=False)
     )
     seq: int
     role: str = Field(max_length=16)  # user | assistant | tool | system

@@ -44,9 +44,7 @@ class TopicItem(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    bot_id: str = Field(
-        sa_column=sa.Column(sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), nullable=False)
-    )
+    bot_id: str = Field(sa_column=sa.Column(sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), nullable=False))
     topic_key: str = Field(max_length=64)
     title: str = Field(max_length=500)
     content: str = Field(sa_column=sa.Column(sa.Text, nullable=False))

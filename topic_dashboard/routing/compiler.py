@@ -58,8 +58,9 @@ def _rules_of(spec: TopicSpec) -> RoutingRules:
     try:
         return validate_routing(spec.routing)
     except AppError as exc:
-        raise AppError("invalid_rule", f"topic {spec.topic_key!r}: {exc.message}", field=exc.field,
-                       topic_key=spec.topic_key) from exc
+        raise AppError(
+            "invalid_rule", f"topic {spec.topic_key!r}: {exc.message}", field=exc.field, topic_key=spec.topic_key
+        ) from exc
 
 
 def _draft(spec: TopicSpec) -> _Draft:
@@ -129,7 +130,7 @@ def _compile(topics: Sequence[TopicSpec], fingerprint: str) -> CompiledRules:
 
     df: dict[str, int] = {}
     for draft in drafts:
-        for key in draft.keys():
+        for key in draft:
             df[key] = df.get(key, 0) + 1
     term_ids: dict[str, int] = {}
     terms: list[Term] = []

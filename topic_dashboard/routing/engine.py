@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
 from topic_dashboard.routing.models import RouteDecision, RouteRequest, ScoredCandidate
-from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.scoring import TopicScore, score_topics
 
 MATCH_THRESHOLD = 0.36  # score a topic needs to count as a clear match (evidence ~0.56)
@@ -51,12 +51,14 @@ def route_message(
     candidates = _candidates(compiled.topics, scores)
 
     if not topic_enabled:
-        return _filtered("topic_disabled", "topic delivery is switched off for this bot (topic_enabled=false)",
-                         1.0, candidates)
+        return _filtered(
+            "topic_disabled", "topic delivery is switched off for this bot (topic_enabled=false)", 1.0, candidates
+        )
     kind = (request.message_type or "").strip().lower().replace("-", "_")
     if kind in ("progress", "tool_hint"):
-        return _filtered(kind, f"message_type {kind!r} is a {kind.replace('_', '-')} stream, never published",
-                         1.0, candidates)
+        return _filtered(
+            kind, f"message_type {kind!r} is a {kind.replace('_', '-')} stream, never published", 1.0, candidates
+        )
     noise = message.noise_kind()
     if noise is not None:
         excerpt = request.content.strip()[:40]
@@ -64,8 +66,9 @@ def route_message(
 
     live = [s for s in scores if s.vetoed_by is None and s.score >= MATCH_THRESHOLD]
     strongest = max((s.evidence for s in live), default=0.0)
-    live = [s for s in live
-            if s.evidence >= strongest * (RELATIVE_FLOOR if s.anchored else RELATIVE_FLOOR_SYNONYMS_ONLY)]
+    live = [
+        s for s in live if s.evidence >= strongest * (RELATIVE_FLOOR if s.anchored else RELATIVE_FLOOR_SYNONYMS_ONLY)
+    ]
     if live:
         return _matched(compiled, live, scores, candidates)
     return _fallback(compiled, scores, candidates, fallback_policy)
@@ -73,8 +76,13 @@ def route_message(
 
 def _candidates(topics: tuple[CompiledTopic, ...], scores: list[TopicScore]) -> list[ScoredCandidate]:
     out = [
-        ScoredCandidate(topic_key=t.key, score=round(s.score, 4), priority=t.priority,
-                        matched=list(s.matched), vetoed_by=s.vetoed_by)
+        ScoredCandidate(
+            topic_key=t.key,
+            score=round(s.score, 4),
+            priority=t.priority,
+            matched=list(s.matched),
+            vetoed_by=s.vetoed_by,
+        )
         for t, s in zip(topics, scores)
     ]
     out.sort(key=lambda c: (-c.score, -c.priority, c.topic_key))
@@ -82,12 +90,20 @@ def _candidates(topics: tuple[CompiledTopic, ...], scores: list[TopicScore]) -> 
 
 
 def _filtered(kind: str, reason: str, confidence: float, candidates: list[ScoredCandidate]) -> RouteDecision:
-    return RouteDecision(should_publish=False, topic_key=None, confidence=confidence, reason=reason,
-                         candidates=candidates, filtered=kind, fallback=False)
+    return RouteDecision(
+        should_publish=False,
+        topic_key=None,
+        confidence=confidence,
+        reason=reason,
+        candidates=candidates,
+        filtered=kind,
+        fallback=False,
+    )
 
 
-def _matched(compiled: CompiledRules, live: list[TopicScore], scores: list[TopicScore],
-             candidates: list[ScoredCandidate]) -> RouteDecision:
+def _matched(
+    compiled: CompiledRules, live: list[TopicScore], scores: list[TopicScore], candidates: list[ScoredCandidate]
+) -> RouteDecision:
     live.sort(key=lambda s: (-s.topic.priority, -s.score, s.topic.key))
     win = live[0]
     others = [s.score for s in scores if s is not win and s.vetoed_by is None]
@@ -102,12 +118,20 @@ def _matched(compiled: CompiledRules, live: list[TopicScore], scores: list[Topic
             reason += f"; also matched {names}: same priority, higher score wins"
         else:
             reason += f"; priority {win.topic.priority} over {names}"
-    return RouteDecision(should_publish=True, topic_key=win.topic.key, confidence=confidence,
-                         reason=reason, candidates=candidates, filtered=None, fallback=False)
+    return RouteDecision(
+        should_publish=True,
+        topic_key=win.topic.key,
+        confidence=confidence,
+        reason=reason,
+        candidates=candidates,
+        filtered=None,
+        fallback=False,
+    )
 
 
-def _fallback(compiled: CompiledRules, scores: list[TopicScore], candidates: list[ScoredCandidate],
-              policy: str) -> RouteDecision:
+def _fallback(
+    compiled: CompiledRules, scores: list[TopicScore], candidates: list[ScoredCandidate], policy: str
+) -> RouteDecision:
     vetoed = [s for s in scores if s.vetoed_by is not None]
     clean = [s for s in scores if s.vetoed_by is None]
     near = max(clean, key=lambda s: (s.score, -s.topic.index), default=None)
@@ -122,17 +146,35 @@ def _fallback(compiled: CompiledRules, scores: list[TopicScore], candidates: lis
         why = "no topic's rules match this message"
     confidence = round(max(0.3, min(0.95, 1.0 - (near.score if near else 0.0))), 3)
     if policy == "skip":
-        return RouteDecision(should_publish=False, topic_key=None, confidence=confidence,
-                             reason=f"{why}; fallback policy 'skip': not published",
-                             candidates=candidates, filtered=None, fallback=True)
+        return RouteDecision(
+            should_publish=False,
+            topic_key=None,
+            confidence=confidence,
+            reason=f"{why}; fallback policy 'skip': not published",
+            candidates=candidates,
+            filtered=None,
+            fallback=True,
+        )
     # The near-miss topic's own fallback_topic_key wins over the bot's default fallback topic.
     target, origin = compiled.fallback_key, "the default fallback topic"
     if closest is not None and closest.score >= NEAR_MISS and closest.topic.fallback_topic_key in compiled.active_keys:
         target, origin = closest.topic.fallback_topic_key, f"{closest.topic.key}.fallback_topic_key"
     if target is None:
-        return RouteDecision(should_publish=False, topic_key=None, confidence=confidence,
-                             reason=f"{why}; fallback policy 'inbox' but no active fallback topic exists",
-                             candidates=candidates, filtered=None, fallback=True)
-    return RouteDecision(should_publish=True, topic_key=target, confidence=confidence,
-                         reason=f"{why}; fallback policy 'inbox': sent to {target} ({origin})",
-                         candidates=candidates, filtered=None, fallback=True)
+        return RouteDecision(
+            should_publish=False,
+            topic_key=None,
+            confidence=confidence,
+            reason=f"{why}; fallback policy 'inbox' but no active fallback topic exists",
+            candidates=candidates,
+            filtered=None,
+            fallback=True,
+        )
+    return RouteDecision(
+        should_publish=True,
+        topic_key=target,
+        confidence=confidence,
+        reason=f"{why}; fallback policy 'inbox': sent to {target} ({origin})",
+        candidates=candidates,
+        filtered=None,
+        fallback=True,
+    )

@@ -45,25 +45,40 @@ class EvalResult:
 def load_eval_set(path: str | Path) -> tuple[list[TopicSpec], list[dict[str, Any]]]:
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
     topics = [
-        TopicSpec(topic_key=t["topic_key"], name=t["name"], description=t.get("description", ""),
-                  is_active=t.get("is_active", True), is_default_fallback=t.get("is_default_fallback", False),
-                  routing=t.get("routing"))
+        TopicSpec(
+            topic_key=t["topic_key"],
+            name=t["name"],
+            description=t.get("description", ""),
+            is_active=t.get("is_active", True),
+            is_default_fallback=t.get("is_default_fallback", False),
+            routing=t.get("routing"),
+        )
         for t in doc["topics"]
     ]
     return topics, doc["cases"]
 
 
 def request_of(case: dict[str, Any]) -> RouteRequest:
-    return RouteRequest(content=case["content"], title=case.get("title"), message_type=case.get("message_type"),
-                        tags=tuple(case.get("tags") or ()), level=case.get("level"), summary=case.get("summary"))
+    return RouteRequest(
+        content=case["content"],
+        title=case.get("title"),
+        message_type=case.get("message_type"),
+        tags=tuple(case.get("tags") or ()),
+        level=case.get("level"),
+        summary=case.get("summary"),
+    )
 
 
 def engine_decider(topics: list[TopicSpec]) -> Decide:
     compiled = compile_rules(topics)
 
     def decide(case: dict[str, Any]) -> tuple[bool, str | None]:
-        d = route_message(compiled, request_of(case), topic_enabled=case.get("topic_enabled", True),
-                          fallback_policy=case.get("policy", "inbox"))
+        d = route_message(
+            compiled,
+            request_of(case),
+            topic_enabled=case.get("topic_enabled", True),
+            fallback_policy=case.get("policy", "inbox"),
+        )
         return d.should_publish, d.topic_key
 
     return decide
@@ -119,6 +134,7 @@ def evaluate(name: str, decide: Decide, cases: list[dict[str, Any]]) -> EvalResu
             result.substantive_lost += not published
             result.misrouted += published and topic != expect
         if not right:
-            result.errors.append(f"{case['id']}: expected {expect}, got {topic if published else None}"
-                                 f" | {case['content'][:70]}")
+            result.errors.append(
+                f"{case['id']}: expected {expect}, got {topic if published else None} | {case['content'][:70]}"
+            )
     return result

@@ -16,88 +16,87 @@ from topic_dashboard.routing.text import STOP_EN, is_cjk, latin_sequence, normal
 LEXICON: dict[str, dict[str, str]] = {
     "finance": {
         "stock": "股票|个股|股价|股市|a股|港股|美股|中概股|板块|蓝筹|成长股|市值|涨停|跌停|上市公司|"
-                 "stock|stocks|share price|shares|equity|equities|stock market|ticker",
+        "stock|stocks|share price|shares|equity|equities|stock market|ticker",
         "index": "指数|大盘|上证|上证指数|深证|深成指|创业板|科创板|沪深300|恒指|恒生|恒生指数|纳指|纳斯达克|"
-                 "道指|道琼斯|标普|标普500|日经|index|indices|s&p 500|nasdaq|dow|dow jones|spx|ndx|"
-                 "nikkei|hang seng|ftse|russell|sp500",
+        "道指|道琼斯|标普|标普500|日经|index|indices|s&p 500|nasdaq|dow|dow jones|spx|ndx|"
+        "nikkei|hang seng|ftse|russell|sp500",
         "fx": "外汇|汇率|美元|人民币|日元|欧元|英镑|港币|离岸|美元指数|forex|fx|currency|exchange rate|"
-              "dollar|usd|eur|jpy|cny|yen|euro|sterling|dxy",
+        "dollar|usd|eur|jpy|cny|yen|euro|sterling|dxy",
         "rates": "利率|加息|降息|议息|收益率|国债|美债|基点|央行|美联储|联储|lpr|降准|存款准备金|"
-                 "interest rate|rate hike|rate cut|yield|treasury|bond|basis point|bps|fed|fomc|"
-                 "central bank|ecb|boj|boe|pboc|bank of england|bank of japan|人民银行|monetary policy|货币政策|"
-                 "gilt|gilts|bund|t-bill|yield curve|收益率曲线",
+        "interest rate|rate hike|rate cut|yield|treasury|bond|basis point|bps|fed|fomc|"
+        "central bank|ecb|boj|boe|pboc|bank of england|bank of japan|人民银行|monetary policy|货币政策|"
+        "gilt|gilts|bund|t-bill|yield curve|收益率曲线",
         "macro": "宏观|宏观数据|宏观经济|cpi|ppi|gdp|pmi|通胀|通缩|非农|失业率|就业数据|零售销售|经济数据|社融|"
-                 "macro|inflation|deflation|payroll|payrolls|nonfarm|unemployment|recession|economic data|"
-                 "retail sales|jobs data|jobs report|job growth|jobless claims|就业|通胀数据",
+        "macro|inflation|deflation|payroll|payrolls|nonfarm|unemployment|recession|economic data|"
+        "retail sales|jobs data|jobs report|job growth|jobless claims|就业|通胀数据",
         "earnings": "财报|业绩|营收|净利润|利润|每股收益|季报|年报|中报|业绩指引|毛利率|分红|回购|"
-                    "earnings|revenue|eps|guidance|quarterly results|profit|net income|margin|dividend|"
-                    "buyback|earnings call",
+        "earnings|revenue|eps|guidance|quarterly results|profit|net income|margin|dividend|"
+        "buyback|earnings call",
         "trading": "行情|上涨|下跌|大涨|大跌|暴涨|暴跌|收涨|收跌|收盘|开盘|盘前|盘后|涨幅|跌幅|涨超|跌超|反弹|"
-                   "承压|走高|走低|拉升|跳水|成交量|成交额|买入|卖出|增持|减持|仓位|持仓|止损|做多|做空|"
-                   "估值|目标价|评级|北向资金|资金流入|rally|selloff|sell-off|premarket|after-hours|"
-                   "bullish|bearish|stop loss|valuation|price target|downgrade|upgrade|overweight|"
-                   "trading volume|short interest",
+        "承压|走高|走低|拉升|跳水|成交量|成交额|买入|卖出|增持|减持|仓位|持仓|止损|做多|做空|"
+        "估值|目标价|评级|北向资金|资金流入|rally|selloff|sell-off|premarket|after-hours|"
+        "bullish|bearish|stop loss|valuation|price target|downgrade|upgrade|overweight|"
+        "trading volume|short interest",
         "crypto": "比特币|以太坊|加密货币|虚拟货币|数字货币|稳定币|btc|eth|bitcoin|ethereum|crypto|"
-                  "cryptocurrency|stablecoin|usdt",
+        "cryptocurrency|stablecoin|usdt",
         "commodity": "黄金|金价|原油|油价|大宗商品|期货|铜价|白银|天然气|gold|oil|crude|brent|wti|commodity|"
-                     "futures|silver|natural gas|opec",
+        "futures|silver|natural gas|opec",
         "fund": "基金|净值|etf|理财|投资|投资者|资产配置|投资组合|券商|证券|私募|公募|fund|portfolio|"
-                "investment|investor|asset allocation|hedge fund|brokerage|securities",
-        "finance": "金融|金融市场|财经|经济|银行|华尔街|finance|financial|economy|wall street|market|markets|"
-                   "市场",
+        "investment|investor|asset allocation|hedge fund|brokerage|securities",
+        "finance": "金融|金融市场|财经|经济|银行|华尔街|finance|financial|economy|wall street|market|markets|市场",
     },
     "software": {
         "build": "构建|编译|打包|构建失败|构建成功|build|builds|compile|compilation|bundle|webpack|"
-                 "gradle|maven|makefile",
+        "gradle|maven|makefile",
         "ci": "ci|ci/cd|cicd|流水线|持续集成|pipeline|github actions|workflow|jenkins|gitlab ci|"
-              "circleci|travis|buildkite|job|runner",
+        "circleci|travis|buildkite|job|runner",
         "test": "测试|单元测试|集成测试|测试用例|用例|单测|回归测试|端到端|覆盖率|test|tests|unit test|"
-                "pytest|jest|test case|test suite|coverage|flaky|e2e|integration test|regression",
+        "pytest|jest|test case|test suite|coverage|flaky|e2e|integration test|regression",
         "deploy": "部署|发布|上线|发版|回滚|灰度|版本|预发|staging|deploy|deployment|release|rollout|"
-                  "rollback|canary|ship|hotfix|tag|helm|argo",
+        "rollback|canary|ship|hotfix|tag|helm|argo",
         "code": "代码|提交|合并|分支|代码评审|合并请求|pr|mr|commit|merge|branch|pull request|"
-                "merge request|code review|lint|linter|静态检查|依赖|dependency|artifact|制品|镜像|"
-                "docker image|repo|repository|仓库",
+        "merge request|code review|lint|linter|静态检查|依赖|dependency|artifact|制品|镜像|"
+        "docker image|repo|repository|仓库",
     },
     "ops": {
         "alert": "告警|报警|警报|预警|监控|值班|p0|p1|p2|sev1|sev2|sev3|alert|alerts|alarm|alerting|"
-                 "pagerduty|opsgenie|on-call|oncall|paging|monitor|monitoring|grafana|prometheus",
+        "pagerduty|opsgenie|on-call|oncall|paging|monitor|monitoring|grafana|prometheus",
         "outage": "故障|宕机|挂了|不可用|中断|停服|事故|降级|雪崩|outage|downtime|incident|unavailable|"
-                  "degraded|degradation|unreachable|not responding",
+        "degraded|degradation|unreachable|not responding",
         "error": "报错|错误|错误率|异常|5xx|502|503|504|500错误|超时|崩溃|重启|内存溢出|oom|"
-                 "exception|error|errors|error rate|timeout|crashloop|crashloopbackoff|panic|segfault|traceback|"
-                 "out of memory|outofmemory|outofmemoryerror|oomkilled|"
-                 "stack trace|failure rate",
+        "exception|error|errors|error rate|timeout|crashloop|crashloopbackoff|panic|segfault|traceback|"
+        "out of memory|outofmemory|outofmemoryerror|oomkilled|"
+        "stack trace|failure rate",
         "latency": "延迟|响应时间|卡顿|慢查询|耗时飙升|latency|p99|p95|response time|slow query",
         "resource": "cpu|内存|磁盘|负载|使用率|占用率|带宽|连接数|memory|disk|load average|utilization|"
-                    "saturation|bandwidth|connections|quota",
+        "saturation|bandwidth|connections|quota",
         "infra": "集群|节点|数据库|服务器|机房|网关|实例|容器|k8s|kubernetes|pod|cluster|server|database|"
-                 "gateway|instance|container|redis|mysql|postgres|nginx|load balancer|负载均衡|dns|cdn",
+        "gateway|instance|container|redis|mysql|postgres|nginx|load balancer|负载均衡|dns|cdn",
         "live": "线上|生产环境|现网|生产|production|prod|live traffic|customer-facing",
         "recovery": "恢复|修复|止血|根因|复盘|缓解|mitigated|mitigation|recovered|resolved|root cause|"
-                    "postmortem|post-mortem|rca",
+        "postmortem|post-mortem|rca",
         "security": "安全|漏洞|入侵|攻击|证书过期|泄露|security|vulnerability|cve|breach|attack|ddos|"
-                    "certificate|leak|exploit",
+        "certificate|leak|exploit",
     },
     "research": {
         "paper": "论文|文献|学术|期刊|预印本|arxiv|paper|papers|preprint|journal|publication|citation|"
-                 "引用|proceedings|neurips|icml|iclr|acl|cvpr",
+        "引用|proceedings|neurips|icml|iclr|acl|cvpr",
         "notes": "笔记|读书笔记|阅读笔记|阅读|要点|综述|心得|摘录|notes|reading|takeaway|takeaways|"
-                 "key points|literature|survey|literature review|reading notes|tl;dr|tldr",
+        "key points|literature|survey|literature review|reading notes|tl;dr|tldr",
         "study": "研究|实验|调研|对比实验|消融|消融实验|基准|基准测试|数据集|样本|方法论|假设|"
-                 "research|study|experiment|experiments|ablation|benchmark|dataset|hypothesis|"
-                 "methodology|findings|evaluation|baseline|sota|state of the art",
+        "research|study|experiment|experiments|ablation|benchmark|dataset|hypothesis|"
+        "methodology|findings|evaluation|baseline|sota|state of the art",
         "ml": "模型|训练|微调|大模型|语言模型|神经网络|深度学习|机器学习|推理|注意力|向量|"
-              "model|training|fine-tune|fine-tuning|llm|transformer|neural network|deep learning|"
-              "machine learning|inference|attention|embedding|rag|retrieval",
+        "model|training|fine-tune|fine-tuning|llm|transformer|neural network|deep learning|"
+        "machine learning|inference|attention|embedding|rag|retrieval",
         "analysis": "白皮书|竞品分析|技术选型|行业报告|whitepaper|competitive analysis|market research",
     },
     "personal": {
         "schedule": "会议|开会|日程|约会|预约|提醒|待办|截止|截止日期|日历|deadline|meeting|calendar|"
-                    "appointment|reminder|todo|to-do|schedule|agenda",
+        "appointment|reminder|todo|to-do|schedule|agenda",
         "travel": "航班|机票|酒店|行程|签证|高铁|火车票|flight|hotel|itinerary|trip|travel|visa|boarding",
         "life": "购物|快递|天气|生日|餐厅|菜谱|健身|shopping|package|delivery|weather|birthday|"
-                "restaurant|recipe|workout",
+        "restaurant|recipe|workout",
     },
     "meta": {
         "number": "数值|数字|数据点|百分比|涨跌幅|number|numbers|figure|figures|numeric|percentage|metric|metrics",

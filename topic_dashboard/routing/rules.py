@@ -22,8 +22,13 @@ MAX_KEYWORD_CHARS = 100
 DEFAULT_PRIORITY = 50
 ALWAYS_ON_FILTERS = ("progress", "tool_hint")
 _FILTER_ALIASES = {  # keys are lower-cased with spaces, "-" and "_" removed
-    "progress": "progress", "sendprogress": "progress", "进度": "progress",
-    "toolhint": "tool_hint", "toolhints": "tool_hint", "sendtoolhints": "tool_hint", "工具提示": "tool_hint",
+    "progress": "progress",
+    "sendprogress": "progress",
+    "进度": "progress",
+    "toolhint": "tool_hint",
+    "toolhints": "tool_hint",
+    "sendtoolhints": "tool_hint",
+    "工具提示": "tool_hint",
 }
 TOPIC_KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
@@ -117,8 +122,7 @@ def _filters(value: Any) -> list[str]:
     for i, item in enumerate(_text_list(value, "system_filters", 40)):
         name = _FILTER_ALIASES.get(re.sub(r"[\s_\-]", "", item.lower()))
         if name is None:
-            raise _invalid(f"unknown system filter {item!r}; known: progress, tool_hint",
-                           f"system_filters[{i}]")
+            raise _invalid(f"unknown system filter {item!r}; known: progress, tool_hint", f"system_filters[{i}]")
         if name not in names:
             names.append(name)
     return names

@@ -79,8 +79,9 @@ def score_topics(compiled: CompiledRules, msg: Message, *, veto_from: float) -> 
     return [_score(compiled, topic, msg, hits.get(topic.index), veto_from) for topic in compiled.topics]
 
 
-def _score(compiled: CompiledRules, topic: CompiledTopic, msg: Message, hits: _Hits | None,
-           veto_from: float) -> TopicScore:
+def _score(
+    compiled: CompiledRules, topic: CompiledTopic, msg: Message, hits: _Hits | None, veto_from: float
+) -> TopicScore:
     result = TopicScore(topic)
     if hits is None:
         return result
@@ -98,8 +99,9 @@ def _score(compiled: CompiledRules, topic: CompiledTopic, msg: Message, hits: _H
     return result
 
 
-def _rule_evidence(compiled: CompiledRules, topic: CompiledTopic, values: dict[int, float], hits: _Hits,
-                   result: TopicScore) -> float:
+def _rule_evidence(
+    compiled: CompiledRules, topic: CompiledTopic, values: dict[int, float], hits: _Hits, result: TopicScore
+) -> float:
     conds: list[tuple[float, Condition, list[str]]] = []
     for c in sorted(hits.alts):
         cond = topic.includes[c]
@@ -156,8 +158,9 @@ def _negated(cond: Condition, values: dict[int, float]) -> bool:
     return any(values.get(tid, 0.0) >= CONCEPT_MATCH for tid in cond.neg)
 
 
-def _include_score(compiled: CompiledRules, cond: Condition, alt_indices: list[int],
-                   values: dict[int, float]) -> tuple[float, list[str]]:
+def _include_score(
+    compiled: CompiledRules, cond: Condition, alt_indices: list[int], values: dict[int, float]
+) -> tuple[float, list[str]]:
     best, best_hits, extra, extra_hits = 0.0, [], 0.0, []
     for a in alt_indices:
         s, _, matched = _alt_score(compiled, cond.alts[a], values)

@@ -89,10 +89,10 @@ def draft_from_json(text: str) -> RuleDraft:
         raise AppError("invalid_rule", "the rule must be a JSON object", field="$")
     body = dict(body)
     allowed = body.pop("allowed_view_types", None)
-    if allowed is not None:
-        if not isinstance(allowed, list) or any(kind not in VIEW_TYPES for kind in allowed):
-            raise AppError("invalid_rule", f"allowed_view_types must be a list of: {', '.join(VIEW_TYPES)}",
-                           field="allowed_view_types")
+    if allowed is not None and (not isinstance(allowed, list) or any(kind not in VIEW_TYPES for kind in allowed)):
+        raise AppError(
+            "invalid_rule", f"allowed_view_types must be a list of: {', '.join(VIEW_TYPES)}", field="allowed_view_types"
+        )
     rules = validate_routing(body)
     draft = draft_from_rules(rules)
     draft.allowed_types = list(allowed) if allowed else list(VIEW_TYPES)

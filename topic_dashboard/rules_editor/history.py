@@ -9,7 +9,10 @@ from topic_dashboard.models import TopicRuleChange, iso_utc
 from topic_dashboard.rules_editor.models import HistoryRow
 
 _LABELS = {
-    "name": "name", "description": "description", "is_active": "active", "view_schema_json": "view types",
+    "name": "name",
+    "description": "description",
+    "is_active": "active",
+    "view_schema_json": "view types",
 }
 
 
@@ -20,13 +23,20 @@ def change_summary(before: dict[str, Any] | None, after: dict[str, Any] | None) 
         return "deleted"
     changed = [label for key, label in _LABELS.items() if before.get(key) != after.get(key)]
     rule_before, rule_after = before.get("routing_json") or {}, after.get("routing_json") or {}
-    changed += [f"rule.{key}" for key in sorted(set(rule_before) | set(rule_after)) if rule_before.get(key) != rule_after.get(key)]
+    changed += [
+        f"rule.{key}"
+        for key in sorted(set(rule_before) | set(rule_after))
+        if rule_before.get(key) != rule_after.get(key)
+    ]
     return "changed " + ", ".join(changed) if changed else "saved without changes"
 
 
 def history_row(change: TopicRuleChange) -> HistoryRow:
     return HistoryRow(
-        id=change.id or 0, actor=change.actor, action=change.action, created_at=iso_utc(change.created_at) or "",
+        id=change.id or 0,
+        actor=change.actor,
+        action=change.action,
+        created_at=iso_utc(change.created_at) or "",
         summary=change_summary(change.before_json, change.after_json),
         before=json.dumps(change.before_json, ensure_ascii=False, indent=2) if change.before_json else "",
         after=json.dumps(change.after_json, ensure_ascii=False, indent=2) if change.after_json else "",

@@ -20,14 +20,27 @@ def _bot_option(bot: BotOption) -> rx.Component:
 
 def _topic_row(row: RuleTopicRow) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(rx.hstack(rx.code(row.key), rx.cond(row.is_fallback, rx.badge("fallback", size="1", color_scheme="gray")),
-                                spacing="2", align="center")),
+        rx.table.cell(
+            rx.hstack(
+                rx.code(row.key),
+                rx.cond(row.is_fallback, rx.badge("fallback", size="1", color_scheme="gray")),
+                spacing="2",
+                align="center",
+            )
+        ),
         rx.table.cell(row.name),
-        rx.table.cell(rx.cond(row.is_active, rx.badge("active", color_scheme="green", size="1"),
-                              rx.badge("inactive", color_scheme="gray", size="1"))),
+        rx.table.cell(
+            rx.cond(
+                row.is_active,
+                rx.badge("active", color_scheme="green", size="1"),
+                rx.badge("inactive", color_scheme="gray", size="1"),
+            )
+        ),
         rx.table.cell(row.priority),
         rx.table.cell(row.item_count),
-        rx.table.cell(rx.cond(row.last_item_at != "", rx.moment(row.last_item_at, from_now=True), "—"), white_space="nowrap"),
+        rx.table.cell(
+            rx.cond(row.last_item_at != "", rx.moment(row.last_item_at, from_now=True), "—"), white_space="nowrap"
+        ),
         on_click=S.select_topic(row.key),
         cursor="pointer",
         background=rx.cond(S.selected_key == row.key, rx.color("accent", 3), "transparent"),
@@ -38,8 +51,14 @@ def _topic_row(row: RuleTopicRow) -> rx.Component:
 
 def topics_table() -> rx.Component:
     return rx.table.root(
-        rx.table.header(rx.table.row(*[rx.table.column_header_cell(label) for label in
-                                       ("Key", "Name", "State", "Priority", "Items", "Last item")])),
+        rx.table.header(
+            rx.table.row(
+                *[
+                    rx.table.column_header_cell(label)
+                    for label in ("Key", "Name", "State", "Priority", "Items", "Last item")
+                ]
+            )
+        ),
         rx.table.body(rx.foreach(S.topics, _topic_row)),
         variant="surface",
         size="1",
@@ -48,56 +67,124 @@ def topics_table() -> rx.Component:
     )
 
 
-def _list_editor(label: str, field: str, json_field: str, values: rx.Var, placeholder: str, hint: str = "",
-                 add_id: str = "") -> rx.Component:
+def _list_editor(
+    label: str, field: str, json_field: str, values: rx.Var, placeholder: str, hint: str = "", add_id: str = ""
+) -> rx.Component:
     def entry(value: rx.Var, index: rx.Var) -> rx.Component:
         invalid = S.error_field == json_field + "[" + index.to_string() + "]"
         return rx.hstack(
-            rx.input(value=value, on_change=lambda v: S.set_list_item(field, index, v), placeholder=placeholder,
-                     width="100%", size="2", read_only=READ_ONLY, color_scheme=rx.cond(invalid, "red", "gray"),
-                     variant=rx.cond(invalid, "soft", "surface"), debounce_timeout=250,
-                     id=f"{field}-" + index.to_string()),
-            rx.cond(AuthState.is_admin, rx.icon_button(rx.icon("x", size=14), size="1", variant="ghost", color_scheme="gray",
-                                                       on_click=S.remove_list_item(field, index), aria_label="Remove")),
+            rx.input(
+                value=value,
+                on_change=lambda v: S.set_list_item(field, index, v),
+                placeholder=placeholder,
+                width="100%",
+                size="2",
+                read_only=READ_ONLY,
+                color_scheme=rx.cond(invalid, "red", "gray"),
+                variant=rx.cond(invalid, "soft", "surface"),
+                debounce_timeout=250,
+                id=f"{field}-" + index.to_string(),
+            ),
+            rx.cond(
+                AuthState.is_admin,
+                rx.icon_button(
+                    rx.icon("x", size=14),
+                    size="1",
+                    variant="ghost",
+                    color_scheme="gray",
+                    on_click=S.remove_list_item(field, index),
+                    aria_label="Remove",
+                ),
+            ),
             width="100%",
             align="center",
         )
 
     return rx.vstack(
-        rx.hstack(rx.text(label, size="2", weight="medium"),
-                  rx.cond(hint != "", rx.text(hint, size="1", color=rx.color("gray", 10))), align="baseline", spacing="2"),
+        rx.hstack(
+            rx.text(label, size="2", weight="medium"),
+            rx.cond(hint != "", rx.text(hint, size="1", color=rx.color("gray", 10))),
+            align="baseline",
+            spacing="2",
+        ),
         rx.foreach(values, entry),
-        rx.cond(AuthState.is_admin, rx.button(rx.icon("plus", size=14), "Add", size="1", variant="soft",
-                                              on_click=S.add_list_item(field), id=add_id or f"add-{field}")),
+        rx.cond(
+            AuthState.is_admin,
+            rx.button(
+                rx.icon("plus", size=14),
+                "Add",
+                size="1",
+                variant="soft",
+                on_click=S.add_list_item(field),
+                id=add_id or f"add-{field}",
+            ),
+        ),
         spacing="1",
         width="100%",
     )
 
 
 def _view_type_toggle(kind: rx.Var) -> rx.Component:
-    return rx.checkbox(kind, checked=S.draft.allowed_types.contains(kind), on_change=lambda on: S.toggle_view_type(kind, on),
-                       disabled=READ_ONLY, size="2")
+    return rx.checkbox(
+        kind,
+        checked=S.draft.allowed_types.contains(kind),
+        on_change=lambda on: S.toggle_view_type(kind, on),
+        disabled=READ_ONLY,
+        size="2",
+    )
 
 
 def rule_form() -> rx.Component:
     return rx.vstack(
         rx.vstack(
             rx.text("Purpose", size="2", weight="medium"),
-            rx.text_area(value=S.draft.purpose, on_change=S.set_purpose, placeholder="What this topic collects, in a sentence",
-                         read_only=READ_ONLY, width="100%", rows="2", debounce_timeout=250, id="rule-purpose"),
+            rx.text_area(
+                value=S.draft.purpose,
+                on_change=S.set_purpose,
+                placeholder="What this topic collects, in a sentence",
+                read_only=READ_ONLY,
+                width="100%",
+                rows="2",
+                debounce_timeout=250,
+                id="rule-purpose",
+            ),
             spacing="1",
             width="100%",
         ),
-        _list_editor("Include when", "include_when", "include_when", S.draft.include_when,
-                     "e.g. 内容涉及股票/指数/外汇 or build / test results", "any one that matches counts"),
-        _list_editor("Exclude when", "exclude_when", "exclude_when", S.draft.exclude_when,
-                     "e.g. 纯寒暄或无结论聊天", "a match vetoes this topic"),
+        _list_editor(
+            "Include when",
+            "include_when",
+            "include_when",
+            S.draft.include_when,
+            "e.g. 内容涉及股票/指数/外汇 or build / test results",
+            "any one that matches counts",
+        ),
+        _list_editor(
+            "Exclude when",
+            "exclude_when",
+            "exclude_when",
+            S.draft.exclude_when,
+            "e.g. 纯寒暄或无结论聊天",
+            "a match vetoes this topic",
+        ),
         rx.grid(
             # not add-positive/add-negative: those are the test panel's "Add as ... example" buttons
-            _list_editor("Positive examples", "positive", "examples.positive", S.draft.positive, "A message that belongs here",
-                         add_id="add-positive-row"),
-            _list_editor("Negative examples", "negative", "examples.negative", S.draft.negative, "A message that does not",
-                         add_id="add-negative-row"),
+            _list_editor(
+                "Positive examples",
+                "positive",
+                "examples.positive",
+                S.draft.positive,
+                "A message that belongs here",
+                add_id="add-positive-row",
+            ),
+            _list_editor(
+                "Negative examples",
+                "negative",
+                "examples.negative",
+                S.draft.negative,
+                "A message that does not",
+                add_id="add-negative-row",
+            ),
             columns=rx.breakpoints(initial="1", md="2"),
             spacing="4",
             width="100%",
@@ -105,8 +192,16 @@ def rule_form() -> rx.Component:
         _list_editor("Keywords", "keywords", "keywords", S.draft.keywords, "optional extra words", "optional"),
         rx.hstack(
             rx.text("Priority", size="2", weight="medium"),
-            rx.slider(value=[S.draft.priority], on_value_commit=S.set_priority, min=0, max=100, step=1, width="12rem",
-                      disabled=READ_ONLY, id="rule-priority"),
+            rx.slider(
+                value=[S.draft.priority],
+                on_value_commit=S.set_priority,
+                min=0,
+                max=100,
+                step=1,
+                width="12rem",
+                disabled=READ_ONLY,
+                id="rule-priority",
+            ),
             rx.badge(S.draft.priority, variant="outline", id="rule-priority-value"),
             rx.text("higher wins when several topics match", size="1", color=rx.color("gray", 10)),
             align="center",
@@ -115,7 +210,8 @@ def rule_form() -> rx.Component:
         ),
         rx.hstack(
             rx.text("System filters", size="2", weight="medium"),
-            rx.badge("progress", color_scheme="gray"), rx.badge("tool hints", color_scheme="gray"),
+            rx.badge("progress", color_scheme="gray"),
+            rx.badge("tool hints", color_scheme="gray"),
             rx.text("always on: never published", size="1", color=rx.color("gray", 10)),
             align="center",
             spacing="2",
@@ -133,16 +229,29 @@ def rule_form() -> rx.Component:
 
 
 def rule_json() -> rx.Component:
-    return rx.text_area(value=S.json_text, on_change=S.set_json_text, read_only=READ_ONLY, width="100%", rows="22",
-                        font_family="var(--code-font-family)", debounce_timeout=300, id="rule-json")
+    return rx.text_area(
+        value=S.json_text,
+        on_change=S.set_json_text,
+        read_only=READ_ONLY,
+        width="100%",
+        rows="22",
+        font_family="var(--code-font-family)",
+        debounce_timeout=300,
+        id="rule-json",
+    )
 
 
 def _error_callout() -> rx.Component:
     return rx.cond(
         S.error_message != "",
         rx.callout(
-            rx.hstack(rx.cond(S.error_field != "", rx.code(S.error_field)), rx.text(S.error_message), spacing="2", wrap="wrap"),
-            icon="triangle-alert", color_scheme="red", size="1", id="rule-error",
+            rx.hstack(
+                rx.cond(S.error_field != "", rx.code(S.error_field)), rx.text(S.error_message), spacing="2", wrap="wrap"
+            ),
+            icon="triangle-alert",
+            color_scheme="red",
+            size="1",
+            id="rule-error",
         ),
     )
 
@@ -156,21 +265,41 @@ def editor_header() -> rx.Component:
         rx.tooltip(
             rx.hstack(
                 rx.text("Active", size="2"),
-                rx.switch(checked=S.is_active, on_change=S.set_topic_active, disabled=READ_ONLY | S.is_fallback,
-                          id="rule-active-switch"),
-                align="center", spacing="2",
+                rx.switch(
+                    checked=S.is_active,
+                    on_change=S.set_topic_active,
+                    disabled=READ_ONLY | S.is_fallback,
+                    id="rule-active-switch",
+                ),
+                align="center",
+                spacing="2",
             ),
             content=rx.cond(S.is_fallback, "The fallback topic is always active", "Inactive topics receive nothing"),
         ),
         rx.cond(
             AuthState.is_admin,
             rx.hstack(
-                rx.button("Revert", variant="soft", color_scheme="gray", size="2", on_click=S.revert, disabled=~S.dirty),
-                rx.button(rx.icon("save", size=14), "Save", size="2", on_click=S.save,
-                          disabled=~S.dirty | (S.error_message != ""), id="rule-save"),
+                rx.button(
+                    "Revert", variant="soft", color_scheme="gray", size="2", on_click=S.revert, disabled=~S.dirty
+                ),
+                rx.button(
+                    rx.icon("save", size=14),
+                    "Save",
+                    size="2",
+                    on_click=S.save,
+                    disabled=~S.dirty | (S.error_message != ""),
+                    id="rule-save",
+                ),
                 rx.tooltip(
-                    rx.icon_button(rx.icon("trash-2", size=14), size="2", variant="soft", color_scheme="red",
-                                   on_click=S.open_delete, id="rule-delete", aria_label="Delete topic"),
+                    rx.icon_button(
+                        rx.icon("trash-2", size=14),
+                        size="2",
+                        variant="soft",
+                        color_scheme="red",
+                        on_click=S.open_delete,
+                        id="rule-delete",
+                        aria_label="Delete topic",
+                    ),
                     content=rx.cond(S.is_fallback, "The fallback topic cannot be deleted", "Delete this topic"),
                 ),
                 spacing="2",
@@ -184,52 +313,111 @@ def editor_header() -> rx.Component:
 
 def _score_row(row: ScoreRow) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(rx.hstack(rx.code(row.topic_key), rx.cond(row.chosen, rx.icon("check", size=14, color=rx.color("green", 10))),
-                                spacing="1", align="center")),
-        rx.table.cell(rx.hstack(rx.progress(value=row.score_pct, width="5rem", size="1"), rx.text(row.score_pct.to_string() + "%", size="1"),
-                                align="center", spacing="2")),
+        rx.table.cell(
+            rx.hstack(
+                rx.code(row.topic_key),
+                rx.cond(row.chosen, rx.icon("check", size=14, color=rx.color("green", 10))),
+                spacing="1",
+                align="center",
+            )
+        ),
+        rx.table.cell(
+            rx.hstack(
+                rx.progress(value=row.score_pct, width="5rem", size="1"),
+                rx.text(row.score_pct.to_string() + "%", size="1"),
+                align="center",
+                spacing="2",
+            )
+        ),
         rx.table.cell(row.priority),
-        rx.table.cell(rx.cond(row.vetoed_by != "", rx.text("vetoed: " + row.vetoed_by, color=rx.color("red", 11), size="1"),
-                              rx.text(row.matched, size="1"))),
+        rx.table.cell(
+            rx.cond(
+                row.vetoed_by != "",
+                rx.text("vetoed: " + row.vetoed_by, color=rx.color("red", 11), size="1"),
+                rx.text(row.matched, size="1"),
+            )
+        ),
     )
 
 
 def test_panel() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.hstack(rx.icon("flask-conical", size=16), rx.heading("Test this message", size="3"),
-                      rx.text("live, against the rules as edited (before saving)", size="1", color=rx.color("gray", 10)),
-                      align="center", spacing="2", wrap="wrap"),
-            rx.text_area(value=S.test_message, on_change=S.set_test_message, placeholder="Paste a message a bot might publish",
-                         rows="3", width="100%", debounce_timeout=250, id="test-message"),
+            rx.hstack(
+                rx.icon("flask-conical", size=16),
+                rx.heading("Test this message", size="3"),
+                rx.text("live, against the rules as edited (before saving)", size="1", color=rx.color("gray", 10)),
+                align="center",
+                spacing="2",
+                wrap="wrap",
+            ),
+            rx.text_area(
+                value=S.test_message,
+                on_change=S.set_test_message,
+                placeholder="Paste a message a bot might publish",
+                rows="3",
+                width="100%",
+                debounce_timeout=250,
+                id="test-message",
+            ),
             rx.hstack(
                 rx.text("Message type", size="1"),
                 rx.select(list(MESSAGE_TYPES), value=S.test_type, on_change=S.set_test_type, size="1"),
-                spacing="2", align="center",
+                spacing="2",
+                align="center",
             ),
             rx.cond(
                 S.decision_reason != "",
                 rx.vstack(
                     rx.hstack(
-                        rx.cond(S.decision_publish, rx.badge("publish", color_scheme="green", size="2", id="decision-publish"),
-                                rx.badge("don't publish", color_scheme="gray", size="2", id="decision-publish")),
-                        rx.cond(S.decision_topic != "", rx.badge("→ " + S.decision_topic, variant="outline", size="2", id="decision-topic")),
-                        rx.text("confidence " + S.decision_confidence.to_string() + "%", size="1", id="decision-confidence"),
-                        align="center", spacing="2", wrap="wrap",
+                        rx.cond(
+                            S.decision_publish,
+                            rx.badge("publish", color_scheme="green", size="2", id="decision-publish"),
+                            rx.badge("don't publish", color_scheme="gray", size="2", id="decision-publish"),
+                        ),
+                        rx.cond(
+                            S.decision_topic != "",
+                            rx.badge("→ " + S.decision_topic, variant="outline", size="2", id="decision-topic"),
+                        ),
+                        rx.text(
+                            "confidence " + S.decision_confidence.to_string() + "%", size="1", id="decision-confidence"
+                        ),
+                        align="center",
+                        spacing="2",
+                        wrap="wrap",
                     ),
                     rx.text(S.decision_reason, size="2", id="decision-reason"),
                     rx.table.root(
-                        rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in ("Topic", "Score", "Priority", "Why")])),
+                        rx.table.header(
+                            rx.table.row(
+                                *[rx.table.column_header_cell(h) for h in ("Topic", "Score", "Priority", "Why")]
+                            )
+                        ),
                         rx.table.body(rx.foreach(S.scores, _score_row)),
-                        size="1", width="100%", id="decision-scores",
+                        size="1",
+                        width="100%",
+                        id="decision-scores",
                     ),
                     rx.cond(
                         AuthState.is_admin & (S.selected_key != ""),
                         rx.hstack(
-                            rx.button(rx.icon("thumbs-up", size=14), "Add as positive example", size="1", variant="soft",
-                                      on_click=S.add_test_as_example(True), id="add-positive"),
-                            rx.button(rx.icon("thumbs-down", size=14), "Add as negative example", size="1", variant="soft",
-                                      color_scheme="gray", on_click=S.add_test_as_example(False), id="add-negative"),
+                            rx.button(
+                                rx.icon("thumbs-up", size=14),
+                                "Add as positive example",
+                                size="1",
+                                variant="soft",
+                                on_click=S.add_test_as_example(True),
+                                id="add-positive",
+                            ),
+                            rx.button(
+                                rx.icon("thumbs-down", size=14),
+                                "Add as negative example",
+                                size="1",
+                                variant="soft",
+                                color_scheme="gray",
+                                on_click=S.add_test_as_example(False),
+                                id="add-negative",
+                            ),
                             spacing="2",
                         ),
                     ),
@@ -247,20 +435,35 @@ def test_panel() -> rx.Component:
 def _history_row(row: HistoryRow) -> rx.Component:
     return rx.el.details(
         rx.el.summary(
-            rx.hstack(rx.badge(row.action, size="1"), rx.text(row.summary, size="2"), rx.text("by " + row.actor, size="1"),
-                      rx.moment(row.created_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10)),
-                      spacing="2", align="center", display="inline-flex", wrap="wrap"),
+            rx.hstack(
+                rx.badge(row.action, size="1"),
+                rx.text(row.summary, size="2"),
+                rx.text("by " + row.actor, size="1"),
+                rx.moment(row.created_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10)),
+                spacing="2",
+                align="center",
+                display="inline-flex",
+                wrap="wrap",
+            ),
             cursor="pointer",
         ),
         rx.grid(
             # width 100% on the pre: without it the long JSON lines overflow into the other column
-            rx.vstack(rx.text("Before", size="1", weight="medium"),
-                      rx.el.pre(row.before, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
-                      min_width="0", width="100%"),
-            rx.vstack(rx.text("After", size="1", weight="medium"),
-                      rx.el.pre(row.after, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
-                      min_width="0", width="100%"),
-            columns="2", spacing="3", width="100%",
+            rx.vstack(
+                rx.text("Before", size="1", weight="medium"),
+                rx.el.pre(row.before, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
+                min_width="0",
+                width="100%",
+            ),
+            rx.vstack(
+                rx.text("After", size="1", weight="medium"),
+                rx.el.pre(row.after, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
+                min_width="0",
+                width="100%",
+            ),
+            columns="2",
+            spacing="3",
+            width="100%",
         ),
         padding_y="0.25rem",
     )
@@ -269,8 +472,11 @@ def _history_row(row: HistoryRow) -> rx.Component:
 def history_panel() -> rx.Component:
     return rx.vstack(
         rx.heading("Change history", size="3"),
-        rx.cond(S.history.length() > 0, rx.vstack(rx.foreach(S.history, _history_row), spacing="1", width="100%", id="rule-history"),
-                rx.text("No changes recorded yet.", size="2", color=rx.color("gray", 10))),
+        rx.cond(
+            S.history.length() > 0,
+            rx.vstack(rx.foreach(S.history, _history_row), spacing="1", width="100%", id="rule-history"),
+            rx.text("No changes recorded yet.", size="2", color=rx.color("gray", 10)),
+        ),
         spacing="2",
         width="100%",
     )
@@ -280,19 +486,41 @@ def editor() -> rx.Component:
     return rx.vstack(
         editor_header(),
         rx.grid(
-            rx.vstack(rx.text("Name", size="2", weight="medium"),
-                      rx.input(value=S.name, on_change=S.set_name, read_only=READ_ONLY, width="100%", debounce_timeout=250, id="rule-name"),
-                      spacing="1"),
-            rx.vstack(rx.text("Description", size="2", weight="medium"),
-                      rx.input(value=S.description, on_change=S.set_description, read_only=READ_ONLY, width="100%",
-                               debounce_timeout=250, id="rule-description"),
-                      spacing="1"),
-            columns="2", spacing="3", width="100%",
+            rx.vstack(
+                rx.text("Name", size="2", weight="medium"),
+                rx.input(
+                    value=S.name,
+                    on_change=S.set_name,
+                    read_only=READ_ONLY,
+                    width="100%",
+                    debounce_timeout=250,
+                    id="rule-name",
+                ),
+                spacing="1",
+            ),
+            rx.vstack(
+                rx.text("Description", size="2", weight="medium"),
+                rx.input(
+                    value=S.description,
+                    on_change=S.set_description,
+                    read_only=READ_ONLY,
+                    width="100%",
+                    debounce_timeout=250,
+                    id="rule-description",
+                ),
+                spacing="1",
+            ),
+            columns="2",
+            spacing="3",
+            width="100%",
         ),
         rx.segmented_control.root(
             rx.segmented_control.item("Form", value="form"),
             rx.segmented_control.item("JSON", value="json"),
-            value=S.mode, on_change=S.set_mode, size="1", id="rule-mode",
+            value=S.mode,
+            on_change=S.set_mode,
+            size="1",
+            id="rule-mode",
         ),
         _error_callout(),
         rx.cond(S.mode == "form", rule_form(), rule_json()),
@@ -312,18 +540,25 @@ def create_dialog() -> rx.Component:
                 rx.text("Start from", size="2", weight="medium"),
                 rx.select.root(
                     rx.select.trigger(id="new-template"),
-                    rx.select.content(rx.foreach(S.template_choices, lambda choice: rx.select.item(choice[1], value=choice[0]))),
-                    value=S.new_template, on_change=S.set_new_template,
+                    rx.select.content(
+                        rx.foreach(S.template_choices, lambda choice: rx.select.item(choice[1], value=choice[0]))
+                    ),
+                    value=S.new_template,
+                    on_change=S.set_new_template,
                 ),
                 rx.text("Key (lower-case letters, digits, _; cannot change later)", size="2", weight="medium"),
                 rx.input(value=S.new_key, on_change=S.set_new_key, placeholder="e.g. finance_market", id="new-key"),
                 rx.text("Name", size="2", weight="medium"),
                 rx.input(value=S.new_name, on_change=S.set_new_name, placeholder="e.g. Markets", id="new-name"),
-                rx.cond(S.new_error != "", rx.callout(S.new_error, color_scheme="red", icon="triangle-alert", size="1", id="new-error")),
+                rx.cond(
+                    S.new_error != "",
+                    rx.callout(S.new_error, color_scheme="red", icon="triangle-alert", size="1", id="new-error"),
+                ),
                 rx.hstack(
                     rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
                     rx.button("Create", on_click=S.create_topic, id="new-create"),
-                    justify="end", width="100%",
+                    justify="end",
+                    width="100%",
                 ),
                 spacing="2",
             ),
@@ -338,9 +573,11 @@ def delete_dialog() -> rx.Component:
         rx.alert_dialog.content(
             rx.alert_dialog.title("Delete topic " + S.selected_key + "?"),
             rx.alert_dialog.description(
-                rx.cond(S.delete_item_count > 0,
-                        "It has " + S.delete_item_count.to_string() + " items. What should happen to them?",
-                        "It has no items. Bots can no longer publish to it; its rule's history is kept."),
+                rx.cond(
+                    S.delete_item_count > 0,
+                    "It has " + S.delete_item_count.to_string() + " items. What should happen to them?",
+                    "It has no items. Bots can no longer publish to it; its rule's history is kept.",
+                ),
             ),
             rx.cond(
                 S.delete_item_count > 0,
@@ -349,13 +586,19 @@ def delete_dialog() -> rx.Component:
                         rx.radio_group.item("Move them to the fallback topic", value="move"),
                         rx.radio_group.item("Delete them", value="delete"),
                     ),
-                    value=S.delete_items, on_change=S.set_delete_items, id="delete-items-choice",
+                    value=S.delete_items,
+                    on_change=S.set_delete_items,
+                    id="delete-items-choice",
                 ),
             ),
             rx.hstack(
                 rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                rx.alert_dialog.action(rx.button("Delete topic", color_scheme="red", on_click=S.confirm_delete, id="delete-confirm")),
-                justify="end", spacing="2", margin_top="1rem",
+                rx.alert_dialog.action(
+                    rx.button("Delete topic", color_scheme="red", on_click=S.confirm_delete, id="delete-confirm")
+                ),
+                justify="end",
+                spacing="2",
+                margin_top="1rem",
             ),
         ),
         open=S.delete_open,
@@ -367,22 +610,46 @@ def rules_page() -> rx.Component:
     return page_shell(
         rx.hstack(
             rx.heading("Rules", size="5", id="page-title"),
-            rx.select.root(rx.select.trigger(placeholder="Choose a bot", id="rules-bot-select"),
-                           rx.select.content(rx.foreach(S.bots, _bot_option)), value=S.bot_id, on_change=S.select_bot),
+            rx.select.root(
+                rx.select.trigger(placeholder="Choose a bot", id="rules-bot-select"),
+                rx.select.content(rx.foreach(S.bots, _bot_option)),
+                value=S.bot_id,
+                on_change=S.select_bot,
+            ),
             rx.spacer(),
-            rx.cond(AuthState.is_admin & (S.bot_id != ""),
-                    rx.button(rx.icon("plus", size=14), "New topic", on_click=S.open_create, id="new-topic")),
-            width="100%", align="center", spacing="4", padding_bottom="1rem",
+            rx.cond(
+                AuthState.is_admin & (S.bot_id != ""),
+                rx.button(rx.icon("plus", size=14), "New topic", on_click=S.open_create, id="new-topic"),
+            ),
+            width="100%",
+            align="center",
+            spacing="4",
+            padding_bottom="1rem",
         ),
         rx.cond(
             S.bots.length() == 0,
             empty_state("bot", "No bots yet", "Create a bot first; its topics and rules are edited here."),
             rx.grid(
-                rx.vstack(topics_table(), rx.cond(READ_ONLY, rx.callout("You can read the rules; only admins change them.",
-                                                                       icon="eye", size="1", id="read-only-note")),
-                          width="100%"),
-                rx.cond(S.has_selection, editor(),
-                        empty_state("mouse-pointer-click", "Choose a topic", "Its rule, a live test and its history appear here.")),
+                rx.vstack(
+                    topics_table(),
+                    rx.cond(
+                        READ_ONLY,
+                        rx.callout(
+                            "You can read the rules; only admins change them.",
+                            icon="eye",
+                            size="1",
+                            id="read-only-note",
+                        ),
+                    ),
+                    width="100%",
+                ),
+                rx.cond(
+                    S.has_selection,
+                    editor(),
+                    empty_state(
+                        "mouse-pointer-click", "Choose a topic", "Its rule, a live test and its history appear here."
+                    ),
+                ),
                 grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)", lg="minmax(0, 2fr) minmax(0, 3fr)"),
                 spacing="5",
                 width="100%",

@@ -111,8 +111,15 @@ class RulesState(SignedInState):
         except AppError as error:
             return rx.toast.error(error.message)
         self.topics = [
-            RuleTopicRow(key=row.topic_key, name=row.name, is_active=row.is_active, is_fallback=row.is_default_fallback,
-                         priority=row.priority, item_count=row.item_count, last_item_at=row.last_item_at or "")
+            RuleTopicRow(
+                key=row.topic_key,
+                name=row.name,
+                is_active=row.is_active,
+                is_fallback=row.is_default_fallback,
+                priority=row.priority,
+                item_count=row.item_count,
+                last_item_at=row.last_item_at or "",
+            )
             for row in overview
         ]
         self._specs = [topic_spec(row) for row in rows]
@@ -186,11 +193,15 @@ class RulesState(SignedInState):
         try:
             with write_session() as session:
                 created = topic_service.create_topic(
-                    session=session, bot_id=self.bot_id, actor=self._principal().name,
+                    session=session,
+                    bot_id=self.bot_id,
+                    actor=self._principal().name,
                     data=topic_service.TopicCreate(
-                        topic_key=self.new_key, name=self.new_name or self.new_key,
+                        topic_key=self.new_key,
+                        name=self.new_name or self.new_key,
                         description=template["description"] if template else "",
-                        routing_json=routing_json_of(draft), view_schema_json=view_schema_json_of(draft),
+                        routing_json=routing_json_of(draft),
+                        view_schema_json=view_schema_json_of(draft),
                     ),
                 )
         except AppError as error:
@@ -290,7 +301,10 @@ class RulesState(SignedInState):
             self.error_message, self.error_field = "", ""
             self._refresh_preview()
         except AppError as error:
-            self.error_message, self.error_field = error.message, error.field or ("$" if error.code == "invalid_json" else "")
+            self.error_message, self.error_field = (
+                error.message,
+                error.field or ("$" if error.code == "invalid_json" else ""),
+            )
 
     @rx.event
     def revert(self) -> rx.event.EventSpec | None:
@@ -306,10 +320,16 @@ class RulesState(SignedInState):
         try:
             with write_session() as session:
                 topic_service.update_topic(
-                    session=session, bot_id=self.bot_id, topic_key=self.selected_key, actor=self._principal().name,
+                    session=session,
+                    bot_id=self.bot_id,
+                    topic_key=self.selected_key,
+                    actor=self._principal().name,
                     data=topic_service.TopicUpdate(
-                        name=self.name, description=self.description, is_active=self.is_active,
-                        routing_json=routing_json_of(self.draft), view_schema_json=view_schema_json_of(self.draft),
+                        name=self.name,
+                        description=self.description,
+                        is_active=self.is_active,
+                        routing_json=routing_json_of(self.draft),
+                        view_schema_json=view_schema_json_of(self.draft),
                     ),
                 )
         except AppError as error:
@@ -324,8 +344,13 @@ class RulesState(SignedInState):
     def set_topic_active(self, value: bool) -> rx.event.EventSpec:
         """Deactivate/reactivate straight from the editor's switch, saved at once."""
         with write_session() as session:
-            topic_service.update_topic(session=session, bot_id=self.bot_id, topic_key=self.selected_key,
-                                       actor=self._principal().name, data=topic_service.TopicUpdate(is_active=value))
+            topic_service.update_topic(
+                session=session,
+                bot_id=self.bot_id,
+                topic_key=self.selected_key,
+                actor=self._principal().name,
+                data=topic_service.TopicUpdate(is_active=value),
+            )
         self.is_active = value
         self._load_topics()
         self._refresh_preview()
@@ -357,7 +382,10 @@ class RulesState(SignedInState):
         try:
             with write_session() as session:
                 count = topic_service.delete_topic(
-                    session=session, bot_id=self.bot_id, topic_key=key, actor=self._principal().name,
+                    session=session,
+                    bot_id=self.bot_id,
+                    topic_key=key,
+                    actor=self._principal().name,
                     items="delete" if self.delete_items == "delete" else "move",
                 )
         except AppError as error:
@@ -387,15 +415,23 @@ class RulesState(SignedInState):
             return
         specs = [spec for spec in self._specs if spec.topic_key != self.selected_key]
         if self.selected_key and not self.error_message:
-            specs.append(TopicSpec(topic_key=self.selected_key, name=self.name, description=self.description,
-                                   is_active=self.is_active, is_default_fallback=self.is_fallback,
-                                   routing=routing_json_of(self.draft)))
+            specs.append(
+                TopicSpec(
+                    topic_key=self.selected_key,
+                    name=self.name,
+                    description=self.description,
+                    is_active=self.is_active,
+                    is_default_fallback=self.is_fallback,
+                    routing=routing_json_of(self.draft),
+                )
+            )
         elif self.selected_key:
             specs = list(self._specs)  # the draft does not validate: preview the saved rule
         decision = preview_route(
             topics=specs,
             request=RouteRequest(content=self.test_message, message_type=self.test_type or None),
-            topic_enabled=self._topic_enabled, fallback_policy=self._fallback_policy,
+            topic_enabled=self._topic_enabled,
+            fallback_policy=self._fallback_policy,
         )
         self.decision_publish = decision.should_publish
         self.decision_topic = decision.topic_key or ""
@@ -403,9 +439,15 @@ class RulesState(SignedInState):
         self.decision_reason = decision.reason
         self.decision_filtered = decision.filtered or ""
         self.scores = [
-            ScoreRow(topic_key=c.topic_key, score=c.score, score_pct=round(c.score * 100), priority=c.priority,
-                     matched="; ".join(c.matched[:3]), vetoed_by=c.vetoed_by or "",
-                     chosen=decision.should_publish and c.topic_key == decision.topic_key)
+            ScoreRow(
+                topic_key=c.topic_key,
+                score=c.score,
+                score_pct=round(c.score * 100),
+                priority=c.priority,
+                matched="; ".join(c.matched[:3]),
+                vetoed_by=c.vetoed_by or "",
+                chosen=decision.should_publish and c.topic_key == decision.topic_key,
+            )
             for c in decision.candidates
         ]
 

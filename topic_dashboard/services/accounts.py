@@ -137,7 +137,12 @@ def log_in(
     session.exec(sa.delete(LoginThrottle).where(LoginThrottle.key == throttles[0][0]))  # type: ignore[call-overload,arg-type]
     token = new_token(SESSION_TOKEN_PREFIX)
     session.add(
-        LoginSession(token_hash=hash_token(token), user_id=user.id or 0, created_at=now, expires_at=now + timedelta(hours=ttl_hours))
+        LoginSession(
+            token_hash=hash_token(token),
+            user_id=user.id or 0,
+            created_at=now,
+            expires_at=now + timedelta(hours=ttl_hours),
+        )
     )
     session.commit()
     return UserPublic(id=user.id or 0, username=user.username, role=user.role), token
@@ -168,13 +173,16 @@ def _refuse_while_locked(session: Session, throttles: list[tuple[str, LoginThrot
     """Raises too_many_attempts while any of the counts is locked, without checking the password."""
     keys = [key for key, _ in throttles]
     rows = session.exec(select(LoginThrottle).where(LoginThrottle.key.in_(keys)).with_for_update()).all()  # type: ignore[attr-defined]
-    until = max((row.locked_until for row in rows if row.locked_until is not None and row.locked_until > now), default=None)
+    until = max(
+        (row.locked_until for row in rows if row.locked_until is not None and row.locked_until > now), default=None
+    )
     if until is None:
         return
     session.rollback()  # nothing to write: release the rows
     seconds = max(1, math.ceil((until - now).total_seconds()))
-    raise AppError("too_many_attempts", f"too many failed log-ins: try again in {seconds} seconds",
-                   retry_after_seconds=seconds)
+    raise AppError(
+        "too_many_attempts", f"too many failed log-ins: try again in {seconds} seconds", retry_after_seconds=seconds
+    )
 
 
 def _record_failure(session: Session, throttles: list[tuple[str, LoginThrottlePolicy]], now: datetime) -> None:
@@ -185,12 +193,19 @@ def _record_failure(session: Session, throttles: list[tuple[str, LoginThrottlePo
     """
     keys = [key for key, _ in throttles]
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    session.exec(insert(LoginThrottle).values(  # type: ignore[call-overload]
-        [{"key": key, "failures": 0, "last_failure_at": now} for key in keys]
-    ).on_conflict_do_nothing(index_elements=["key"]))
-    rows = {row.key: row for row in session.exec(
-        select(LoginThrottle).where(LoginThrottle.key.in_(keys)).with_for_update()  # type: ignore[attr-defined]
-    )}
+    session.exec(
+        insert(LoginThrottle)
+        .values(  # type: ignore[call-overload]
+            [{"key": key, "failures": 0, "last_failure_at": now} for key in keys]
+        )
+        .on_conflict_do_nothing(index_elements=["key"])
+    )
+    rows = {
+        row.key: row
+        for row in session.exec(
+            select(LoginThrottle).where(LoginThrottle.key.in_(keys)).with_for_update()  # type: ignore[attr-defined]
+        )
+    }
     for key, policy in throttles:
         row = rows[key]
         quiet_since = max(row.last_failure_at, row.locked_until or row.last_failure_at)
@@ -203,9 +218,12 @@ def _record_failure(session: Session, throttles: list[tuple[str, LoginThrottlePo
         session.add(row)
     # Forget counts that can no longer lock anything, so sprayed usernames do not pile up.
     longest = max(policy.window + policy.max_lock for policy in (ACCOUNT_LOGIN_THROTTLE, ADDRESS_LOGIN_THROTTLE))
-    session.exec(sa.delete(LoginThrottle).where(  # type: ignore[call-overload]
-        LoginThrottle.last_failure_at < now - longest, LoginThrottle.key.not_in(keys)  # type: ignore[arg-type,attr-defined]
-    ))
+    session.exec(
+        sa.delete(LoginThrottle).where(  # type: ignore[call-overload]
+            LoginThrottle.last_failure_at < now - longest,
+            LoginThrottle.key.not_in(keys),  # type: ignore[arg-type,attr-defined]
+        )
+    )
     session.commit()
 
 
@@ -255,8 +273,10 @@ def log_out_everywhere(*, session: Session, username: str) -> int:
 def admin_token_problem(admin_token: str) -> str | None:
     """Why the admin-token setting cannot be used (None when it can). A short one is never accepted."""
     if len(admin_token.strip()) < MIN_ADMIN_TOKEN_LENGTH:
-        return (f"TOPIC_DASHBOARD_ADMIN_TOKEN is ignored: it must be at least {MIN_ADMIN_TOKEN_LENGTH} characters "
-                "(e.g. the output of `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)")
+        return (
+            f"TOPIC_DASHBOARD_ADMIN_TOKEN is ignored: it must be at least {MIN_ADMIN_TOKEN_LENGTH} characters "
+            "(e.g. the output of `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+        )
     return None
 
 
@@ -268,9 +288,14 @@ def _token_state(row: ApiToken, now: datetime) -> str:
 
 def _token_public(row: ApiToken, now: datetime) -> ApiTokenPublic:
     return ApiTokenPublic(
-        id=row.id or 0, name=row.name, role=row.role, created_at=iso_utc(row.created_at) or "",
-        last_used_at=iso_utc(row.last_used_at), expires_at=iso_utc(row.expires_at) or "",
-        revoked_at=iso_utc(row.revoked_at), state=_token_state(row, now),
+        id=row.id or 0,
+        name=row.name,
+        role=row.role,
+        created_at=iso_utc(row.created_at) or "",
+        last_used_at=iso_utc(row.last_used_at),
+        expires_at=iso_utc(row.expires_at) or "",
+        revoked_at=iso_utc(row.revoked_at),
+        state=_token_state(row, now),
     )
 
 
@@ -283,13 +308,25 @@ def issue_api_token(
     if not name or len(name) > 100:
         raise AppError("validation_error", "name: 1-100 characters", field="name")
     _check_role(role)
-    if isinstance(expires_days, bool) or not isinstance(expires_days, int) or not 1 <= expires_days <= MAX_API_TOKEN_DAYS:
-        raise AppError("validation_error", f"expires_days: a whole number of days from 1 to {MAX_API_TOKEN_DAYS}",
-                       field="expires_days")
+    if (
+        isinstance(expires_days, bool)
+        or not isinstance(expires_days, int)
+        or not 1 <= expires_days <= MAX_API_TOKEN_DAYS
+    ):
+        raise AppError(
+            "validation_error",
+            f"expires_days: a whole number of days from 1 to {MAX_API_TOKEN_DAYS}",
+            field="expires_days",
+        )
     token = new_token(API_TOKEN_PREFIX)
     now = utcnow()
-    row = ApiToken(name=name, token_hash=hash_token(token), role=role, created_at=now,
-                   expires_at=now + timedelta(days=expires_days))
+    row = ApiToken(
+        name=name,
+        token_hash=hash_token(token),
+        role=role,
+        created_at=now,
+        expires_at=now + timedelta(days=expires_days),
+    )
     session.add(row)
     session.commit()
     return _token_public(row, now), token

@@ -105,12 +105,21 @@ def record_call(
 
 
 def _bounded_row(
-    bot_id: str | None, tool: str, outcome: str, error_code: str | None, topic_key: str | None,
-    item_id: int | None, latency_ms: float,
+    bot_id: str | None,
+    tool: str,
+    outcome: str,
+    error_code: str | None,
+    topic_key: str | None,
+    item_id: int | None,
+    latency_ms: float,
 ) -> AuditLog:
     return AuditLog(
-        bot_id=_optional(bot_id), tool=storable_text(tool), outcome=storable_text(outcome, OUTCOME_MAX_CHARS),
-        error_code=_optional(error_code), topic_key=_optional(topic_key), item_id=item_id,
+        bot_id=_optional(bot_id),
+        tool=storable_text(tool),
+        outcome=storable_text(outcome, OUTCOME_MAX_CHARS),
+        error_code=_optional(error_code),
+        topic_key=_optional(topic_key),
+        item_id=item_id,
         latency_ms=round(latency_ms, 3),
     )
 
@@ -151,15 +160,27 @@ def _lock_bot_trail(session: Session, bot_id: str | None) -> None:
 def _public(row: AuditLog) -> AuditPublic:
     suppressed = row.outcome == SUPPRESSED
     return AuditPublic(
-        id=row.id or 0, bot_id=row.bot_id, tool=row.tool, outcome=row.outcome, error_code=row.error_code,
-        topic_key=row.topic_key, item_id=None if suppressed else row.item_id, latency_ms=row.latency_ms,
-        created_at=iso_utc(row.created_at), calls=(row.item_id or 1) if suppressed else 1,
+        id=row.id or 0,
+        bot_id=row.bot_id,
+        tool=row.tool,
+        outcome=row.outcome,
+        error_code=row.error_code,
+        topic_key=row.topic_key,
+        item_id=None if suppressed else row.item_id,
+        latency_ms=row.latency_ms,
+        created_at=iso_utc(row.created_at),
+        calls=(row.item_id or 1) if suppressed else 1,
     )
 
 
 def list_calls(
-    *, session: Session, bot_id: str | None = None, tool: str | None = None, outcome: str | None = None,
-    before_id: int | None = None, limit: int = 100,
+    *,
+    session: Session,
+    bot_id: str | None = None,
+    tool: str | None = None,
+    outcome: str | None = None,
+    before_id: int | None = None,
+    limit: int = 100,
 ) -> list[AuditPublic]:
     """Audit rows newest first, optionally filtered (by the values as stored), paged by id."""
     query = select(AuditLog)

@@ -67,8 +67,11 @@ class McpConfigPublic(BaseModel):
 
 def to_public(bot: Bot) -> BotPublic:
     return BotPublic(
-        bot_id=bot.id, name=bot.name, config_path=bot.config_path,
-        token_created_at=iso_utc(bot.token_created_at), created_at=iso_utc(bot.created_at),
+        bot_id=bot.id,
+        name=bot.name,
+        config_path=bot.config_path,
+        token_created_at=iso_utc(bot.token_created_at),
+        created_at=iso_utc(bot.created_at),
     )
 
 
@@ -101,15 +104,20 @@ def _adoptable_config_path(session: Session, config_path: str, *, adopt_existing
     for other_config, other_workspace in session.exec(select(Bot.config_path, Bot.workspace_dir)).all():
         taken = other_config is not None and _resolved(other_config) == path
         if taken or (other_workspace is not None and path.is_relative_to(_resolved(other_workspace))):
-            raise AppError("config_path_in_use", "another bot already uses this config file or workspace: choose another path",
-                           field="config_path")
+            raise AppError(
+                "config_path_in_use",
+                "another bot already uses this config file or workspace: choose another path",
+                field="config_path",
+            )
     if adopt_existing:
         check_nanobot_config(read_config(path), path)  # it must exist and read as a nanobot config
     elif path.exists() or path.is_symlink():
-        raise AppError("adoption_not_confirmed",
-                       f"{path} exists already: send adopt_existing: true to adopt it (the dashboard then manages its "
-                       "topic_mcp entry and keeps everything else), or choose a new path",
-                       field="config_path")
+        raise AppError(
+            "adoption_not_confirmed",
+            f"{path} exists already: send adopt_existing: true to adopt it (the dashboard then manages its "
+            "topic_mcp entry and keeps everything else), or choose a new path",
+            field="config_path",
+        )
     return path
 
 
@@ -121,7 +129,11 @@ def _resolved(stored: str) -> Path:
 
 
 def create_bot(
-    *, session: Session, name: str, config_path: str | None = None, adopt_existing: bool = False,
+    *,
+    session: Session,
+    name: str,
+    config_path: str | None = None,
+    adopt_existing: bool = False,
     write_config: bool = True,
 ) -> tuple[BotPublic, str]:
     """Create a bot with its topic settings, its `inbox` fallback topic and its nanobot config.
@@ -137,7 +149,9 @@ def create_bot(
     if not name or len(name) > 100:
         raise AppError("validation_error", "name: 1-100 characters", field="name")
     check_line(name, field="name")
-    adopted = _adoptable_config_path(session, config_path, adopt_existing=adopt_existing) if config_path is not None else None
+    adopted = (
+        _adoptable_config_path(session, config_path, adopt_existing=adopt_existing) if config_path is not None else None
+    )
     token = new_token(BOT_TOKEN_PREFIX)
     bot = Bot(name=name, token_hash=hash_token(token))
     if adopted is not None:
@@ -151,8 +165,11 @@ def create_bot(
     session.add(TopicBotSettings(bot_id=bot.id))
     session.add(
         TopicTopic(
-            bot_id=bot.id, topic_key=DEFAULT_FALLBACK_TOPIC_KEY, name="Inbox",
-            description="Where results go when no other topic fits.", is_default_fallback=True,
+            bot_id=bot.id,
+            topic_key=DEFAULT_FALLBACK_TOPIC_KEY,
+            name="Inbox",
+            description="Where results go when no other topic fits.",
+            is_default_fallback=True,
             routing_json=dict(FALLBACK_TOPIC_ROUTING),
         )
     )
@@ -178,22 +195,29 @@ def bot_statuses(*, session: Session) -> list[BotStatus]:
     """Every bot with its token age, last MCP call, items today and in total."""
     now = utcnow()
     midnight = datetime.combine(now.date(), time.min, tzinfo=now.tzinfo)
-    last_call = dict(session.exec(select(AuditLog.bot_id, sa.func.max(AuditLog.created_at)).group_by(AuditLog.bot_id)).all())
-    today = dict(session.exec(
-        select(TopicItem.bot_id, sa.func.count()).where(TopicItem.created_at >= midnight).group_by(TopicItem.bot_id)
-    ).all())
+    last_call = dict(
+        session.exec(select(AuditLog.bot_id, sa.func.max(AuditLog.created_at)).group_by(AuditLog.bot_id)).all()
+    )
+    today = dict(
+        session.exec(
+            select(TopicItem.bot_id, sa.func.count()).where(TopicItem.created_at >= midnight).group_by(TopicItem.bot_id)
+        ).all()
+    )
     total = dict(session.exec(select(TopicItem.bot_id, sa.func.count()).group_by(TopicItem.bot_id)).all())
     enabled = dict(session.exec(select(TopicBotSettings.bot_id, TopicBotSettings.topic_enabled)).all())
     statuses = []
     for bot in session.exec(select(Bot).order_by(Bot.name, Bot.id)):
         public = to_public(bot)
-        statuses.append(BotStatus(
-            **public.model_dump(),
-            token_age_days=round((now - bot.token_created_at).total_seconds() / 86400, 2),
-            last_mcp_call_at=iso_utc(last_call.get(bot.id)),
-            items_today=today.get(bot.id, 0), items_total=total.get(bot.id, 0),
-            topic_enabled=enabled.get(bot.id, True),
-        ))
+        statuses.append(
+            BotStatus(
+                **public.model_dump(),
+                token_age_days=round((now - bot.token_created_at).total_seconds() / 86400, 2),
+                last_mcp_call_at=iso_utc(last_call.get(bot.id)),
+                items_today=today.get(bot.id, 0),
+                items_total=total.get(bot.id, 0),
+                topic_enabled=enabled.get(bot.id, True),
+            )
+        )
     return statuses
 
 
@@ -221,8 +245,12 @@ def rotate_token(*, session: Session, bot_id: str) -> str:
     bot.token_created_at = utcnow()
     bot.updated_at = utcnow()
     if bot.config_path and _managed_path(bot) is None:
-        logger.warning("bot %s: %s is outside %s; rotated without writing it, and no longer managing it",
-                       bot.id, bot.config_path, ", ".join(map(str, config_roots())))
+        logger.warning(
+            "bot %s: %s is outside %s; rotated without writing it, and no longer managing it",
+            bot.id,
+            bot.config_path,
+            ", ".join(map(str, config_roots())),
+        )
         bot.config_path = None
     session.add(bot)
     _write_managed_config(bot, token)
@@ -236,7 +264,9 @@ def delete_bot(*, session: Session, bot_id: str) -> dict[str, int]:
     bot = get_bot(session=session, bot_id=bot_id)
     counts = {
         "items": session.exec(select(sa.func.count()).select_from(TopicItem).where(TopicItem.bot_id == bot_id)).one(),
-        "topics": session.exec(select(sa.func.count()).select_from(TopicTopic).where(TopicTopic.bot_id == bot_id)).one(),
+        "topics": session.exec(
+            select(sa.func.count()).select_from(TopicTopic).where(TopicTopic.bot_id == bot_id)
+        ).one(),
         "conversations": session.exec(
             select(sa.func.count()).select_from(Conversation).where(Conversation.bot_id == bot_id)
         ).one(),
@@ -295,8 +325,11 @@ def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigP
     headers = current.get("headers") if isinstance(current, dict) else None
     token = headers.get("x-topic-mcp-token") if isinstance(headers, dict) else None
     if not token or not token_matches(token, bot.token_hash):
-        raise AppError("invalid_mcp_config", "config.json does not hold this bot's current token: rotate the token to rewrite it",
-                       field="config_path")
+        raise AppError(
+            "invalid_mcp_config",
+            "config.json does not hold this bot's current token: rotate the token to rewrite it",
+            field="config_path",
+        )
     mcp_url = get_settings().mcp_topic_url
     managed = managed_entry(mcp_url=mcp_url, token=token)
     merged, restored = merge_mcp_servers(servers, managed)
@@ -306,4 +339,6 @@ def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigP
     config = ensure_topic_mcp({**config, "tools": tools}, merged[LOCKED_SERVER], mcp_url=mcp_url)
     write_config_atomic(path, config)
     final = mask_bot_token(mcp_servers_of(config))
-    return McpConfigPublic(bot_id=bot.id, config_path=bot.config_path, servers=final, locked=_locked_flags(final), restored=restored)
+    return McpConfigPublic(
+        bot_id=bot.id, config_path=bot.config_path, servers=final, locked=_locked_flags(final), restored=restored
+    )

@@ -65,15 +65,28 @@ class MessagePublic(BaseModel):
 
 def conversation_public(row: Conversation) -> ConversationPublic:
     return ConversationPublic(
-        conversation_id=row.id, bot_id=row.bot_id, title=row.title, unread=row.unread, run_status=row.run_status,
-        message_count=row.last_seq, created_at=iso_utc(row.created_at), updated_at=iso_utc(row.updated_at),
+        conversation_id=row.id,
+        bot_id=row.bot_id,
+        title=row.title,
+        unread=row.unread,
+        run_status=row.run_status,
+        message_count=row.last_seq,
+        created_at=iso_utc(row.created_at),
+        updated_at=iso_utc(row.updated_at),
     )
 
 
 def message_public(row: Message) -> MessagePublic:
     return MessagePublic(
-        message_id=row.id, conversation_id=row.conversation_id, seq=row.seq, role=row.role, content=row.content,
-        kind=row.kind, guide_card=row.guide_card_json, guide_state=row.guide_state, created_at=iso_utc(row.created_at),
+        message_id=row.id,
+        conversation_id=row.conversation_id,
+        seq=row.seq,
+        role=row.role,
+        content=row.content,
+        kind=row.kind,
+        guide_card=row.guide_card_json,
+        guide_state=row.guide_state,
+        created_at=iso_utc(row.created_at),
     )
 
 
@@ -91,7 +104,9 @@ def create_conversation(*, session: Session, bot_id: str, title: str = "") -> Co
     return conversation_public(row)
 
 
-def get_conversation(*, session: Session, conversation_id: str, bot_id: str | None = None, for_update: bool = False) -> Conversation:
+def get_conversation(
+    *, session: Session, conversation_id: str, bot_id: str | None = None, for_update: bool = False
+) -> Conversation:
     """The conversation, when it exists (and belongs to `bot_id` if given). Raises conversation_not_found."""
     query = select(Conversation).where(Conversation.id == conversation_id)
     if for_update:
@@ -105,19 +120,24 @@ def get_conversation(*, session: Session, conversation_id: str, bot_id: str | No
 def list_conversations(*, session: Session, bot_id: str, limit: int = 100) -> list[ConversationPublic]:
     if not is_lookup_key(bot_id):
         return []
-    query = select(Conversation).where(Conversation.bot_id == bot_id).order_by(Conversation.updated_at.desc()).limit(limit)  # type: ignore[attr-defined]
+    query = (
+        select(Conversation).where(Conversation.bot_id == bot_id).order_by(Conversation.updated_at.desc()).limit(limit)
+    )  # type: ignore[attr-defined]
     return [conversation_public(row) for row in session.exec(query)]
 
 
-def add_message(*, session: Session, conversation_id: str, role: str, content: str, kind: str = "text",
-                guide_card: Any = None) -> MessagePublic:
+def add_message(
+    *, session: Session, conversation_id: str, role: str, content: str, kind: str = "text", guide_card: Any = None
+) -> MessagePublic:
     """Append a message with the next sequence number. Raises conversation_not_found, validation_error."""
     if role not in ROLES:
         raise AppError("validation_error", f"role must be one of {', '.join(ROLES)}", field="role")
     if kind not in KINDS:
         raise AppError("validation_error", f"kind must be one of {', '.join(KINDS)}", field="kind")
     if not isinstance(content, str) or len(content) > MAX_CONTENT_CHARS:
-        raise AppError("validation_error", f"content must be text of at most {MAX_CONTENT_CHARS} characters", field="content")
+        raise AppError(
+            "validation_error", f"content must be text of at most {MAX_CONTENT_CHARS} characters", field="content"
+        )
     check_text(content, field="content")
     card: dict[str, Any] | None = None
     if kind == "guide_card":
@@ -143,10 +163,15 @@ def _validated_card(guide_card: Any) -> dict[str, Any]:
         raise AppError("validation_error", f"{where}: {first['msg']}", field=where) from exc
     for index, field in enumerate(card.fields):
         if field.type not in FIELD_TYPES:
-            raise AppError("validation_error", f"guide_card.fields[{index}].type must be one of {', '.join(FIELD_TYPES)}",
-                           field=f"guide_card.fields[{index}].type")
+            raise AppError(
+                "validation_error",
+                f"guide_card.fields[{index}].type must be one of {', '.join(FIELD_TYPES)}",
+                field=f"guide_card.fields[{index}].type",
+            )
         if field.type == "select" and not field.options:
-            raise AppError("validation_error", "a select field needs options", field=f"guide_card.fields[{index}].options")
+            raise AppError(
+                "validation_error", "a select field needs options", field=f"guide_card.fields[{index}].options"
+            )
         check_line(field.label, field=f"guide_card.fields[{index}].label")
         for number, option in enumerate(field.options):
             check_line(option, field=f"guide_card.fields[{index}].options[{number}]", max_chars=MAX_OPTION_CHARS)
@@ -155,13 +180,20 @@ def _validated_card(guide_card: Any) -> dict[str, Any]:
     return card.model_dump()
 
 
-def _append(session: Session, conversation: Conversation, *, role: str, content: str, kind: str,
-            card: dict[str, Any] | None) -> MessagePublic:
+def _append(
+    session: Session, conversation: Conversation, *, role: str, content: str, kind: str, card: dict[str, Any] | None
+) -> MessagePublic:
     conversation.last_seq += 1
     now = utcnow()
     message = Message(
-        conversation_id=conversation.id, seq=conversation.last_seq, role=role, content=content, kind=kind,
-        guide_card_json=card, guide_state="pending" if kind == "guide_card" else None, created_at=now,
+        conversation_id=conversation.id,
+        seq=conversation.last_seq,
+        role=role,
+        content=content,
+        kind=kind,
+        guide_card_json=card,
+        guide_state="pending" if kind == "guide_card" else None,
+        created_at=now,
     )
     conversation.updated_at = now
     if role != "user":
@@ -172,14 +204,18 @@ def _append(session: Session, conversation: Conversation, *, role: str, content:
     return message_public(message)
 
 
-def list_messages(*, session: Session, conversation_id: str, after_seq: int = 0, limit: int = 200) -> list[MessagePublic]:
+def list_messages(
+    *, session: Session, conversation_id: str, after_seq: int = 0, limit: int = 200
+) -> list[MessagePublic]:
     """Messages in order. Raises conversation_not_found, validation_error (after_seq or limit out of range)."""
     check_int(after_seq, field="after_seq", lo=0, hi=INT64_MAX)
     check_int(limit, field="limit", lo=1, hi=MAX_PAGE)
     get_conversation(session=session, conversation_id=conversation_id)
     query = (
-        select(Message).where(Message.conversation_id == conversation_id, Message.seq > after_seq)
-        .order_by(Message.seq).limit(limit)  # type: ignore[arg-type]
+        select(Message)
+        .where(Message.conversation_id == conversation_id, Message.seq > after_seq)
+        .order_by(Message.seq)
+        .limit(limit)  # type: ignore[arg-type]
     )
     return [message_public(row) for row in session.exec(query)]
 
@@ -204,9 +240,13 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
     Raises conversation_not_found, message_not_found, not_a_guide_card, guide_card_already_submitted, validation_error.
     """
     conversation = get_conversation(session=session, conversation_id=conversation_id, for_update=True)
-    card_row = session.exec(
-        select(Message).where(Message.id == message_id, Message.conversation_id == conversation_id)
-    ).first() if is_lookup_key(message_id) else None
+    card_row = (
+        session.exec(
+            select(Message).where(Message.id == message_id, Message.conversation_id == conversation_id)
+        ).first()
+        if is_lookup_key(message_id)
+        else None
+    )
     if card_row is None:
         raise AppError("message_not_found", f"conversation {conversation_id!r} has no message {message_id!r}")
     if card_row.kind != "guide_card" or not card_row.guide_card_json:
@@ -218,7 +258,9 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
     check_json(answers, field="answers")  # the answers become the text of a message
     for name, value in answers.items():
         if isinstance(value, (dict, list)):
-            raise AppError("validation_error", "an answer is text, a number, true/false or null", field=f"answers.{name}")
+            raise AppError(
+                "validation_error", "an answer is text, a number, true/false or null", field=f"answers.{name}"
+            )
     card = card_row.guide_card_json
     names = {field["name"] for field in card["fields"]}
     unknown = sorted(set(answers) - names)
@@ -229,10 +271,14 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
         if field["required"] and (value is None or (isinstance(value, str) and not value.strip())):
             raise AppError("validation_error", f"{field['label']} is required", field=f"answers.{field['name']}")
         if field["type"] == "select" and value not in (None, "") and value not in field["options"]:
-            raise AppError("validation_error", f"{field['label']}: choose one of the options", field=f"answers.{field['name']}")
+            raise AppError(
+                "validation_error", f"{field['label']}: choose one of the options", field=f"answers.{field['name']}"
+            )
     content = answers_text(card, answers)
     if len(content) > MAX_CONTENT_CHARS:
-        raise AppError("validation_error", f"the answers are longer than {MAX_CONTENT_CHARS} characters", field="answers")
+        raise AppError(
+            "validation_error", f"the answers are longer than {MAX_CONTENT_CHARS} characters", field="answers"
+        )
     card_row.guide_state = "submitted"
     session.add(card_row)
     return _append(session, conversation, role="user", content=content, kind="text", card=None)
@@ -262,7 +308,9 @@ def _user_inputs_newest_first(session: Session, conversation_id: str, batch: int
             return
 
 
-def list_user_inputs(*, session: Session, bot_id: str, conversation_id: str, limit: int, max_chars: int) -> dict[str, Any]:
+def list_user_inputs(
+    *, session: Session, bot_id: str, conversation_id: str, limit: int, max_chars: int
+) -> dict[str, Any]:
     """The `ccweb_list_user_inputs` result (docs/DESIGN.md §7.4) for a bot's conversation. Read-only.
 
     `limit`/`max_chars` must already be clamped. Raises invalid_conversation_id, conversation_not_found.
@@ -276,5 +324,8 @@ def list_user_inputs(*, session: Session, bot_id: str, conversation_id: str, lim
     if exists is None:
         raise AppError("conversation_not_found", f"no conversation {cleaned!r} for this bot")
     return select_user_inputs(
-        _user_inputs_newest_first(session, cleaned, batch=limit + 1), conversation_id=cleaned, limit=limit, max_chars=max_chars
+        _user_inputs_newest_first(session, cleaned, batch=limit + 1),
+        conversation_id=cleaned,
+        limit=limit,
+        max_chars=max_chars,
     )

@@ -53,9 +53,19 @@ class ItemFilters(BaseModel):
 
 def item_public(item: TopicItem) -> ItemPublic:
     return ItemPublic(
-        id=item.id or 0, bot_id=item.bot_id, topic_key=item.topic_key, title=item.title, content=item.content,
-        level=item.level, tags=list(item.tags_json or []), view=item.view_json, source=item.source,
-        dedupe_key=item.dedupe_key, is_read=item.is_read, is_pinned=item.is_pinned, is_archived=item.is_archived,
+        id=item.id or 0,
+        bot_id=item.bot_id,
+        topic_key=item.topic_key,
+        title=item.title,
+        content=item.content,
+        level=item.level,
+        tags=list(item.tags_json or []),
+        view=item.view_json,
+        source=item.source,
+        dedupe_key=item.dedupe_key,
+        is_read=item.is_read,
+        is_pinned=item.is_pinned,
+        is_archived=item.is_archived,
         created_at=iso_utc(item.created_at),
     )
 
@@ -73,11 +83,20 @@ def decode_cursor(cursor: str) -> int:
             raise ValueError(raw)
         return int(value)
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise AppError("invalid_cursor", "cursor is not one this API gave out; start again without it", field="cursor") from None
+        raise AppError(
+            "invalid_cursor", "cursor is not one this API gave out; start again without it", field="cursor"
+        ) from None
 
 
-def list_items(*, session: Session, bot_id: str, filters: ItemFilters | None = None, cursor: str | None = None,
-               limit: int = DEFAULT_PAGE, newer_than: int | None = None) -> ItemPage:
+def list_items(
+    *,
+    session: Session,
+    bot_id: str,
+    filters: ItemFilters | None = None,
+    cursor: str | None = None,
+    limit: int = DEFAULT_PAGE,
+    newer_than: int | None = None,
+) -> ItemPage:
     """One page of a bot's items, newest first. Items inserted meanwhile never shift a page: the
     cursor is the last id seen and ids only grow. Raises invalid_cursor, validation_error."""
     filters = filters or ItemFilters()
@@ -132,8 +151,15 @@ def get_item(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
     return item
 
 
-def set_item_flags(*, session: Session, bot_id: str, item_id: int, is_read: bool | None = None,
-                   is_pinned: bool | None = None, is_archived: bool | None = None) -> ItemPublic:
+def set_item_flags(
+    *,
+    session: Session,
+    bot_id: str,
+    item_id: int,
+    is_read: bool | None = None,
+    is_pinned: bool | None = None,
+    is_archived: bool | None = None,
+) -> ItemPublic:
     """Mark an item read/unread, pinned, archived. Raises item_not_found."""
     item = get_item(session=session, bot_id=bot_id, item_id=item_id)
     if is_read is not None:
@@ -179,11 +205,17 @@ def topic_counts(*, session: Session, bot_id: str) -> dict[str, tuple[int, int]]
 
 def pinned_count(*, session: Session, bot_id: str) -> int:
     """Pinned items of a bot that are not archived."""
-    return int(session.exec(
-        select(sa.func.count()).select_from(TopicItem).where(
-            TopicItem.bot_id == bot_id, TopicItem.is_pinned.is_(True), TopicItem.is_archived.is_(False)  # type: ignore[attr-defined]
-        )
-    ).one())
+    return int(
+        session.exec(
+            select(sa.func.count())
+            .select_from(TopicItem)
+            .where(
+                TopicItem.bot_id == bot_id,
+                TopicItem.is_pinned.is_(True),
+                TopicItem.is_archived.is_(False),  # type: ignore[attr-defined]
+            )
+        ).one()
+    )
 
 
 def panel_signature(*, session: Session, bot_id: str) -> tuple[int, bool]:
@@ -211,7 +243,8 @@ def item_flags(*, session: Session, bot_id: str, item_ids: list[int]) -> dict[in
         return {}
     rows = session.exec(
         select(TopicItem.id, TopicItem.is_read, TopicItem.is_pinned, TopicItem.is_archived).where(
-            TopicItem.bot_id == bot_id, TopicItem.id.in_(item_ids)  # type: ignore[union-attr]
+            TopicItem.bot_id == bot_id,
+            TopicItem.id.in_(item_ids),  # type: ignore[union-attr]
         )
     ).all()
     return {int(row[0]): (bool(row[1]), bool(row[2]), bool(row[3])) for row in rows}

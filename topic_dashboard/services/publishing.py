@@ -84,13 +84,21 @@ def _check_message_type(message_type: str | None) -> None:
         raise AppError("filtered_tool_hint", "tool hints never go to a topic; keep them in the chat")
 
 
-def _resolve_topic(session: Session, bot_id: str, request: PublishRequest, policy: str) -> tuple[TopicTopic, bool, str | None]:
+def _resolve_topic(
+    session: Session, bot_id: str, request: PublishRequest, policy: str
+) -> tuple[TopicTopic, bool, str | None]:
     """The topic to store into, whether it is the fallback, and why."""
     if request.topic_key is None or not request.topic_key.strip():
         decision = route_for_bot(
-            session=session, bot_id=bot_id,
-            request=RouteRequest(content=request.content, title=request.title, message_type=request.message_type,
-                                 tags=tuple(request.tags or ()), level=request.level),
+            session=session,
+            bot_id=bot_id,
+            request=RouteRequest(
+                content=request.content,
+                title=request.title,
+                message_type=request.message_type,
+                tags=tuple(request.tags or ()),
+                level=request.level,
+            ),
         )
         if not decision.should_publish or decision.topic_key is None:
             raise AppError("not_routed", f"no topic_key given and topic_route says not to publish: {decision.reason}")
@@ -100,9 +108,11 @@ def _resolve_topic(session: Session, bot_id: str, request: PublishRequest, polic
         return topic, decision.fallback, decision.reason if decision.fallback else None
     key = request.topic_key.strip()
     # No topic key has control characters, and PostgreSQL cannot even compare text holding NUL.
-    topic = None if forbidden_char(key, single_line=True) else session.exec(
-        select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == key)
-    ).first()
+    topic = (
+        None
+        if forbidden_char(key, single_line=True)
+        else session.exec(select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == key)).first()
+    )
     if topic is not None and topic.is_active:
         return topic, False, None
     why = f"topic {key!r} is inactive" if topic is not None else f"there is no topic {key!r}"
@@ -170,15 +180,25 @@ def publish_item(
             retry_after_seconds=wait,
         )
     item = TopicItem(
-        bot_id=bot_id, topic_key=topic.topic_key, title=title, content=content, level=level, tags_json=tags,
-        view_json=view, source=source if source in SOURCES else "system", message_type=request.message_type,
-        dedupe_key=dedupe_key, created_at=now,
+        bot_id=bot_id,
+        topic_key=topic.topic_key,
+        title=title,
+        content=content,
+        level=level,
+        tags_json=tags,
+        view_json=view,
+        source=source if source in SOURCES else "system",
+        message_type=request.message_type,
+        dedupe_key=dedupe_key,
+        created_at=now,
     )
     session.add(item)
     bump_items_version(session, bot_id)  # open panels poll this to pick the item up
     _audit(session, audit, bot_id, "ok", item)
     session.commit()
-    return PublishResult(item_id=item.id or 0, topic_key=topic.topic_key, fallback=is_fallback, fallback_reason=fallback_reason)
+    return PublishResult(
+        item_id=item.id or 0, topic_key=topic.topic_key, fallback=is_fallback, fallback_reason=fallback_reason
+    )
 
 
 def _audit(session: Session, audit: CallAudit | None, bot_id: str, outcome: str, item: TopicItem) -> None:
@@ -187,5 +207,12 @@ def _audit(session: Session, audit: CallAudit | None, bot_id: str, outcome: str,
         return
     if item.id is None:
         session.flush()
-    add_call(session=session, bot_id=bot_id, tool=audit.tool, outcome=outcome, topic_key=item.topic_key,
-             item_id=item.id, latency_ms=audit.elapsed_ms())
+    add_call(
+        session=session,
+        bot_id=bot_id,
+        tool=audit.tool,
+        outcome=outcome,
+        topic_key=item.topic_key,
+        item_id=item.id,
+        latency_ms=audit.elapsed_ms(),
+    )

@@ -48,7 +48,10 @@ def route_for_bot(*, session: Session, bot_id: str, request: RouteRequest) -> Ro
     settings = load_settings(session=session, bot_id=bot_id)
     compiled = compiled_rules(session=session, bot_id=bot_id, rules_version=settings.rules_version)
     return route_message(
-        compiled, request, topic_enabled=settings.topic_enabled, fallback_policy=settings.fallback_policy  # type: ignore[arg-type]
+        compiled,
+        request,
+        topic_enabled=settings.topic_enabled,
+        fallback_policy=settings.fallback_policy,  # type: ignore[arg-type]
     )
 
 
@@ -57,5 +60,8 @@ def preview_route(
 ) -> RouteDecision:
     """Route against rules that are not saved yet (the rule editor's live preview)."""
     return route_message(
-        compile_rules(list(topics)), request, topic_enabled=topic_enabled, fallback_policy=fallback_policy  # type: ignore[arg-type]
+        compile_rules(list(topics)),
+        request,
+        topic_enabled=topic_enabled,
+        fallback_policy=fallback_policy,  # type: ignore[arg-type]
     )

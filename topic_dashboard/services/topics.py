@@ -155,9 +155,11 @@ def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> 
 
 def get_topic(*, session: Session, bot_id: str, topic_key: str) -> TopicTopic:
     """Raises topic_not_found."""
-    topic = session.exec(
-        select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == topic_key)
-    ).first() if is_lookup_key(bot_id) and is_lookup_key(topic_key) else None
+    topic = (
+        session.exec(select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == topic_key)).first()
+        if is_lookup_key(bot_id) and is_lookup_key(topic_key)
+        else None
+    )
     if topic is None:
         raise AppError("topic_not_found", f"bot {bot_id!r} has no topic {topic_key!r}")
     return topic
@@ -199,17 +201,32 @@ def _bump_rules_version(session: Session, bot_id: str) -> None:
         sa.update(TopicBotSettings)
         .where(TopicBotSettings.bot_id == bot_id)  # type: ignore[arg-type]
         # Topics changed: routing recompiles (rules_version) and open panels refresh (items_version).
-        .values(rules_version=TopicBotSettings.rules_version + 1, items_version=TopicBotSettings.items_version + 1,
-                updated_at=utcnow())
+        .values(
+            rules_version=TopicBotSettings.rules_version + 1,
+            items_version=TopicBotSettings.items_version + 1,
+            updated_at=utcnow(),
+        )
     )
 
 
-def _record_change(session: Session, *, bot_id: str, topic_key: str, actor: str, action: str,
-                   before: TopicPublic | None, after: TopicPublic | None) -> None:
+def _record_change(
+    session: Session,
+    *,
+    bot_id: str,
+    topic_key: str,
+    actor: str,
+    action: str,
+    before: TopicPublic | None,
+    after: TopicPublic | None,
+) -> None:
     session.add(
         TopicRuleChange(
-            bot_id=bot_id, topic_key=topic_key, actor=actor, action=action,
-            before_json=before.model_dump() if before else None, after_json=after.model_dump() if after else None,
+            bot_id=bot_id,
+            topic_key=topic_key,
+            actor=actor,
+            action=action,
+            before_json=before.model_dump() if before else None,
+            after_json=after.model_dump() if after else None,
         )
     )
 
@@ -223,7 +240,9 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str
             "topic_key: lower-case letters, digits and underscores, starting with a letter (at most 64)",
             field="topic_key",
         )
-    if session.exec(select(TopicTopic.id).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == data.topic_key)).first():
+    if session.exec(
+        select(TopicTopic.id).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == data.topic_key)
+    ).first():
         raise AppError("topic_exists", f"topic {data.topic_key!r} exists already", field="topic_key")
     topic = TopicTopic(
         bot_id=bot_id,
@@ -237,7 +256,9 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str
     session.add(topic)
     session.flush()
     public = topic_public(topic)
-    _record_change(session, bot_id=bot_id, topic_key=topic.topic_key, actor=actor, action="create", before=None, after=public)
+    _record_change(
+        session, bot_id=bot_id, topic_key=topic.topic_key, actor=actor, action="create", before=None, after=public
+    )
     _bump_rules_version(session, bot_id)
     session.commit()
     return public
@@ -249,11 +270,17 @@ def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUp
     topic = get_topic(session=session, bot_id=bot_id, topic_key=topic_key)
     before = topic_public(topic)
     if data.topic_key is not None and data.topic_key != topic.topic_key:
-        raise AppError("immutable_field", "topic_key cannot change after creation; create a new topic instead", field="topic_key")
+        raise AppError(
+            "immutable_field", "topic_key cannot change after creation; create a new topic instead", field="topic_key"
+        )
     if data.is_default_fallback is not None and data.is_default_fallback != topic.is_default_fallback:
         raise AppError("immutable_field", "which topic is the fallback cannot change", field="is_default_fallback")
     if data.is_active is False and topic.is_default_fallback:
-        raise AppError("fallback_protected", "the fallback topic cannot be deactivated: unrouted results go there", field="is_active")
+        raise AppError(
+            "fallback_protected",
+            "the fallback topic cannot be deactivated: unrouted results go there",
+            field="is_active",
+        )
     if data.name is not None:
         topic.name = _validate_name(data.name)
     if data.description is not None:
@@ -268,7 +295,9 @@ def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUp
     session.add(topic)
     session.flush()
     after = topic_public(topic)
-    _record_change(session, bot_id=bot_id, topic_key=topic_key, actor=actor, action="update", before=before, after=after)
+    _record_change(
+        session, bot_id=bot_id, topic_key=topic_key, actor=actor, action="update", before=before, after=after
+    )
     _bump_rules_version(session, bot_id)
     session.commit()
     return after
@@ -276,12 +305,15 @@ def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUp
 
 def count_items(*, session: Session, bot_id: str, topic_key: str) -> int:
     return session.exec(
-        select(sa.func.count()).select_from(TopicItem).where(TopicItem.bot_id == bot_id, TopicItem.topic_key == topic_key)
+        select(sa.func.count())
+        .select_from(TopicItem)
+        .where(TopicItem.bot_id == bot_id, TopicItem.topic_key == topic_key)
     ).one()
 
 
-def delete_topic(*, session: Session, bot_id: str, topic_key: str, actor: str,
-                 items: Literal["move", "delete"] | None = None) -> int:
+def delete_topic(
+    *, session: Session, bot_id: str, topic_key: str, actor: str, items: Literal["move", "delete"] | None = None
+) -> int:
     """Delete a topic; its items move to the fallback topic or are deleted, as asked.
 
     Returns the number of items moved or deleted. Raises topic_not_found, fallback_protected, and
@@ -294,8 +326,10 @@ def delete_topic(*, session: Session, bot_id: str, topic_key: str, actor: str,
     count = count_items(session=session, bot_id=bot_id, topic_key=topic_key)
     if count and items is None:
         raise AppError(
-            "conflict", f"topic {topic_key!r} has {count} items: say items=move (to the fallback topic) or items=delete",
-            field="items", item_count=count,
+            "conflict",
+            f"topic {topic_key!r} has {count} items: say items=move (to the fallback topic) or items=delete",
+            field="items",
+            item_count=count,
         )
     where = sa.and_(TopicItem.bot_id == bot_id, TopicItem.topic_key == topic_key)  # type: ignore[arg-type]
     if count and items == "move":
@@ -303,7 +337,15 @@ def delete_topic(*, session: Session, bot_id: str, topic_key: str, actor: str,
         session.exec(sa.update(TopicItem).where(where).values(topic_key=fallback.topic_key))
     elif count:
         session.exec(sa.delete(TopicItem).where(where))
-    _record_change(session, bot_id=bot_id, topic_key=topic_key, actor=actor, action="delete", before=topic_public(topic), after=None)
+    _record_change(
+        session,
+        bot_id=bot_id,
+        topic_key=topic_key,
+        actor=actor,
+        action="delete",
+        before=topic_public(topic),
+        after=None,
+    )
     session.delete(topic)
     _bump_rules_version(session, bot_id)
     session.commit()
@@ -320,7 +362,9 @@ def fallback_topic(*, session: Session, bot_id: str) -> TopicTopic:
     return topic
 
 
-def rule_history(*, session: Session, bot_id: str, topic_key: str | None = None, limit: int = 50) -> list[TopicRuleChange]:
+def rule_history(
+    *, session: Session, bot_id: str, topic_key: str | None = None, limit: int = 50
+) -> list[TopicRuleChange]:
     query = select(TopicRuleChange).where(TopicRuleChange.bot_id == bot_id)
     if topic_key is not None:
         query = query.where(TopicRuleChange.topic_key == topic_key)
@@ -343,15 +387,23 @@ def topics_overview(*, session: Session, bot_id: str) -> list[TopicOverview]:
         key: (count, last)
         for key, count, last in session.exec(
             select(TopicItem.topic_key, sa.func.count(), sa.func.max(TopicItem.created_at))
-            .where(TopicItem.bot_id == bot_id).group_by(TopicItem.topic_key)
+            .where(TopicItem.bot_id == bot_id)
+            .group_by(TopicItem.topic_key)
         ).all()
     }
     rows = []
     for topic in list_topics(session=session, bot_id=bot_id):
         count, last = stats.get(topic.topic_key, (0, None))
         priority = (topic.routing_json or {}).get("priority", 50)
-        rows.append(TopicOverview(
-            topic_key=topic.topic_key, name=topic.name, is_active=topic.is_active, is_default_fallback=topic.is_default_fallback,
-            priority=priority if isinstance(priority, int) else 50, item_count=int(count), last_item_at=iso_utc(last),
-        ))
+        rows.append(
+            TopicOverview(
+                topic_key=topic.topic_key,
+                name=topic.name,
+                is_active=topic.is_active,
+                is_default_fallback=topic.is_default_fallback,
+                priority=priority if isinstance(priority, int) else 50,
+                item_count=int(count),
+                last_item_at=iso_utc(last),
+            )
+        )
     return rows

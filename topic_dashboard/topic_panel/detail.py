@@ -41,18 +41,33 @@ def plain_preview(markdown: str, limit: int = PREVIEW_CHARS) -> str:
 def item_row(item: ItemPublic) -> ItemRow:
     preview = plain_preview(item.content)
     return ItemRow(
-        id=item.id, title=item.title, topic_key=item.topic_key, level=item.level, created_at=item.created_at or "",
-        tags=list(item.tags), preview=preview, is_read=item.is_read, is_pinned=item.is_pinned, is_archived=item.is_archived,
+        id=item.id,
+        title=item.title,
+        topic_key=item.topic_key,
+        level=item.level,
+        created_at=item.created_at or "",
+        tags=list(item.tags),
+        preview=preview,
+        is_read=item.is_read,
+        is_pinned=item.is_pinned,
+        is_archived=item.is_archived,
     )
 
 
 def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
     detail = ItemDetail(
-        id=item.id, title=item.title, topic_key=item.topic_key, level=item.level, tags=list(item.tags),
-        source=item.source, created_at=item.created_at or "",
+        id=item.id,
+        title=item.title,
+        topic_key=item.topic_key,
+        level=item.level,
+        tags=list(item.tags),
+        source=item.source,
+        created_at=item.created_at or "",
         content_html=render_markdown(item.content, allow_images=allow_images),
         content_is_long=len(item.content) > LONG_CONTENT_CHARS or item.content.count("\n") > 24,
-        is_read=item.is_read, is_pinned=item.is_pinned, is_archived=item.is_archived,
+        is_read=item.is_read,
+        is_pinned=item.is_pinned,
+        is_archived=item.is_archived,
     )
     view = item.view if isinstance(item.view, dict) else None
     if view is None:
@@ -64,10 +79,13 @@ def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
     elif kind == "card":
         detail.view_title = cell_text(view.get("title"))
         detail.view_subtitle = cell_text(view.get("subtitle"))
-        detail.view_html = render_markdown(str(view.get("body", "")), allow_images=allow_images) if view.get("body") else ""
+        detail.view_html = (
+            render_markdown(str(view.get("body", "")), allow_images=allow_images) if view.get("body") else ""
+        )
         detail.view_fields = [
             LabelValue(label=cell_text(field.get("label")), value=cell_text(field.get("value")))
-            for field in view.get("fields", []) if isinstance(field, dict)
+            for field in view.get("fields", [])
+            if isinstance(field, dict)
         ]
         link = view.get("link") if isinstance(view.get("link"), dict) else {}
         url = safe_url(str(link.get("url", ""))) if link else None
@@ -81,7 +99,8 @@ def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
         detail.view_title = cell_text(view.get("title"))
         detail.view_checks = [
             CheckItem(text=cell_text(entry.get("text")), done=bool(entry.get("done")))
-            for entry in view.get("items", []) if isinstance(entry, dict)
+            for entry in view.get("items", [])
+            if isinstance(entry, dict)
         ]
         detail.view_checks_done = sum(1 for check in detail.view_checks if check.done)
     elif kind == "metric":
@@ -95,8 +114,13 @@ def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
         detail.view_caption = cell_text(view.get("caption"))
     elif kind == "timeline":
         detail.view_events = [
-            TimelineEvent(time=cell_text(event.get("time")), title=cell_text(event.get("title")),
-                          detail=cell_text(event.get("detail")), level=cell_text(event.get("level")))
-            for event in view.get("events", []) if isinstance(event, dict)
+            TimelineEvent(
+                time=cell_text(event.get("time")),
+                title=cell_text(event.get("title")),
+                detail=cell_text(event.get("detail")),
+                level=cell_text(event.get("level")),
+            )
+            for event in view.get("events", [])
+            if isinstance(event, dict)
         ]
     return detail

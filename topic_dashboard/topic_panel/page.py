@@ -45,8 +45,9 @@ def top_bar() -> rx.Component:
                 align="center",
                 spacing="2",
             ),
-            content=rx.cond(AuthState.is_admin, "Turn delivery of new items on or off for this bot",
-                            "Only admins can change this"),
+            content=rx.cond(
+                AuthState.is_admin, "Turn delivery of new items on or off for this bot", "Only admins can change this"
+            ),
         ),
         width="100%",
         align="center",
@@ -72,9 +73,14 @@ def delivery_banner() -> rx.Component:
 
 def _nav_entry(label: str, value: str, icon: str, count: rx.Var | None, badge: bool) -> rx.Component:
     active = S.selection == value
-    shown = rx.fragment() if count is None else rx.cond(
-        badge & (count > 0), rx.badge(count, variant="solid", radius="full", size="1"),
-        rx.text(count, size="1", color=rx.color("gray", 10)),
+    shown = (
+        rx.fragment()
+        if count is None
+        else rx.cond(
+            badge & (count > 0),
+            rx.badge(count, variant="solid", radius="full", size="1"),
+            rx.text(count, size="1", color=rx.color("gray", 10)),
+        )
     )
     return rx.hstack(
         rx.icon(icon, size=15),
@@ -97,11 +103,16 @@ def _topic_entry(topic: TopicRow) -> rx.Component:
     value = "topic:" + topic.key
     active = S.selection == value
     return rx.hstack(
-        rx.cond(topic.is_fallback, rx.tooltip(rx.icon("inbox", size=15), content="Fallback topic"), rx.icon("hash", size=15)),
+        rx.cond(
+            topic.is_fallback, rx.tooltip(rx.icon("inbox", size=15), content="Fallback topic"), rx.icon("hash", size=15)
+        ),
         rx.text(topic.name, size="2", weight=rx.cond(active, "bold", "regular"), **ONE_LINE),
         rx.spacer(),
-        rx.cond(topic.unread > 0, rx.badge(topic.unread, variant="solid", radius="full", size="1", id="unread-" + topic.key),
-                rx.text(topic.total, size="1", color=rx.color("gray", 10))),
+        rx.cond(
+            topic.unread > 0,
+            rx.badge(topic.unread, variant="solid", radius="full", size="1", id="unread-" + topic.key),
+            rx.text(topic.total, size="1", color=rx.color("gray", 10)),
+        ),
         on_click=S.select_view(value),
         cursor="pointer",
         opacity=rx.cond(topic.is_active, "1", "0.5"),
@@ -118,8 +129,14 @@ def _topic_entry(topic: TopicRow) -> rx.Component:
 
 def topics_column() -> rx.Component:
     return rx.vstack(
-        rx.input(placeholder="Filter topics", value=S.topic_query, on_change=S.set_topic_query, size="2",
-                 width="100%", id="topic-filter"),
+        rx.input(
+            placeholder="Filter topics",
+            value=S.topic_query,
+            on_change=S.set_topic_query,
+            size="2",
+            width="100%",
+            id="topic-filter",
+        ),
         _nav_entry("All", "all", "layers", S.item_total, False),
         _nav_entry("Unread", "unread", "circle-dot", S.unread_total, True),
         _nav_entry("Pinned", "pinned", "pin", S.pinned_total, False),
@@ -135,8 +152,14 @@ def topics_column() -> rx.Component:
 
 
 def _tag(tag: rx.Var) -> rx.Component:
-    return rx.badge(tag, variant="surface", size="1", color_scheme="gray", cursor="pointer",
-                    on_click=S.filter_by_tag(tag).stop_propagation)
+    return rx.badge(
+        tag,
+        variant="surface",
+        size="1",
+        color_scheme="gray",
+        cursor="pointer",
+        on_click=S.filter_by_tag(tag).stop_propagation,
+    )
 
 
 def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
@@ -146,13 +169,34 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
         rx.box(width="4px", align_self="stretch", border_radius="2px", background=level_swatch(item.level)),
         rx.vstack(
             rx.hstack(
-                rx.cond(~item.is_read, rx.box(width="8px", height="8px", border_radius="50%",
-                                             background=rx.color("accent", 9), flex_shrink="0", class_name="unread-dot")),
-                rx.text(item.title, size="2", weight=rx.cond(item.is_read, "regular", "bold"), flex="1",
-                        class_name="item-title", **ONE_LINE),
+                rx.cond(
+                    ~item.is_read,
+                    rx.box(
+                        width="8px",
+                        height="8px",
+                        border_radius="50%",
+                        background=rx.color("accent", 9),
+                        flex_shrink="0",
+                        class_name="unread-dot",
+                    ),
+                ),
+                rx.text(
+                    item.title,
+                    size="2",
+                    weight=rx.cond(item.is_read, "regular", "bold"),
+                    flex="1",
+                    class_name="item-title",
+                    **ONE_LINE,
+                ),
                 rx.cond(item.is_pinned, rx.icon("pin", size=13, color=rx.color("accent", 10))),
-                rx.moment(item.created_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10),
-                          white_space="nowrap", flex_shrink="0"),
+                rx.moment(
+                    item.created_at,
+                    from_now=True,
+                    font_size="var(--font-size-1)",
+                    color=rx.color("gray", 10),
+                    white_space="nowrap",
+                    flex_shrink="0",
+                ),
                 width="100%",
                 align="center",
                 spacing="2",
@@ -186,17 +230,35 @@ def _filters() -> rx.Component:
     return rx.hstack(
         rx.select.root(
             rx.select.trigger(placeholder="Level", id="level-filter"),
-            rx.select.content(rx.select.item("Any level", value="any"), *[rx.select.item(level.capitalize(), value=level) for level in LEVELS]),
+            rx.select.content(
+                rx.select.item("Any level", value="any"),
+                *[rx.select.item(level.capitalize(), value=level) for level in LEVELS],
+            ),
             value=S.level_filter,
             on_change=S.set_level_filter,
             size="1",
         ),
-        rx.input(placeholder="Tag", value=S.tag_filter, on_change=S.set_tag_filter, size="1", width="8rem", id="tag-filter",
-                 debounce_timeout=300),
-        rx.hstack(rx.switch(checked=S.unread_only, on_change=S.set_unread_only, size="1", id="unread-only"),
-                  rx.text("Unread only", size="1"), align="center", spacing="1"),
-        rx.hstack(rx.switch(checked=S.show_archived, on_change=S.set_show_archived, size="1", id="show-archived"),
-                  rx.text("Archived", size="1"), align="center", spacing="1"),
+        rx.input(
+            placeholder="Tag",
+            value=S.tag_filter,
+            on_change=S.set_tag_filter,
+            size="1",
+            width="8rem",
+            id="tag-filter",
+            debounce_timeout=300,
+        ),
+        rx.hstack(
+            rx.switch(checked=S.unread_only, on_change=S.set_unread_only, size="1", id="unread-only"),
+            rx.text("Unread only", size="1"),
+            align="center",
+            spacing="1",
+        ),
+        rx.hstack(
+            rx.switch(checked=S.show_archived, on_change=S.set_show_archived, size="1", id="show-archived"),
+            rx.text("Archived", size="1"),
+            align="center",
+            spacing="1",
+        ),
         spacing="3",
         align="center",
         wrap="wrap",
@@ -210,8 +272,9 @@ def _loading_rows() -> rx.Component:
 def _empty_stream() -> rx.Component:
     return rx.cond(
         S.item_total == 0,
-        empty_state("inbox", "Nothing published yet",
-                    "Items appear here live when a bot calls topic_publish through topic_mcp."),
+        empty_state(
+            "inbox", "Nothing published yet", "Items appear here live when a bot calls topic_publish through topic_mcp."
+        ),
         rx.cond(
             (S.selection == "unread") | S.unread_only,
             empty_state("circle-check-big", "All caught up", "Every item here is read."),
@@ -245,9 +308,17 @@ def items_column() -> rx.Component:
         rx.hstack(
             rx.heading(S.heading, size="4", id="stream-heading"),
             rx.spacer(),
-            rx.cond(AuthState.is_admin,
-                    rx.button(rx.icon("check-check", size=14), "Mark all read", size="1", variant="soft",
-                              on_click=S.mark_all_read, id="mark-all-read")),
+            rx.cond(
+                AuthState.is_admin,
+                rx.button(
+                    rx.icon("check-check", size=14),
+                    "Mark all read",
+                    size="1",
+                    variant="soft",
+                    on_click=S.mark_all_read,
+                    id="mark-all-read",
+                ),
+            ),
             width="100%",
             align="center",
         ),
@@ -259,8 +330,12 @@ def items_column() -> rx.Component:
                 S.items.length() > 0,
                 rx.vstack(
                     rx.foreach(S.items, _item_row),
-                    rx.cond(S.next_cursor != "", rx.button("Load more", variant="soft", size="2", width="100%",
-                                                            on_click=S.load_more, id="load-more")),
+                    rx.cond(
+                        S.next_cursor != "",
+                        rx.button(
+                            "Load more", variant="soft", size="2", width="100%", on_click=S.load_more, id="load-more"
+                        ),
+                    ),
                     spacing="1",
                     width="100%",
                     id="item-list",
@@ -282,9 +357,19 @@ def items_column() -> rx.Component:
 def _detail_actions() -> rx.Component:
     # Read, pinned and archived are shared by everyone who reads this bot: only admins change them.
     return rx.hstack(
-        rx.cond(AuthState.is_admin, _shared_flag_buttons(),
-                rx.badge(rx.icon("eye", size=12), "Read-only", variant="soft", color_scheme="gray", size="1",
-                         title="Read, pinned and archived are shared: only admins change them", id="detail-read-only")),
+        rx.cond(
+            AuthState.is_admin,
+            _shared_flag_buttons(),
+            rx.badge(
+                rx.icon("eye", size=12),
+                "Read-only",
+                variant="soft",
+                color_scheme="gray",
+                size="1",
+                title="Read, pinned and archived are shared: only admins change them",
+                id="detail-read-only",
+            ),
+        ),
         rx.spacer(),
         rx.icon_button(rx.icon("x", size=14), size="1", variant="ghost", on_click=S.close_detail, aria_label="Close"),
         width="100%",
@@ -294,13 +379,30 @@ def _detail_actions() -> rx.Component:
 
 def _shared_flag_buttons() -> rx.Component:
     return rx.hstack(
-        rx.button(rx.cond(D.is_read, rx.icon("mail", size=14), rx.icon("mail-open", size=14)),
-                  rx.cond(D.is_read, "Mark unread", "Mark read"), size="1", variant="soft",
-                  on_click=S.toggle_read(D.id), id="detail-toggle-read"),
-        rx.button(rx.icon("pin", size=14), rx.cond(D.is_pinned, "Unpin", "Pin"), size="1", variant="soft",
-                  on_click=S.toggle_pin(D.id), id="detail-toggle-pin"),
-        rx.button(rx.icon("archive", size=14), rx.cond(D.is_archived, "Unarchive", "Archive"), size="1", variant="soft",
-                  on_click=S.toggle_archive(D.id), id="detail-toggle-archive"),
+        rx.button(
+            rx.cond(D.is_read, rx.icon("mail", size=14), rx.icon("mail-open", size=14)),
+            rx.cond(D.is_read, "Mark unread", "Mark read"),
+            size="1",
+            variant="soft",
+            on_click=S.toggle_read(D.id),
+            id="detail-toggle-read",
+        ),
+        rx.button(
+            rx.icon("pin", size=14),
+            rx.cond(D.is_pinned, "Unpin", "Pin"),
+            size="1",
+            variant="soft",
+            on_click=S.toggle_pin(D.id),
+            id="detail-toggle-pin",
+        ),
+        rx.button(
+            rx.icon("archive", size=14),
+            rx.cond(D.is_archived, "Unarchive", "Archive"),
+            size="1",
+            variant="soft",
+            on_click=S.toggle_archive(D.id),
+            id="detail-toggle-archive",
+        ),
         wrap="wrap",
     )
 
@@ -316,8 +418,16 @@ def _content() -> rx.Component:
             width="100%",
             id="detail-content",
         ),
-        rx.cond(D.content_is_long, rx.button(rx.cond(S.content_expanded, "Show less", "Show more"), size="1",
-                                              variant="ghost", on_click=S.toggle_expanded, id="detail-expand")),
+        rx.cond(
+            D.content_is_long,
+            rx.button(
+                rx.cond(S.content_expanded, "Show less", "Show more"),
+                size="1",
+                variant="ghost",
+                on_click=S.toggle_expanded,
+                id="detail-expand",
+            ),
+        ),
         width="100%",
         spacing="1",
     )
@@ -335,8 +445,12 @@ def detail_column() -> rx.Component:
                     rx.badge(D.topic_key, variant="soft"),
                     rx.foreach(D.tags, _tag),
                     rx.text("via " + D.source, size="1", color=rx.color("gray", 10)),
-                    rx.moment(D.created_at, format="YYYY-MM-DD HH:mm", font_size="var(--font-size-1)",
-                              color=rx.color("gray", 10)),
+                    rx.moment(
+                        D.created_at,
+                        format="YYYY-MM-DD HH:mm",
+                        font_size="var(--font-size-1)",
+                        color=rx.color("gray", 10),
+                    ),
                     spacing="2",
                     align="center",
                     wrap="wrap",
@@ -349,8 +463,15 @@ def detail_column() -> rx.Component:
             ),
             rx.vstack(
                 empty_state("mouse-pointer-click", "Open an item", "Click an item, or use the keyboard:"),
-                rx.hstack(key_hint("j / k", "next / previous"), key_hint("o / Enter", "open"), rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
-                          spacing="4", wrap="wrap", justify="center", width="100%"),
+                rx.hstack(
+                    key_hint("j / k", "next / previous"),
+                    key_hint("o / Enter", "open"),
+                    rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
+                    spacing="4",
+                    wrap="wrap",
+                    justify="center",
+                    width="100%",
+                ),
                 width="100%",
             ),
         ),
@@ -376,11 +497,15 @@ def keyboard() -> rx.Component:
 
 def no_bots() -> rx.Component:
     return empty_state(
-        "bot", "No bots yet",
+        "bot",
+        "No bots yet",
         rx.vstack(
             rx.text("A bot publishes results here through topic_mcp.", size="2", color=rx.color("gray", 10)),
-            rx.cond(AuthState.is_admin, rx.link("Create a bot", href="/bots", id="create-bot-link"),
-                    rx.text("Ask an admin to create one.", size="2", color=rx.color("gray", 10))),
+            rx.cond(
+                AuthState.is_admin,
+                rx.link("Create a bot", href="/bots", id="create-bot-link"),
+                rx.text("Ask an admin to create one.", size="2", color=rx.color("gray", 10)),
+            ),
             align="center",
         ),
     )
@@ -395,8 +520,14 @@ def topic_panel_page() -> rx.Component:
                 top_bar(),
                 delivery_banner(),
                 rx.hstack(topics_column(), items_column(), detail_column(), align="start", width="100%", spacing="0"),
-                rx.hstack(key_hint("j / k", "move"), key_hint("o", "open"), rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
-                          spacing="4", padding_top="0.5rem", id="key-hints"),
+                rx.hstack(
+                    key_hint("j / k", "move"),
+                    key_hint("o", "open"),
+                    rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
+                    spacing="4",
+                    padding_top="0.5rem",
+                    id="key-hints",
+                ),
                 keyboard(),
                 rx.moment(interval=700, on_change=S.poll, display="none"),
             ),

@@ -104,15 +104,27 @@ class TopicPanelState(SignedInState):
         self.allow_images = settings.allow_remote_images
         known = {row.topic_key for row in rows}
         self.topics = [
-            TopicRow(key=row.topic_key, name=row.name, unread=counts.get(row.topic_key, (0, 0))[0],
-                     total=counts.get(row.topic_key, (0, 0))[1], is_active=row.is_active, is_fallback=row.is_default_fallback)
+            TopicRow(
+                key=row.topic_key,
+                name=row.name,
+                unread=counts.get(row.topic_key, (0, 0))[0],
+                total=counts.get(row.topic_key, (0, 0))[1],
+                is_active=row.is_active,
+                is_fallback=row.is_default_fallback,
+            )
             for row in rows
-        ] + [TopicRow(key=key, name=key, unread=u, total=t, is_active=False) for key, (u, t) in counts.items() if key not in known]
+        ] + [
+            TopicRow(key=key, name=key, unread=u, total=t, is_active=False)
+            for key, (u, t) in counts.items()
+            if key not in known
+        ]
         self.signature = json.dumps(signature)
 
     def _load_items(self) -> None:
         with read_session() as session:
-            page = item_service.list_items(session=session, bot_id=self.bot_id, filters=self._filters(), limit=PAGE_SIZE)
+            page = item_service.list_items(
+                session=session, bot_id=self.bot_id, filters=self._filters(), limit=PAGE_SIZE
+            )
         self.items = [item_row(item) for item in page.items]
         self.next_cursor = page.next_cursor or ""
         self.cursor_index = 0 if self.items else -1
@@ -229,8 +241,13 @@ class TopicPanelState(SignedInState):
             return None
         try:
             with read_session() as session:
-                page = item_service.list_items(session=session, bot_id=self.bot_id, filters=self._filters(),
-                                               cursor=self.next_cursor, limit=PAGE_SIZE)
+                page = item_service.list_items(
+                    session=session,
+                    bot_id=self.bot_id,
+                    filters=self._filters(),
+                    cursor=self.next_cursor,
+                    limit=PAGE_SIZE,
+                )
         except AppError as error:
             return rx.toast.error(error.message)
         self.items = self.items + [item_row(item) for item in page.items]
@@ -279,13 +296,21 @@ class TopicPanelState(SignedInState):
     @rx.event
     @admin_only
     def toggle_pin(self, item_id: int) -> rx.event.EventSpec | None:
-        current = self.detail.is_pinned if self.detail.id == item_id else next((r.is_pinned for r in self.items if r.id == item_id), False)
+        current = (
+            self.detail.is_pinned
+            if self.detail.id == item_id
+            else next((r.is_pinned for r in self.items if r.id == item_id), False)
+        )
         return self._set_flags(item_id, is_pinned=not current)
 
     @rx.event
     @admin_only
     def toggle_archive(self, item_id: int) -> rx.event.EventSpec | None:
-        current = self.detail.is_archived if self.detail.id == item_id else next((r.is_archived for r in self.items if r.id == item_id), False)
+        current = (
+            self.detail.is_archived
+            if self.detail.id == item_id
+            else next((r.is_archived for r in self.items if r.id == item_id), False)
+        )
         result = self._set_flags(item_id, is_archived=not current)
         if not current and not self.show_archived:
             self.items = [row for row in self.items if row.id != item_id]
@@ -296,7 +321,9 @@ class TopicPanelState(SignedInState):
     def mark_all_read(self) -> rx.event.EventSpec | None:
         try:
             with write_session() as session:
-                changed = item_service.mark_all_read(session=session, bot_id=self.bot_id, topic_key=self.selected_topic_key or None)
+                changed = item_service.mark_all_read(
+                    session=session, bot_id=self.bot_id, topic_key=self.selected_topic_key or None
+                )
             self._load_topics()
             self._load_items()
         except AppError as error:
@@ -338,7 +365,9 @@ class TopicPanelState(SignedInState):
         with write_session() as session:
             settings = topic_service.set_topic_enabled(session=session, bot_id=self.bot_id, enabled=enabled)
         self.topic_enabled = settings.topic_enabled
-        return rx.toast.info("Topic delivery is on" if enabled else "Topic delivery is off: bots' publishes are refused")
+        return rx.toast.info(
+            "Topic delivery is on" if enabled else "Topic delivery is off: bots' publishes are refused"
+        )
 
     # --- live updates -------------------------------------------------------------------------
 
@@ -357,17 +386,28 @@ class TopicPanelState(SignedInState):
         newest_shown = max((row.id for row in self.items), default=0)
         self._load_topics()
         with read_session() as session:
-            fresh = item_service.list_items(session=session, bot_id=self.bot_id, filters=self._filters(),
-                                            newer_than=newest_shown, limit=PAGE_SIZE)
+            fresh = item_service.list_items(
+                session=session, bot_id=self.bot_id, filters=self._filters(), newer_than=newest_shown, limit=PAGE_SIZE
+            )
             rows = [item_row(item) for item in fresh.items]
             if rows:
                 self.items = rows + self.items
                 if self.cursor_index >= 0:
                     self.cursor_index += len(rows)
-            flags = item_service.item_flags(session=session, bot_id=self.bot_id, item_ids=[row.id for row in self.items])
+            flags = item_service.item_flags(
+                session=session, bot_id=self.bot_id, item_ids=[row.id for row in self.items]
+            )
         self.items = [
-            ItemRow(**{**row.__dict__, "is_read": flags[row.id][0], "is_pinned": flags[row.id][1], "is_archived": flags[row.id][2]})
-            if row.id in flags else row
+            ItemRow(
+                **{
+                    **row.__dict__,
+                    "is_read": flags[row.id][0],
+                    "is_pinned": flags[row.id][1],
+                    "is_archived": flags[row.id][2],
+                }
+            )
+            if row.id in flags
+            else row
             for row in self.items
             # An item archived in another panel leaves this one too (as it does where it was archived).
             if self.show_archived or not (row.id in flags and flags[row.id][2])

@@ -48,8 +48,12 @@ def card_view() -> rx.Component:
             rx.cond(
                 D.view_link_url != "",
                 rx.link(
-                    rx.hstack(rx.icon("external-link", size=14), rx.text(D.view_link_label), spacing="1", align="center"),
-                    href=D.view_link_url, is_external=True, rel="noopener noreferrer nofollow",
+                    rx.hstack(
+                        rx.icon("external-link", size=14), rx.text(D.view_link_label), spacing="1", align="center"
+                    ),
+                    href=D.view_link_url,
+                    is_external=True,
+                    rel="noopener noreferrer nofollow",
                 ),
             ),
             spacing="3",
@@ -64,7 +68,9 @@ def table_view() -> rx.Component:
     return rx.vstack(
         rx.scroll_area(
             rx.table.root(
-                rx.table.header(rx.table.row(rx.foreach(D.view_columns, lambda column: rx.table.column_header_cell(column)))),
+                rx.table.header(
+                    rx.table.row(rx.foreach(D.view_columns, lambda column: rx.table.column_header_cell(column)))
+                ),
                 rx.table.body(
                     rx.foreach(D.view_rows, lambda row: rx.table.row(rx.foreach(row, lambda cell: rx.table.cell(cell))))
                 ),
@@ -90,8 +96,12 @@ def _check(item: CheckItem) -> rx.Component:
             rx.icon("circle-check", size=18, color=rx.color("green", 9)),
             rx.icon("circle", size=18, color=rx.color("gray", 8)),
         ),
-        rx.text(item.text, size="2", text_decoration=rx.cond(item.done, "line-through", "none"),
-                color=rx.cond(item.done, rx.color("gray", 10), rx.color("gray", 12))),
+        rx.text(
+            item.text,
+            size="2",
+            text_decoration=rx.cond(item.done, "line-through", "none"),
+            color=rx.cond(item.done, rx.color("gray", 10), rx.color("gray", 12)),
+        ),
         align="center",
         spacing="2",
     )
@@ -104,7 +114,9 @@ def checklist_view() -> rx.Component:
             rx.hstack(
                 rx.cond(D.view_title != "", rx.heading(D.view_title, size="3")),
                 rx.spacer(),
-                rx.text(D.view_checks_done.to_string() + " / " + total.to_string(), size="1", color=rx.color("gray", 10)),
+                rx.text(
+                    D.view_checks_done.to_string() + " / " + total.to_string(), size="1", color=rx.color("gray", 10)
+                ),
                 width="100%",
             ),
             rx.progress(value=rx.cond(total > 0, (D.view_checks_done * 100 / total).to(int), 0), size="1"),
@@ -136,8 +148,18 @@ def metric_view() -> rx.Component:
             ),
             rx.cond(
                 (D.metric_delta != "") | (D.metric_trend != ""),
-                rx.hstack(trend_icon, rx.text(D.metric_delta, size="2"), align="center", spacing="1",
-                          color=rx.match(D.level, ("error", rx.color("red", 11)), ("success", rx.color("green", 11)), rx.color("gray", 11))),
+                rx.hstack(
+                    trend_icon,
+                    rx.text(D.metric_delta, size="2"),
+                    align="center",
+                    spacing="1",
+                    color=rx.match(
+                        D.level,
+                        ("error", rx.color("red", 11)),
+                        ("success", rx.color("green", 11)),
+                        rx.color("gray", 11),
+                    ),
+                ),
             ),
             rx.cond(D.view_caption != "", rx.text(D.view_caption, size="1", color=rx.color("gray", 10))),
             spacing="1",
@@ -149,11 +171,22 @@ def metric_view() -> rx.Component:
 
 def _event(event: TimelineEvent) -> rx.Component:
     return rx.hstack(
-        rx.box(width="10px", height="10px", border_radius="50%", margin_top="0.35rem", flex_shrink="0",
-               background=level_swatch(event.level)),
+        rx.box(
+            width="10px",
+            height="10px",
+            border_radius="50%",
+            margin_top="0.35rem",
+            flex_shrink="0",
+            background=level_swatch(event.level),
+        ),
         rx.vstack(
-            rx.hstack(rx.text(event.title, size="2", weight="medium"), rx.text(event.time, size="1", color=rx.color("gray", 10)),
-                      spacing="2", align="baseline", wrap="wrap"),
+            rx.hstack(
+                rx.text(event.title, size="2", weight="medium"),
+                rx.text(event.time, size="1", color=rx.color("gray", 10)),
+                spacing="2",
+                align="baseline",
+                wrap="wrap",
+            ),
             rx.cond(event.detail != "", rx.text(event.detail, size="2", color=rx.color("gray", 11))),
             spacing="0",
         ),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from topic_dashboard.errors import AppError
@@ -86,8 +86,7 @@ def resolve_conversation_id(explicit: Any, source: Any) -> str:
         if cleaned is None:
             raise AppError(
                 "invalid_conversation_id",
-                "conversationId must be 1-128 characters of A-Z, a-z, 0-9, '_' or '-', "
-                "starting with a letter or digit",
+                "conversationId must be 1-128 characters of A-Z, a-z, 0-9, '_' or '-', starting with a letter or digit",
                 field="conversationId",
             )
         return cleaned
@@ -110,8 +109,8 @@ def format_created_at(created_at: datetime | None) -> str | None:
     if created_at is None:
         return None
     if created_at.tzinfo is None:
-        created_at = created_at.replace(tzinfo=timezone.utc)
-    return created_at.astimezone(timezone.utc).isoformat(timespec="microseconds")
+        created_at = created_at.replace(tzinfo=UTC)
+    return created_at.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def select_user_inputs(

@@ -108,7 +108,7 @@ def _check_tags(tags: Any) -> list[str]:
     if tags is None:
         return []
     if isinstance(tags, (str, bytes)) or not isinstance(tags, Sequence):
-        raise _invalid("tags", "tags must be a list of strings, e.g. [\"deploy\", \"prod\"]")
+        raise _invalid("tags", 'tags must be a list of strings, e.g. ["deploy", "prod"]')
     kept: list[str] = []
     seen: set[str] = set()
     for index, raw in enumerate(tags):
@@ -132,9 +132,7 @@ def _check_tag(raw: Any, field: str) -> str:
     if not tag:
         raise _invalid(field, f"{field} is empty; remove it or give a word")
     if len(tag) > LIMITS.tag_max_chars:
-        raise _invalid(
-            field, f"{field} has {len(tag)} characters; at most {LIMITS.tag_max_chars} are allowed"
-        )
+        raise _invalid(field, f"{field} has {len(tag)} characters; at most {LIMITS.tag_max_chars} are allowed")
     for char in tag:
         if not (unicodedata.category(char)[0] in "LNM" or char in TAG_SYMBOLS):
             shown = "a space" if char.isspace() else repr(char)

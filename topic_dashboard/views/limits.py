@@ -15,10 +15,7 @@ LEVELS: tuple[str, ...] = ("info", "warn", "error", "success")
 DEFAULT_LEVEL = "info"
 
 TAG_SYMBOLS = "-_./"
-TAG_RULE = (
-    "letters of any script (e.g. 中文), digits, marks and the symbols - _ . / ; "
-    "no spaces, no other punctuation"
-)
+TAG_RULE = "letters of any script (e.g. 中文), digits, marks and the symbols - _ . / ; no spaces, no other punctuation"
 
 
 @dataclass(frozen=True)

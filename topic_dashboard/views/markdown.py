@@ -15,8 +15,32 @@ from markdown_it import MarkdownIt
 from topic_dashboard.views.safety import safe_url
 
 _TAGS = {
-    "p", "br", "hr", "strong", "em", "del", "code", "pre", "blockquote", "ul", "ol", "li",
-    "h1", "h2", "h3", "h4", "h5", "h6", "a", "table", "thead", "tbody", "tr", "th", "td", "span",
+    "p",
+    "br",
+    "hr",
+    "strong",
+    "em",
+    "del",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "span",
 }
 _ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "ol": {"start"}, "code": {"class"}}
 _IMAGE_ATTRIBUTES = {"img": {"src", "alt", "title"}}
@@ -24,7 +48,11 @@ _IMAGE_ATTRIBUTES = {"img": {"src", "alt", "title"}}
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    parser = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table").enable("strikethrough")
+    parser = (
+        MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+        .enable("table")
+        .enable("strikethrough")
+    )
     # Links that are not http(s)/mailto are not made into links at all (shown as text).
     parser.validateLink = lambda url: safe_url(url) is not None  # type: ignore[method-assign]
     return parser

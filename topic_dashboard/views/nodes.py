@@ -251,8 +251,7 @@ class Array:
         if len(value) > self.max_items:
             fail(
                 path,
-                f"{path} has {len(value)} {self.noun}; at most {self.max_items} are allowed: "
-                f"{self.too_many_hint}",
+                f"{path} has {len(value)} {self.noun}; at most {self.max_items} are allowed: {self.too_many_hint}",
             )
         if len(value) < self.min_items:
             fail(path, f"{path} has {len(value)} {self.noun}; give at least {self.min_items}")
@@ -307,8 +306,7 @@ class Object:
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 fail(
                     child_path(path, key),
-                    f"{child_path(path, key)} is not a field of {self.what}{hint}; "
-                    f"its fields are: {', '.join(names)}",
+                    f"{child_path(path, key)} is not a field of {self.what}{hint}; its fields are: {', '.join(names)}",
                 )
         out: dict[str, Any] = {}
         for spec in self.fields:

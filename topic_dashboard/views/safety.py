@@ -57,7 +57,7 @@ def safe_url(url: str) -> str | None:
     scheme = match.group(1).lower()
     if scheme not in SAFE_URL_SCHEMES:
         return None
-    rest = candidate[match.end():]
+    rest = candidate[match.end() :]
     if scheme == "mailto":
         return candidate if rest else None
     if not rest.startswith("//"):

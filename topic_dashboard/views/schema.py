@@ -21,19 +21,31 @@ from topic_dashboard.views.shapes import EXAMPLES, SHAPES
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 NOTES: tuple[str, ...] = (
-    "view is optional: title and content alone make a complete item; a view adds a structured "
-    "rendering of the same information.",
-    "Pick the view type that fits: table for rows and columns, metric for one key number, "
-    "checklist for to-dos or steps, timeline for events in time, card for one thing with a few "
-    "labelled facts and a link, markdown for anything else.",
-    "Send view as a JSON object with a \"type\" field, not as a string of JSON. Omit optional "
-    "fields you have no value for (null counts as omitted).",
-    "No HTML and no scripts: all text is shown as text, and markdown (content, markdown.text, "
-    "card.body) is rendered without raw HTML, so tags appear literally.",
-    "Links must be absolute http://, https:// or mailto: URLs. Other link fields are rejected; "
-    "other links inside markdown are shown as plain text.",
-    "Sizes: *_chars limits count characters, *_bytes limits count UTF-8 bytes of the JSON "
-    "(a Chinese character is 3 bytes).",
+    (
+        "view is optional: title and content alone make a complete item; a view adds a structured "
+        "rendering of the same information."
+    ),
+    (
+        "Pick the view type that fits: table for rows and columns, metric for one key number, "
+        "checklist for to-dos or steps, timeline for events in time, card for one thing with a few "
+        "labelled facts and a link, markdown for anything else."
+    ),
+    (
+        'Send view as a JSON object with a "type" field, not as a string of JSON. Omit optional '
+        "fields you have no value for (null counts as omitted)."
+    ),
+    (
+        "No HTML and no scripts: all text is shown as text, and markdown (content, markdown.text, "
+        "card.body) is rendered without raw HTML, so tags appear literally."
+    ),
+    (
+        "Links must be absolute http://, https:// or mailto: URLs. Other link fields are rejected; "
+        "other links inside markdown are shown as plain text."
+    ),
+    (
+        "Sizes: *_chars limits count characters, *_bytes limits count UTF-8 bytes of the JSON "
+        "(a Chinese character is 3 bytes)."
+    ),
     "A rejected call stores nothing; the error's field is the JSON path to fix, e.g. view.rows[2].",
     "Each topic lists its allowed_view_types; a view of another type is rejected.",
 )
@@ -54,7 +66,7 @@ def view_json_schema() -> dict[str, Any]:
         "$schema": JSON_SCHEMA_DIALECT,
         "title": "view",
         "description": (
-            "Optional structured rendering of a topic item. Choose one shape by its \"type\": "
+            'Optional structured rendering of a topic item. Choose one shape by its "type": '
             f"{', '.join(VIEW_TYPES)}. Declarative only: no HTML, no scripts. At most "
             f"{LIMITS.view_max_bytes} bytes as UTF-8 JSON."
         ),
@@ -79,7 +91,7 @@ def validate_view(view: Any, *, allowed_types: Sequence[str] | None = None) -> d
         return None
     if not isinstance(view, dict):
         hint = " (send the object itself, not a string of JSON)" if isinstance(view, str) else ""
-        fail("view", f"view must be an object with a \"type\" field, got {json_type(view)}{hint}")
+        fail("view", f'view must be an object with a "type" field, got {json_type(view)}{hint}')
     kind = view.get("type")
     if kind is None:
         fail("view.type", f"view.type is missing; set it to one of: {', '.join(VIEW_TYPES)}")
@@ -91,8 +103,7 @@ def validate_view(view: Any, *, allowed_types: Sequence[str] | None = None) -> d
             fail("view.type", "this topic accepts no view; omit view", allowed_types=[])
         fail(
             "view.type",
-            f"view type {kind!r} is not allowed in this topic; use one of: {', '.join(allowed)}, "
-            "or omit view",
+            f"view type {kind!r} is not allowed in this topic; use one of: {', '.join(allowed)}, or omit view",
             allowed_types=list(allowed),
         )
     normalized = SHAPES[kind].check(view, "view")

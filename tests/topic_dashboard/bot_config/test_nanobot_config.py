@@ -104,8 +104,12 @@ def test_everything_else_in_an_adopted_config_survives_in_order() -> None:
 
 
 def test_an_existing_topic_mcp_is_rewritten_in_place() -> None:
-    stale = {"type": "sse", "url": "http://elsewhere:1/mcp",
-             "headers": {"x-topic-mcp-token": "tdb_old", "X-Extra": "1"}, "command": "rogue"}
+    stale = {
+        "type": "sse",
+        "url": "http://elsewhere:1/mcp",
+        "headers": {"x-topic-mcp-token": "tdb_old", "X-Extra": "1"},
+        "command": "rogue",
+    }
     servers = {"first": OTHER_SERVERS["remote"], LOCKED_SERVER: stale, "last": OTHER_SERVERS["filesystem"]}
     original = {"tools": {"mcpServers": servers}}
 
@@ -242,8 +246,9 @@ def test_topic_mcp_may_omit_the_managed_fields_and_gets_them_back() -> None:
 
 
 def test_snake_case_tool_timeout_on_topic_mcp_is_read() -> None:
-    servers, _ = merge_mcp_servers({LOCKED_SERVER: {**{k: v for k, v in ENTRY.items() if k != "toolTimeout"},
-                                                    "tool_timeout": 75}}, ENTRY)
+    servers, _ = merge_mcp_servers(
+        {LOCKED_SERVER: {**{k: v for k, v in ENTRY.items() if k != "toolTimeout"}, "tool_timeout": 75}}, ENTRY
+    )
     assert servers[LOCKED_SERVER] == {**ENTRY, "toolTimeout": 75}
 
 
@@ -308,8 +313,13 @@ def test_a_blank_server_name_is_refused() -> None:
         {"command": "npx", "args": ["-y", "pkg"], "env": {"A": "1"}, "cwd": "/srv"},
         {"type": "stdio", "command": "uvx", "toolTimeout": 600, "enabledTools": ["read_file"]},
         {"type": "sse", "url": "https://mcp.example.com/sse"},
-        {"type": "streamableHttp", "url": "http://10.0.0.2:9000/mcp", "headers": {"Authorization": "Bearer t"},
-         "tool_timeout": 5, "enabled_tools": ["*"]},
+        {
+            "type": "streamableHttp",
+            "url": "http://10.0.0.2:9000/mcp",
+            "headers": {"Authorization": "Bearer t"},
+            "tool_timeout": 5,
+            "enabled_tools": ["*"],
+        },
         {"url": "https://mcp.example.com/mcp", "auth": "oauth"},
         {"url": "https://mcp.example.com/mcp", "auth": None},
     ],
@@ -484,8 +494,9 @@ def test_a_write_that_fails_midway_raises_and_leaves_the_old_file_intact(tmp_pat
     write_config_atomic(path, {"tools": {"mcpServers": {LOCKED_SERVER: ENTRY}}})
     before = path.read_bytes()
 
-    done = subprocess.run([sys.executable, "-c", _FAILING_WRITE, str(path)], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", _FAILING_WRITE, str(path)], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
 
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout.strip().splitlines()[-1])

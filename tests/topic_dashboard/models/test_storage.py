@@ -13,12 +13,33 @@ from topic_dashboard.services.bots import create_bot
 EXPECTED_COLUMNS = {
     "topic_bot_settings": {"id", "bot_id", "topic_enabled", "created_at", "updated_at"},
     "topic_topic": {
-        "id", "bot_id", "topic_key", "name", "description", "is_active", "is_default_fallback",
-        "routing_json", "view_schema_json", "created_at", "updated_at",
+        "id",
+        "bot_id",
+        "topic_key",
+        "name",
+        "description",
+        "is_active",
+        "is_default_fallback",
+        "routing_json",
+        "view_schema_json",
+        "created_at",
+        "updated_at",
     },
     "topic_item": {
-        "id", "bot_id", "topic_key", "title", "content", "level", "tags_json", "view_json", "source",
-        "dedupe_key", "is_read", "is_pinned", "is_archived", "created_at",
+        "id",
+        "bot_id",
+        "topic_key",
+        "title",
+        "content",
+        "level",
+        "tags_json",
+        "view_json",
+        "source",
+        "dedupe_key",
+        "is_read",
+        "is_pinned",
+        "is_archived",
+        "created_at",
     },
     "bot": {"id", "name", "token_hash", "config_path", "created_at", "updated_at"},
     "audit_log": {"id", "bot_id", "tool", "outcome", "error_code", "topic_key", "item_id", "latency_ms", "created_at"},
@@ -30,7 +51,11 @@ EXPECTED_COLUMNS = {
 }
 
 HOT_INDEXES = {
-    "topic_item": [("bot_id", "topic_key", "id"), ("bot_id", "topic_key", "is_archived", "is_read"), ("bot_id", "dedupe_key", "created_at")],
+    "topic_item": [
+        ("bot_id", "topic_key", "id"),
+        ("bot_id", "topic_key", "is_archived", "is_read"),
+        ("bot_id", "dedupe_key", "created_at"),
+    ],
     "message": [("conversation_id", "role", "seq")],
 }
 
@@ -75,7 +100,11 @@ def test_topic_key_is_unique_per_bot_but_not_across_bots(session: Session) -> No
 def test_json_columns_and_utc_timestamps_round_trip(session: Session) -> None:
     bot, _ = create_bot(session=session, name="j")
     item = TopicItem(
-        bot_id=bot.bot_id, topic_key="inbox", title="标题 ✓", content="内容", tags_json=["ci", "发布"],
+        bot_id=bot.bot_id,
+        topic_key="inbox",
+        title="标题 ✓",
+        content="内容",
+        tags_json=["ci", "发布"],
         view_json={"type": "metric", "label": "p99", "value": 1.5, "unit": "ms"},
     )
     session.add(item)
@@ -83,7 +112,12 @@ def test_json_columns_and_utc_timestamps_round_trip(session: Session) -> None:
     session.expunge_all()
     loaded = session.get(TopicItem, item.id)
     assert loaded is not None
-    assert loaded.tags_json == ["ci", "发布"] and loaded.view_json == {"type": "metric", "label": "p99", "value": 1.5, "unit": "ms"}
+    assert loaded.tags_json == ["ci", "发布"] and loaded.view_json == {
+        "type": "metric",
+        "label": "p99",
+        "value": 1.5,
+        "unit": "ms",
+    }
     assert loaded.title == "标题 ✓"
     assert loaded.created_at.tzinfo is not None and loaded.created_at.utcoffset() == UTC.utcoffset(None)
 

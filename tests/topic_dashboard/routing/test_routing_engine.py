@@ -20,12 +20,19 @@ from topic_dashboard.routing import (
 
 FINANCE = {
     "purpose": "沉淀与金融市场相关的关键结论和告警，便于用户集中查看。",
-    "include_when": ["内容涉及股票/指数/外汇/利率/宏观数据/财报", "包含明确数值、时间点、事件影响判断",
-                     "属于'可执行建议'或'风险提示'"],
+    "include_when": [
+        "内容涉及股票/指数/外汇/利率/宏观数据/财报",
+        "包含明确数值、时间点、事件影响判断",
+        "属于'可执行建议'或'风险提示'",
+    ],
     "exclude_when": ["纯寒暄或无结论聊天", "与金融无关的任务进度", "重复内容且dedupe_key命中窗口"],
-    "examples": {"positive": ["美联储议息后，10Y美债收益率上行20bp，成长股承压",
-                              "AAPL财报超预期但指引下调，盘后转跌，建议关注开盘波动"],
-                 "negative": ["我已经开始处理你的请求", "文件上传成功"]},
+    "examples": {
+        "positive": [
+            "美联储议息后，10Y美债收益率上行20bp，成长股承压",
+            "AAPL财报超预期但指引下调，盘后转跌，建议关注开盘波动",
+        ],
+        "negative": ["我已经开始处理你的请求", "文件上传成功"],
+    },
     "priority": 80,
     "fallback_topic_key": "inbox",
 }
@@ -59,10 +66,12 @@ def compiled() -> CompiledRules:
     return compile_rules(topics())
 
 
-def route(compiled: CompiledRules, content: str, *, enabled: bool = True, policy: str = "inbox",
-          **fields: Any) -> RouteDecision:
-    return route_message(compiled, RouteRequest(content=content, **fields), topic_enabled=enabled,
-                         fallback_policy=policy)  # type: ignore[arg-type]
+def route(
+    compiled: CompiledRules, content: str, *, enabled: bool = True, policy: str = "inbox", **fields: Any
+) -> RouteDecision:
+    return route_message(
+        compiled, RouteRequest(content=content, **fields), topic_enabled=enabled, fallback_policy=policy
+    )  # type: ignore[arg-type]
 
 
 MARKET = "沪深300 今日收涨 1.3%，北向资金净流入 56 亿元，券商板块领涨。"
@@ -74,8 +83,9 @@ def test_topic_switch_off_never_publishes(compiled: CompiledRules) -> None:
 
 
 @pytest.mark.parametrize("message_type", ["progress", "tool_hint", "tool-hint", "PROGRESS"])
-def test_progress_and_tool_hint_streams_are_filtered_whatever_they_say(compiled: CompiledRules,
-                                                                       message_type: str) -> None:
+def test_progress_and_tool_hint_streams_are_filtered_whatever_they_say(
+    compiled: CompiledRules, message_type: str
+) -> None:
     d = route(compiled, MARKET, message_type=message_type)
     assert d.should_publish is False
     assert d.filtered == message_type.lower().replace("-", "_")
@@ -86,8 +96,17 @@ def test_other_message_types_are_no_signal(compiled: CompiledRules, message_type
     assert route(compiled, MARKET, message_type=message_type).topic_key == "finance_market"
 
 
-@pytest.mark.parametrize("content", ["我已经开始处理你的请求", "文件上传成功", "OK, working on it", "正在搜索…",
-                                     "正在分析 AAPL 最近四个季度的财报，请稍候…", 'web_search("美联储 议息")'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "我已经开始处理你的请求",
+        "文件上传成功",
+        "OK, working on it",
+        "正在搜索…",
+        "正在分析 AAPL 最近四个季度的财报，请稍候…",
+        'web_search("美联储 议息")',
+    ],
+)
 def test_content_that_is_only_noise_is_not_published(compiled: CompiledRules, content: str) -> None:
     d = route(compiled, content)
     assert (d.should_publish, d.filtered) == (False, "noise")
@@ -111,10 +130,16 @@ def test_english_matching_is_case_and_inflection_tolerant(compiled: CompiledRule
 
 
 def test_positive_example_alone_can_decide() -> None:
-    compiled = compile_rules([
-        TopicSpec("reading", "Reading", routing={"examples": {"positive": ["读书笔记《置身事内》：地方财政与土地金融的关系"]}}),
-        TopicSpec("inbox", "Inbox", is_default_fallback=True),
-    ])
+    compiled = compile_rules(
+        [
+            TopicSpec(
+                "reading",
+                "Reading",
+                routing={"examples": {"positive": ["读书笔记《置身事内》：地方财政与土地金融的关系"]}},
+            ),
+            TopicSpec("inbox", "Inbox", is_default_fallback=True),
+        ]
+    )
     d = route(compiled, "读书笔记：《置身事内》第三章讲土地金融")
     assert d.topic_key == "reading" and "examples.positive[0]" in d.reason
 
@@ -173,8 +198,9 @@ def test_policy_only_matters_when_nothing_matches(compiled: CompiledRules) -> No
 
 def test_near_miss_topic_fallback_key_redirects_the_fallback() -> None:
     rules = {**ALERTS, "fallback_topic_key": "ops_log"}
-    compiled = compile_rules(topics(alerts=TopicSpec("alerts", "告警", routing=rules),
-                                    ops_log=TopicSpec("ops_log", "Ops log")))
+    compiled = compile_rules(
+        topics(alerts=TopicSpec("alerts", "告警", routing=rules), ops_log=TopicSpec("ops_log", "Ops log"))
+    )
     d = route(compiled, "告警已恢复的通知：payment-api 5xx 错误率回落到 0.1%")
     assert (d.topic_key, d.fallback) == ("ops_log", True)
     assert "alerts.fallback_topic_key" in d.reason
@@ -187,16 +213,21 @@ def test_without_an_active_fallback_topic_nothing_is_published() -> None:
 
 
 def test_inactive_topics_are_not_routed_to() -> None:
-    compiled = compile_rules(topics(finance_market=TopicSpec("finance_market", "金融", is_active=False,
-                                                             routing=FINANCE)))
+    compiled = compile_rules(
+        topics(finance_market=TopicSpec("finance_market", "金融", is_active=False, routing=FINANCE))
+    )
     d = route(compiled, MARKET)
     assert d.topic_key != "finance_market"
     assert "finance_market" not in {c.topic_key for c in d.candidates}
 
 
 def test_keywords_extension_routes() -> None:
-    compiled = compile_rules([TopicSpec("k8s", "K8s", routing={"keywords": ["Kubernetes", "集群扩容"]}),
-                              TopicSpec("inbox", "Inbox", is_default_fallback=True)])
+    compiled = compile_rules(
+        [
+            TopicSpec("k8s", "K8s", routing={"keywords": ["Kubernetes", "集群扩容"]}),
+            TopicSpec("inbox", "Inbox", is_default_fallback=True),
+        ]
+    )
     assert route(compiled, "明天凌晨进行集群扩容，预计 30 分钟").topic_key == "k8s"
     assert route(compiled, "Upgraded kubernetes to 1.30 on all nodes").topic_key == "k8s"
 
@@ -235,7 +266,11 @@ def test_rules_compile_once_per_change() -> None:
 def test_compile_reports_the_bad_topic_and_field() -> None:
     with pytest.raises(AppError) as info:
         compile_rules(topics(builds=TopicSpec("builds", "Builds", routing={**BUILDS, "priority": 500})))
-    assert (info.value.code, info.value.field, info.value.details["topic_key"]) == ("invalid_rule", "priority", "builds")
+    assert (info.value.code, info.value.field, info.value.details["topic_key"]) == (
+        "invalid_rule",
+        "priority",
+        "builds",
+    )
     with pytest.raises(AppError) as info:
         compile_rules([TopicSpec("a", "A"), TopicSpec("a", "A again")])
     assert info.value.code == "topic_exists"
@@ -247,7 +282,9 @@ def test_bad_fallback_policy_is_a_programming_error(compiled: CompiledRules) -> 
 
 
 def test_routing_package_imports_no_web_or_database_framework() -> None:
-    code = ("import sys, topic_dashboard.routing; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'reflex', 'starlette', 'sqlmodel', 'sqlalchemy'}))")
+    code = (
+        "import sys, topic_dashboard.routing; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'reflex', 'starlette', 'sqlmodel', 'sqlalchemy'}))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -25,7 +25,12 @@ def alternatives(text: str) -> list[tuple[str, ...]]:
 
 def test_design_condition_names_alternatives_and_drops_filler() -> None:
     assert alternatives("内容涉及股票/指数/外汇/利率/宏观数据/财报") == [
-        ("股票",), ("指数",), ("外汇",), ("利率",), ("宏观数据",), ("财报",),
+        ("股票",),
+        ("指数",),
+        ("外汇",),
+        ("利率",),
+        ("宏观数据",),
+        ("财报",),
     ]
 
 
@@ -38,7 +43,10 @@ def test_chinese_separators_and_conjunctions_split_alternatives() -> None:
 
 def test_english_alternatives_are_stemmed_and_phrases_kept() -> None:
     assert alternatives("Mentions stocks, indices, FX or interest rates") == [
-        ("stock",), ("index",), ("fx",), ("interest rat",),
+        ("stock",),
+        ("index",),
+        ("fx",),
+        ("interest rat",),
     ]
 
 

@@ -143,7 +143,8 @@ def test_validate_draft_returns_the_rule_that_is_stored() -> None:
 
     assert stored["include_when"] == ["build / test results", "构建、测试、部署的结果"]
     assert stored["examples"] == {
-        "positive": ["Build #1423 failed on main"], "negative": ["Running the test suite now…"],
+        "positive": ["Build #1423 failed on main"],
+        "negative": ["Running the test suite now…"],
     }
     assert stored["priority"] == 70
     assert "allowed_view_types" not in stored

@@ -23,8 +23,12 @@ from topic_dashboard.services.topics import (
 
 def _topic(**changes: Any) -> dict[str, Any]:
     topic: dict[str, Any] = {
-        "topic_key": "builds", "name": "Builds", "description": "CI results", "is_active": True,
-        "is_default_fallback": False, "view_schema_json": {"allowed_types": []},
+        "topic_key": "builds",
+        "name": "Builds",
+        "description": "CI results",
+        "is_active": True,
+        "is_default_fallback": False,
+        "view_schema_json": {"allowed_types": []},
         "routing_json": {"purpose": "CI", "include_when": ["build results"], "priority": 50},
     }
     return {**topic, **changes}
@@ -61,8 +65,16 @@ def test_topic_and_rule_changes_are_listed_together() -> None:
 
 def test_history_row_carries_who_when_and_both_versions_as_json() -> None:
     before, after = _topic(), _topic(name="CI")
-    change = TopicRuleChange(id=7, bot_id="b", topic_key="builds", actor="ada", action="update",
-                             before_json=before, after_json=after, created_at=datetime(2025, 3, 1, 9, 30, tzinfo=UTC))
+    change = TopicRuleChange(
+        id=7,
+        bot_id="b",
+        topic_key="builds",
+        actor="ada",
+        action="update",
+        before_json=before,
+        after_json=after,
+        created_at=datetime(2025, 3, 1, 9, 30, tzinfo=UTC),
+    )
 
     row = history_row(change)
 
@@ -72,8 +84,16 @@ def test_history_row_carries_who_when_and_both_versions_as_json() -> None:
 
 
 def test_history_row_of_a_creation_has_no_before() -> None:
-    change = TopicRuleChange(id=1, bot_id="b", topic_key="builds", actor="ada", action="create",
-                             before_json=None, after_json=_topic(), created_at=datetime(2025, 3, 1, tzinfo=UTC))
+    change = TopicRuleChange(
+        id=1,
+        bot_id="b",
+        topic_key="builds",
+        actor="ada",
+        action="create",
+        before_json=None,
+        after_json=_topic(),
+        created_at=datetime(2025, 3, 1, tzinfo=UTC),
+    )
 
     row = history_row(change)
 
@@ -83,10 +103,19 @@ def test_history_row_of_a_creation_has_no_before() -> None:
 
 def test_the_services_record_is_what_the_page_shows(session: Session) -> None:
     bot, _ = create_bot(session=session, name="history", write_config=False)
-    create_topic(session=session, bot_id=bot.bot_id, actor="ada",
-                 data=TopicCreate(topic_key="builds", name="Builds", routing_json={"include_when": ["build results"]}))
-    update_topic(session=session, bot_id=bot.bot_id, topic_key="builds", actor="grace",
-                 data=TopicUpdate(routing_json={"include_when": ["build results", "deploy results"]}))
+    create_topic(
+        session=session,
+        bot_id=bot.bot_id,
+        actor="ada",
+        data=TopicCreate(topic_key="builds", name="Builds", routing_json={"include_when": ["build results"]}),
+    )
+    update_topic(
+        session=session,
+        bot_id=bot.bot_id,
+        topic_key="builds",
+        actor="grace",
+        data=TopicUpdate(routing_json={"include_when": ["build results", "deploy results"]}),
+    )
     delete_topic(session=session, bot_id=bot.bot_id, topic_key="builds", actor="ada")
 
     rows = [history_row(change) for change in rule_history(session=session, bot_id=bot.bot_id, topic_key="builds")]

@@ -31,7 +31,9 @@ def test_passwords_are_stored_as_argon2id_hashes(session: Session) -> None:
         ("ada", "long enough password", "root", "validation_error"),
     ],
 )
-def test_bad_accounts_are_refused_and_nothing_is_stored(session: Session, username: str, password: str, role: str, code: str) -> None:
+def test_bad_accounts_are_refused_and_nothing_is_stored(
+    session: Session, username: str, password: str, role: str, code: str
+) -> None:
     with pytest.raises(AppError) as excinfo:
         accounts.create_user(session=session, username=username, password=password, role=role)
     assert _code(excinfo) == code

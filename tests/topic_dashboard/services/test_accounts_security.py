@@ -40,7 +40,9 @@ def _refused(code: str, fn: object, **kwargs: object) -> AppError:
     return excinfo.value
 
 
-def _log_in(session: Session, username: str, password: str, address: str | None = "203.0.113.7") -> tuple[accounts.UserPublic, str]:
+def _log_in(
+    session: Session, username: str, password: str, address: str | None = "203.0.113.7"
+) -> tuple[accounts.UserPublic, str]:
     return accounts.log_in(session=session, username=username, password=password, ttl_hours=1, address=address)
 
 
@@ -100,7 +102,9 @@ def test_a_password_equal_to_the_username_is_refused() -> None:
 
 @pytest.mark.parametrize("password", [" " * 10, " " * 12, "password1234", "ada-is-my-name-here", "elevenchars"])
 def test_create_user_refuses_a_weak_password_and_stores_nothing(session: Session, password: str) -> None:
-    error = _refused("weak_password", accounts.create_user, session=session, username="ada", password=password, role="admin")
+    error = _refused(
+        "weak_password", accounts.create_user, session=session, username="ada", password=password, role="admin"
+    )
     assert error.field == "password"
     assert error.message == "; ".join(accounts.password_problems(password, "ada"))
     assert accounts.count_users(session=session) == 0
@@ -130,7 +134,9 @@ def test_an_unknown_username_gets_exactly_the_same_answers(session: Session, ada
     unknown = [(e.code, e.message, e.details) for e in _fail(session, "nobody", limit, address=None)]
     assert known == unknown
     locked_known = _refused("too_many_attempts", _log_in, session=session, username=ada, password=WRONG, address=None)
-    locked_unknown = _refused("too_many_attempts", _log_in, session=session, username="nobody", password=WRONG, address=None)
+    locked_unknown = _refused(
+        "too_many_attempts", _log_in, session=session, username="nobody", password=WRONG, address=None
+    )
     # the same answer, but for the seconds that passed while the second name was failing
     assert re.sub(r"\d+", "N", locked_known.message) == re.sub(r"\d+", "N", locked_unknown.message)
     assert set(locked_known.details) == set(locked_unknown.details) == {"retry_after_seconds"}
@@ -142,7 +148,11 @@ def test_the_lock_doubles_with_each_further_failure_up_to_the_cap(session: Sessi
     _fail(session, ada, policy.failures_before_lock)
     seen = []
     for _ in range(8):
-        seen.append(_refused("too_many_attempts", _log_in, session=session, username=ada, password=WRONG).details["retry_after_seconds"])
+        seen.append(
+            _refused("too_many_attempts", _log_in, session=session, username=ada, password=WRONG).details[
+                "retry_after_seconds"
+            ]
+        )
         _expire_locks(session)
         _fail(session, ada, 1)  # one more failure after the lock ran out locks again, for longer
     first = int(policy.first_lock.total_seconds())
@@ -154,10 +164,14 @@ def test_the_lock_doubles_with_each_further_failure_up_to_the_cap(session: Sessi
 
 def test_refused_attempts_while_locked_do_not_lengthen_the_lock(session: Session, ada: str) -> None:
     _fail(session, ada, ACCOUNT_LOGIN_THROTTLE.failures_before_lock)
-    first = _refused("too_many_attempts", _log_in, session=session, username=ada, password=WRONG).details["retry_after_seconds"]
+    first = _refused("too_many_attempts", _log_in, session=session, username=ada, password=WRONG).details[
+        "retry_after_seconds"
+    ]
     for _ in range(5):
         _refused("too_many_attempts", _log_in, session=session, username=ada, password=WRONG)
-    again = _refused("too_many_attempts", _log_in, session=session, username=ada, password=WRONG).details["retry_after_seconds"]
+    again = _refused("too_many_attempts", _log_in, session=session, username=ada, password=WRONG).details[
+        "retry_after_seconds"
+    ]
     assert again <= first
 
 
@@ -193,7 +207,9 @@ def test_many_failures_from_one_address_lock_that_address_for_every_account(sess
             _fail(session, name, 1, address="192.0.2.50")
             tried += 1
 
-    error = _refused("too_many_attempts", _log_in, session=session, username="bob", password=PASSWORD, address="192.0.2.50")
+    error = _refused(
+        "too_many_attempts", _log_in, session=session, username="bob", password=PASSWORD, address="192.0.2.50"
+    )
     assert error.details["retry_after_seconds"] > 0
     assert _log_in(session, "bob", PASSWORD, address="192.0.2.51")[0].username == "bob"  # another address is not locked
     # a success elsewhere does not reset the address: a valid account cannot launder a guessing address
@@ -204,7 +220,9 @@ def test_ipv6_addresses_share_their_64_prefix(session: Session, ada: str) -> Non
     spray = ADDRESS_LOGIN_THROTTLE.failures_before_lock
     for n in range(spray):
         _fail(session, f"sprayed{n}", 1, address=f"2001:db8:1:2::{n + 1:x}")
-    _refused("too_many_attempts", _log_in, session=session, username=ada, password=PASSWORD, address="2001:db8:1:2:ffff::1")
+    _refused(
+        "too_many_attempts", _log_in, session=session, username=ada, password=PASSWORD, address="2001:db8:1:2:ffff::1"
+    )
     assert _log_in(session, ada, PASSWORD, address="2001:db8:1:3::1")[0].username == ada
 
 
@@ -317,7 +335,9 @@ def test_api_tokens_expire_after_the_default_90_days(session: Session) -> None:
     created, token = accounts.issue_api_token(session=session, name="ci", role="viewer")
     row = session.get(ApiToken, created.id)
     assert row is not None and row.expires_at is not None
-    assert abs((row.expires_at - row.created_at) - timedelta(days=accounts.DEFAULT_API_TOKEN_DAYS)) < timedelta(seconds=5)
+    assert abs((row.expires_at - row.created_at) - timedelta(days=accounts.DEFAULT_API_TOKEN_DAYS)) < timedelta(
+        seconds=5
+    )
     assert accounts.DEFAULT_API_TOKEN_DAYS == 90
     assert accounts.resolve_api_token(session=session, token=token, admin_token=None).name == "ci"
 
@@ -332,7 +352,9 @@ def test_api_tokens_expire_after_the_default_90_days(session: Session) -> None:
 
 @pytest.mark.parametrize("days", [0, -1, accounts.MAX_API_TOKEN_DAYS + 1])
 def test_an_expiry_out_of_range_is_refused(session: Session, days: int) -> None:
-    error = _refused("validation_error", accounts.issue_api_token, session=session, name="x", role="admin", expires_days=days)
+    error = _refused(
+        "validation_error", accounts.issue_api_token, session=session, name="x", role="admin", expires_days=days
+    )
     assert error.field == "expires_days"
     assert accounts.list_api_tokens(session=session) == []
 
@@ -343,8 +365,20 @@ def test_list_shows_every_token_without_its_secret(session: Session) -> None:
 
     listed = accounts.list_api_tokens(session=session)
 
-    assert [(t.name, t.role, t.state) for t in listed] == [("grafana", "viewer", "active"), ("deploy", "admin", "active")]
-    assert set(listed[0].model_dump()) == {"id", "name", "role", "created_at", "last_used_at", "expires_at", "revoked_at", "state"}
+    assert [(t.name, t.role, t.state) for t in listed] == [
+        ("grafana", "viewer", "active"),
+        ("deploy", "admin", "active"),
+    ]
+    assert set(listed[0].model_dump()) == {
+        "id",
+        "name",
+        "role",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "revoked_at",
+        "state",
+    }
     assert first not in str(listed) and second not in str(listed)
     assert listed[0].expires_at is not None and listed[0].last_used_at is None
 
@@ -354,7 +388,9 @@ def test_a_revoked_token_stops_working_at_once(session: Session) -> None:
     revoked = accounts.revoke_api_token(session=session, token_id=created.id)
     assert revoked.state == "revoked" and revoked.revoked_at is not None
     _refused("unauthorized", accounts.resolve_api_token, session=session, token=token, admin_token=None)
-    assert accounts.revoke_api_token(session=session, token_id=created.id).revoked_at == revoked.revoked_at  # idempotent
+    assert (
+        accounts.revoke_api_token(session=session, token_id=created.id).revoked_at == revoked.revoked_at
+    )  # idempotent
     _refused("api_token_not_found", accounts.revoke_api_token, session=session, token_id=created.id + 100)
 
 
@@ -387,7 +423,6 @@ def _last_used(session: Session, token_id: int) -> datetime | None:
     return row.last_used_at
 
 
-
 # --- the migration --------------------------------------------------------------------------------------
 
 
@@ -398,9 +433,12 @@ def test_upgrading_keeps_existing_api_tokens_working_for_the_grace_period(backen
         engine = create_db_engine(url)
         try:
             with engine.begin() as conn:
-                conn.execute(sa.text(
-                    "INSERT INTO api_token (name, token_hash, role, created_at) VALUES ('old', :digest, 'admin', :created)"
-                ), {"digest": hash_token("tda_old-token"), "created": datetime(2020, 1, 1)})
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO api_token (name, token_hash, role, created_at) VALUES ('old', :digest, 'admin', :created)"
+                    ),
+                    {"digest": hash_token("tda_old-token"), "created": datetime(2020, 1, 1)},
+                )
             upgrade_database(url)
             with Session(engine) as session:
                 principal = accounts.resolve_api_token(session=session, token="tda_old-token", admin_token=None)

@@ -19,8 +19,10 @@ from topic_dashboard.models import Bot
 from topic_dashboard.services import bots
 from topic_dashboard.settings import get_settings
 
-NANOBOT_CONFIG = {"agents": {"defaults": {"model": "m"}},
-                  "tools": {"mcpServers": {"fs": {"command": "npx"}}, "ssrfWhitelist": []}}
+NANOBOT_CONFIG = {
+    "agents": {"defaults": {"model": "m"}},
+    "tools": {"mcpServers": {"fs": {"command": "npx"}}, "ssrfWhitelist": []},
+}
 
 
 def _data_dir() -> Path:
@@ -64,8 +66,15 @@ def test_a_path_outside_the_data_directory_is_refused_alike_whether_it_exists_or
 
     messages = {
         str(path): _refused(session, "config_path_not_allowed", str(path), adopt_existing=adopt).message
-        for path in (existing, outside / "missing.json", outside / "no" / "dir" / "x.json", directory, unreadable,
-                     Path("/etc/hostname/config.json"), Path("/etc/no-such-file.json"))
+        for path in (
+            existing,
+            outside / "missing.json",
+            outside / "no" / "dir" / "x.json",
+            directory,
+            unreadable,
+            Path("/etc/hostname/config.json"),
+            Path("/etc/no-such-file.json"),
+        )
         for adopt in (False, True)
     }
 
@@ -80,8 +89,11 @@ def test_traversal_out_of_the_data_directory_is_refused(session: Session, tmp_pa
     target = _write(tmp_path / "victim.json", NANOBOT_CONFIG)
     before = target.read_bytes()
     _data_dir().mkdir(parents=True, exist_ok=True)
-    for path in (f"{_data_dir()}/../victim.json", f"{_data_dir()}/bots/../../victim.json",
-                 f"{_data_dir()}/ok/../inside.json"):
+    for path in (
+        f"{_data_dir()}/../victim.json",
+        f"{_data_dir()}/bots/../../victim.json",
+        f"{_data_dir()}/ok/../inside.json",
+    ):
         _refused(session, "config_path_not_allowed", path, adopt_existing=True)
     assert target.read_bytes() == before
 
@@ -111,7 +123,9 @@ def test_the_apps_own_files_are_out_of_reach(session: Session) -> None:
     _refused(session, "config_path_not_allowed", str(Path.cwd() / "pyproject.json"))
 
 
-@pytest.mark.parametrize("config_path", ["relative/config.json", "/tmp/nul\x00.json", "/tmp/config.txt", "/" + "a/" * 600 + "x.json"])
+@pytest.mark.parametrize(
+    "config_path", ["relative/config.json", "/tmp/nul\x00.json", "/tmp/config.txt", "/" + "a/" * 600 + "x.json"]
+)
 def test_a_malformed_path_is_a_validation_error(session: Session, config_path: str) -> None:
     _refused(session, "validation_error", config_path)
 
@@ -145,15 +159,22 @@ def test_an_existing_file_is_adopted_only_when_confirmed(session: Session) -> No
 def test_a_symlink_within_the_data_directory_is_stored_resolved(session: Session) -> None:
     real = _write(_data_dir() / "real" / "config.json", NANOBOT_CONFIG)
     (_data_dir() / "alias").symlink_to(real.parent, target_is_directory=True)
-    bot, _ = bots.create_bot(session=session, name="aliased", config_path=str(_data_dir() / "alias" / "config.json"),
-                             adopt_existing=True)
+    bot, _ = bots.create_bot(
+        session=session, name="aliased", config_path=str(_data_dir() / "alias" / "config.json"), adopt_existing=True
+    )
     assert bot.config_path == str(real)
 
 
 @pytest.mark.parametrize(
     "contents",
-    ['{"name": "topic-dashboard", "dependencies": {"react": "19"}}', "[1, 2]", "{broken", '{"tools": []}',
-     '{"tools": {"mcpServers": []}}', '"text"'],
+    [
+        '{"name": "topic-dashboard", "dependencies": {"react": "19"}}',
+        "[1, 2]",
+        "{broken",
+        '{"tools": []}',
+        '{"tools": {"mcpServers": []}}',
+        '"text"',
+    ],
 )
 def test_a_confirmed_adoption_must_be_a_nanobot_config(session: Session, contents: str) -> None:
     path = _write(_data_dir() / "web" / "package.json", contents)
@@ -221,8 +242,10 @@ def test_a_bot_whose_stored_path_is_outside_is_neither_read_nor_written(session:
     session.exec(sa.update(Bot).where(Bot.id == bot.bot_id).values(config_path=str(outside)))  # type: ignore[call-overload,arg-type]
     session.commit()
 
-    for call in (lambda: bots.get_mcp_config(session=session, bot_id=bot.bot_id),
-                 lambda: bots.put_mcp_config(session=session, bot_id=bot.bot_id, servers={})):
+    for call in (
+        lambda: bots.get_mcp_config(session=session, bot_id=bot.bot_id),
+        lambda: bots.put_mcp_config(session=session, bot_id=bot.bot_id, servers={}),
+    ):
         with pytest.raises(AppError) as excinfo:
             call()
         assert excinfo.value.code == "config_path_not_allowed"

@@ -258,8 +258,9 @@ def test_delete_cascades_and_returns_counts(session: Session) -> None:
     for bot_id in (bot.bot_id, keep.bot_id):
         create_topic(session=session, bot_id=bot_id, actor="test", data=TopicCreate(topic_key="ci", name="CI"))
         for n in range(3):
-            publish_item(session=session, bot_id=bot_id,
-                         request=PublishRequest(title=f"t{n}", content="c", topic_key="ci"))
+            publish_item(
+                session=session, bot_id=bot_id, request=PublishRequest(title=f"t{n}", content="c", topic_key="ci")
+            )
     conversation = Conversation(bot_id=bot.bot_id, title="chat")
     session.add(conversation)
     session.flush()
@@ -288,10 +289,14 @@ def test_bot_statuses(session: Session) -> None:
     busy, _ = bots.create_bot(session=session, name="busy")
     idle, _ = bots.create_bot(session=session, name="idle")
     for n in range(2):
-        publish_item(session=session, bot_id=busy.bot_id,
-                     request=PublishRequest(title=f"t{n}", content="c", topic_key="inbox"))
-    session.add(TopicItem(bot_id=busy.bot_id, topic_key="inbox", title="old", content="c",
-                          created_at=utcnow() - timedelta(days=2)))
+        publish_item(
+            session=session, bot_id=busy.bot_id, request=PublishRequest(title=f"t{n}", content="c", topic_key="inbox")
+        )
+    session.add(
+        TopicItem(
+            bot_id=busy.bot_id, topic_key="inbox", title="old", content="c", created_at=utcnow() - timedelta(days=2)
+        )
+    )
     session.exec(sa.update(Bot).where(Bot.id == busy.bot_id).values(token_created_at=utcnow() - timedelta(days=3)))
     session.commit()
     record_call(session=session, bot_id=busy.bot_id, tool="topic_publish", outcome="ok")
@@ -353,15 +358,18 @@ def test_put_replaces_the_whole_map_and_restores_topic_mcp(session: Session, hom
 
 def test_put_with_topic_mcp_unchanged_is_not_a_restore_and_may_set_the_timeout(session: Session) -> None:
     bot, token = bots.create_bot(session=session, name="timer")
-    config = bots.put_mcp_config(session=session, bot_id=bot.bot_id,
-                                 servers={LOCKED_SERVER: _managed(token, toolTimeout=300)})
+    config = bots.put_mcp_config(
+        session=session, bot_id=bot.bot_id, servers={LOCKED_SERVER: _managed(token, toolTimeout=300)}
+    )
     assert config.restored is False
     assert _topic_mcp(bot) == _managed(token, toolTimeout=300)
 
 
 def test_put_keeps_a_snake_case_file_snake_case(session: Session, home: Path) -> None:
-    path = _write(home / "config.json", {"tools": {"mcp_servers": {"fs": OTHER_SERVERS["filesystem"]},
-                                                       "ssrf_whitelist": ["127.0.0.0/8"]}})
+    path = _write(
+        home / "config.json",
+        {"tools": {"mcp_servers": {"fs": OTHER_SERVERS["filesystem"]}, "ssrf_whitelist": ["127.0.0.0/8"]}},
+    )
     bot, token = bots.create_bot(session=session, name="snake", config_path=str(path), adopt_existing=True)
 
     bots.put_mcp_config(session=session, bot_id=bot.bot_id, servers={"fs2": OTHER_SERVERS["filesystem"]})
@@ -377,8 +385,11 @@ def test_put_keeps_a_snake_case_file_snake_case(session: Session, home: Path) ->
     [
         ({LOCKED_SERVER: {"url": "http://evil.example/api/mcp/topic"}}, "locked_field", "mcpServers.topic_mcp.url"),
         ({LOCKED_SERVER: {"type": "sse"}}, "locked_field", "mcpServers.topic_mcp.type"),
-        ({LOCKED_SERVER: {"headers": {"x-topic-mcp-token": "tdb_other"}}}, "locked_field",
-         "mcpServers.topic_mcp.headers"),
+        (
+            {LOCKED_SERVER: {"headers": {"x-topic-mcp-token": "tdb_other"}}},
+            "locked_field",
+            "mcpServers.topic_mcp.headers",
+        ),
         ({LOCKED_SERVER: {"enabledTools": ["topic_publish"]}}, "locked_field", "mcpServers.topic_mcp.enabledTools"),
         ({LOCKED_SERVER: {"toolTimeout": 601}}, "invalid_mcp_config", "mcpServers.topic_mcp.toolTimeout"),
         ({"x": {"type": "stdio"}}, "invalid_mcp_config", "mcpServers.x.command"),

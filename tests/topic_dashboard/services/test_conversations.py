@@ -3,6 +3,7 @@ and list_user_inputs reading a long conversation a few rows at a time through it
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from collections.abc import Iterator
@@ -67,8 +68,15 @@ def _bulk_messages(session: Session, conversation_id: str, roles_and_contents: l
     assert conversation is not None
     start = utcnow() - timedelta(days=1)
     for offset, (role, content) in enumerate(roles_and_contents, start=1):
-        session.add(Message(conversation_id=conversation_id, seq=conversation.last_seq + offset, role=role,
-                            content=content, created_at=start + timedelta(seconds=offset)))
+        session.add(
+            Message(
+                conversation_id=conversation_id,
+                seq=conversation.last_seq + offset,
+                role=role,
+                content=content,
+                created_at=start + timedelta(seconds=offset),
+            )
+        )
     conversation.last_seq += len(roles_and_contents)
     session.add(conversation)
     session.commit()
@@ -132,8 +140,12 @@ def test_concurrent_appends_get_unique_consecutive_seqs(engine: Engine) -> None:
         seqs = []
         for number in range(each):
             with write_session(engine) as session:
-                message = add_message(session=session, conversation_id=conversation_id, role="user",
-                                      content=f"writer {writer} message {number}")
+                message = add_message(
+                    session=session,
+                    conversation_id=conversation_id,
+                    role="user",
+                    content=f"writer {writer} message {number}",
+                )
                 seqs.append(message.seq)
         return seqs
 
@@ -164,7 +176,7 @@ def test_each_message_moves_updated_at_and_bot_messages_mark_unread(session: Ses
         stamps.append(conversation.updated_at)
         assert conversation.unread is unread
         assert iso_utc(conversation.updated_at) == message.created_at
-    assert all(earlier < later for earlier, later in zip(stamps, stamps[1:]))
+    assert all(earlier < later for earlier, later in itertools.pairwise(stamps))
 
 
 def test_messages_need_a_known_conversation_and_a_known_role(session: Session) -> None:
@@ -188,16 +200,25 @@ def test_messages_need_a_known_conversation_and_a_known_role(session: Session) -
         ({"fields": []}, "guide_card.fields"),
         ({"fields": [{"name": "a", "label": ""}]}, "guide_card.fields[0].label"),
         ({"fields": [{"name": "a b", "label": "A"}]}, "guide_card.fields[0].name"),
-        ({"fields": [{"name": "a", "label": "A"}, {"name": "b", "label": "B", "type": "file"}]},
-         "guide_card.fields[1].type"),
+        (
+            {"fields": [{"name": "a", "label": "A"}, {"name": "b", "label": "B", "type": "file"}]},
+            "guide_card.fields[1].type",
+        ),
         ({"fields": [{"name": "a", "label": "A", "type": "select", "options": []}]}, "guide_card.fields[0].options"),
         ({"title": "t" * 201, "fields": [{"name": "a", "label": "A"}]}, "guide_card.title"),
     ],
 )
 def test_invalid_guide_cards_are_refused_with_their_field(session: Session, card: Any, field: str) -> None:
     conversation_id = _conversation(session, _bot(session))
-    error = _refused(session, add_message, conversation_id=conversation_id, role="assistant", content="form",
-                     kind="guide_card", guide_card=card)
+    error = _refused(
+        session,
+        add_message,
+        conversation_id=conversation_id,
+        role="assistant",
+        content="form",
+        kind="guide_card",
+        guide_card=card,
+    )
     assert (error.code, error.field) == ("validation_error", field)
     assert list_messages(session=session, conversation_id=conversation_id) == []
 
@@ -205,18 +226,32 @@ def test_invalid_guide_cards_are_refused_with_their_field(session: Session, card
 def test_only_an_assistant_message_is_a_guide_card(session: Session) -> None:
     conversation_id = _conversation(session, _bot(session))
     for role in ("user", "tool", "system"):
-        error = _refused(session, add_message, conversation_id=conversation_id, role=role, content="form",
-                         kind="guide_card", guide_card=CARD)
+        error = _refused(
+            session,
+            add_message,
+            conversation_id=conversation_id,
+            role=role,
+            content="form",
+            kind="guide_card",
+            guide_card=CARD,
+        )
         assert error.field == "kind"
-    error = _refused(session, add_message, conversation_id=conversation_id, role="assistant", content="x",
-                     guide_card=CARD)
+    error = _refused(
+        session, add_message, conversation_id=conversation_id, role="assistant", content="x", guide_card=CARD
+    )
     assert error.field == "guide_card"
 
 
 def test_a_valid_card_is_stored_pending_with_its_defaults(session: Session) -> None:
     conversation_id = _conversation(session, _bot(session))
-    card = add_message(session=session, conversation_id=conversation_id, role="assistant", content="form",
-                       kind="guide_card", guide_card=CARD)
+    card = add_message(
+        session=session,
+        conversation_id=conversation_id,
+        role="assistant",
+        content="form",
+        kind="guide_card",
+        guide_card=CARD,
+    )
     assert card.guide_state == "pending" and card.guide_card is not None
     assert card.guide_card["submit_label"] == "Submit"
     assert [field["required"] for field in card.guide_card["fields"]] == [True, False, False, False, False]
@@ -226,11 +261,15 @@ def test_a_valid_card_is_stored_pending_with_its_defaults(session: Session) -> N
 @pytest.mark.parametrize(
     ("answers", "text"),
     [
-        ({"service": "api", "notes": "  two lines\nok ", "region": "us", "urgent": True, "replicas": 3},
-         "Deploy request\nService: api\nNotes: two lines\nok\nRegion: us\nUrgent: yes\nReplicas: 3"),
+        (
+            {"service": "api", "notes": "  two lines\nok ", "region": "us", "urgent": True, "replicas": 3},
+            "Deploy request\nService: api\nNotes: two lines\nok\nRegion: us\nUrgent: yes\nReplicas: 3",
+        ),
         ({"service": "api"}, "Deploy request\nService: api\nNotes: —\nRegion: —\nUrgent: no\nReplicas: —"),
-        ({"service": "api", "notes": "", "urgent": False, "replicas": 0},
-         "Deploy request\nService: api\nNotes: —\nRegion: —\nUrgent: no\nReplicas: 0"),
+        (
+            {"service": "api", "notes": "", "urgent": False, "replicas": 0},
+            "Deploy request\nService: api\nNotes: —\nRegion: —\nUrgent: no\nReplicas: 0",
+        ),
         ({"service": "中文 😀"}, "Deploy request\nService: 中文 😀\nNotes: —\nRegion: —\nUrgent: no\nReplicas: —"),
     ],
 )
@@ -244,29 +283,55 @@ def test_answers_text_without_a_title_starts_with_the_fields() -> None:
 
 def test_submitting_adds_the_next_user_message_and_marks_the_card(session: Session) -> None:
     conversation_id = _conversation(session, _bot(session))
-    card = add_message(session=session, conversation_id=conversation_id, role="assistant", content="form",
-                       kind="guide_card", guide_card=CARD)
-    for answers, field in (({"notes": "x"}, "answers.service"), ({"service": "x", "region": "mars"}, "answers.region"),
-                           ({"service": "x", "extra": 1}, "answers.extra"), (["service"], "answers")):
-        error = _refused(session, submit_guide_card, conversation_id=conversation_id, message_id=card.message_id,
-                         answers=answers)
+    card = add_message(
+        session=session,
+        conversation_id=conversation_id,
+        role="assistant",
+        content="form",
+        kind="guide_card",
+        guide_card=CARD,
+    )
+    for answers, field in (
+        ({"notes": "x"}, "answers.service"),
+        ({"service": "x", "region": "mars"}, "answers.region"),
+        ({"service": "x", "extra": 1}, "answers.extra"),
+        (["service"], "answers"),
+    ):
+        error = _refused(
+            session, submit_guide_card, conversation_id=conversation_id, message_id=card.message_id, answers=answers
+        )
         assert (error.code, error.field) == ("validation_error", field)
-    answer = submit_guide_card(session=session, conversation_id=conversation_id, message_id=card.message_id,
-                               answers={"service": "api", "urgent": True})
+    answer = submit_guide_card(
+        session=session,
+        conversation_id=conversation_id,
+        message_id=card.message_id,
+        answers={"service": "api", "urgent": True},
+    )
     assert (answer.role, answer.kind, answer.seq) == ("user", "text", card.seq + 1)
     assert answer.content == answers_text(CARD, {"service": "api", "urgent": True})
     stored = list_messages(session=session, conversation_id=conversation_id)
     assert [message.guide_state for message in stored] == ["submitted", None]
-    again = _refused(session, submit_guide_card, conversation_id=conversation_id, message_id=card.message_id,
-                     answers={"service": "api"})
+    again = _refused(
+        session,
+        submit_guide_card,
+        conversation_id=conversation_id,
+        message_id=card.message_id,
+        answers={"service": "api"},
+    )
     assert again.code == "guide_card_already_submitted"
 
 
 def test_concurrent_submissions_of_one_card_add_one_answer(engine: Engine) -> None:
     with write_session(engine) as session:
         conversation_id = _conversation(session, _bot(session))
-        card = add_message(session=session, conversation_id=conversation_id, role="assistant", content="form",
-                           kind="guide_card", guide_card=CARD)
+        card = add_message(
+            session=session,
+            conversation_id=conversation_id,
+            role="assistant",
+            content="form",
+            kind="guide_card",
+            guide_card=CARD,
+        )
     submitters = 6
     start = threading.Barrier(submitters)
 
@@ -274,8 +339,12 @@ def test_concurrent_submissions_of_one_card_add_one_answer(engine: Engine) -> No
         start.wait()
         with write_session(engine) as session:
             try:
-                submit_guide_card(session=session, conversation_id=conversation_id, message_id=card.message_id,
-                                  answers={"service": f"answer {number}"})
+                submit_guide_card(
+                    session=session,
+                    conversation_id=conversation_id,
+                    message_id=card.message_id,
+                    answers={"service": f"answer {number}"},
+                )
             except AppError as error:
                 return error.code
             return "ok"
@@ -295,11 +364,13 @@ def test_a_long_conversation_is_read_a_few_rows_at_a_time(engine: Engine) -> Non
     with write_session(engine) as session:
         bot_id = _bot(session)
         conversation_id = _conversation(session, bot_id)
-        _bulk_messages(session, conversation_id, [("user" if n % 2 == 0 else "assistant", f"message {n:04d}")
-                                                  for n in range(2000)])
+        _bulk_messages(
+            session, conversation_id, [("user" if n % 2 == 0 else "assistant", f"message {n:04d}") for n in range(2000)]
+        )
     with read_session(engine) as session, _message_reads(session) as fetched, _statements(engine) as statements:
-        result = list_user_inputs(session=session, bot_id=bot_id, conversation_id=conversation_id, limit=3,
-                                  max_chars=1000)
+        result = list_user_inputs(
+            session=session, bot_id=bot_id, conversation_id=conversation_id, limit=3, max_chars=1000
+        )
         assert not session.new and not session.dirty
     assert [item["content"] for item in result["items"]] == ["message 1994", "message 1996", "message 1998"]
     assert result["hasMore"] is True
@@ -313,12 +384,18 @@ def test_blank_inputs_are_paged_past_in_batches_of_limit_plus_one(engine: Engine
     with write_session(engine) as session:
         bot_id = _bot(session)
         conversation_id = _conversation(session, bot_id)
-        _bulk_messages(session, conversation_id, [("user", f"early {n}") for n in range(500)]
-                       + [("user", "real 1"), ("user", "real 2"), ("user", "real 3"), ("user", "real 4")]
-                       + [("user", " \n") for _ in range(10)] + [("assistant", "done")])
+        _bulk_messages(
+            session,
+            conversation_id,
+            [("user", f"early {n}") for n in range(500)]
+            + [("user", "real 1"), ("user", "real 2"), ("user", "real 3"), ("user", "real 4")]
+            + [("user", " \n") for _ in range(10)]
+            + [("assistant", "done")],
+        )
     with read_session(engine) as session, _message_reads(session) as fetched:
-        result = list_user_inputs(session=session, bot_id=bot_id, conversation_id=conversation_id, limit=3,
-                                  max_chars=1000)
+        result = list_user_inputs(
+            session=session, bot_id=bot_id, conversation_id=conversation_id, limit=3, max_chars=1000
+        )
     assert [item["content"] for item in result["items"]] == ["real 2", "real 3", "real 4"]
     assert result["hasMore"] is True
     # 10 blank rows, then the 3 candidates, then one more proving older inputs exist: 14 rows in pages of 4.
@@ -366,13 +443,20 @@ def test_list_user_inputs_refuses_bad_ids_and_other_bots_conversations(session: 
     conversation_id = _conversation(session, owner)
     add_message(session=session, conversation_id=conversation_id, role="user", content="secret")
     for bad in ("", "../x", "a/b", "x" * 129):
-        assert _refused(session, list_user_inputs, bot_id=owner, conversation_id=bad, limit=15,
-                        max_chars=1000).code == "invalid_conversation_id"
+        assert (
+            _refused(session, list_user_inputs, bot_id=owner, conversation_id=bad, limit=15, max_chars=1000).code
+            == "invalid_conversation_id"
+        )
     for bot_id, conversation in ((other, conversation_id), (owner, "0" * 32)):
-        assert _refused(session, list_user_inputs, bot_id=bot_id, conversation_id=conversation, limit=15,
-                        max_chars=1000).code == "conversation_not_found"
-    mine = list_user_inputs(session=session, bot_id=owner, conversation_id=f" {conversation_id} ", limit=15,
-                            max_chars=1000)
+        assert (
+            _refused(
+                session, list_user_inputs, bot_id=bot_id, conversation_id=conversation, limit=15, max_chars=1000
+            ).code
+            == "conversation_not_found"
+        )
+    mine = list_user_inputs(
+        session=session, bot_id=owner, conversation_id=f" {conversation_id} ", limit=15, max_chars=1000
+    )
     assert mine["conversationId"] == conversation_id and [item["content"] for item in mine["items"]] == ["secret"]
     assert session.exec(select(sa.func.count()).select_from(Message)).one() == 1
 
@@ -402,14 +486,31 @@ def _card_with(**changes: Any) -> dict[str, Any]:
         ("message", {"role": "user", "content": "hi\x00"}, "content"),
         ("message", {"role": "user", "content": "hi\ud800"}, "content"),
         ("message", {"role": "user", "content": "\x1b[2J"}, "content"),
-        ("message", {"role": "assistant", "content": "form", "kind": "guide_card",
-                     "guide_card": _card_with(field_label="Ser\u202evice")}, "guide_card.fields[0].label"),
-        ("message", {"role": "assistant", "content": "form", "kind": "guide_card",
-                     "guide_card": _card_with(option="x" * 201)}, "guide_card.fields[2].options[1]"),
-        ("message", {"role": "assistant", "content": "form", "kind": "guide_card",
-                     "guide_card": _card_with(title="\x00")}, "guide_card.title"),
-        ("message", {"role": "assistant", "content": "form", "kind": "guide_card",
-                     "guide_card": {**CARD, "bad\nkey": 1}}, "guide_card"),
+        (
+            "message",
+            {
+                "role": "assistant",
+                "content": "form",
+                "kind": "guide_card",
+                "guide_card": _card_with(field_label="Ser\u202evice"),
+            },
+            "guide_card.fields[0].label",
+        ),
+        (
+            "message",
+            {"role": "assistant", "content": "form", "kind": "guide_card", "guide_card": _card_with(option="x" * 201)},
+            "guide_card.fields[2].options[1]",
+        ),
+        (
+            "message",
+            {"role": "assistant", "content": "form", "kind": "guide_card", "guide_card": _card_with(title="\x00")},
+            "guide_card.title",
+        ),
+        (
+            "message",
+            {"role": "assistant", "content": "form", "kind": "guide_card", "guide_card": {**CARD, "bad\nkey": 1}},
+            "guide_card",
+        ),
         ("answers", {"answers": {"service": "api\x00"}}, "answers.service"),
         ("answers", {"answers": {"service": ["api"]}}, "answers.service"),
         ("answers", {"answers": {"service": "api", "replicas": 10**400}}, "answers.replicas"),
@@ -420,16 +521,25 @@ def _card_with(**changes: Any) -> dict[str, Any]:
     ],
     ids=lambda value: value if isinstance(value, str) and value.isidentifier() else None,
 )
-def test_text_the_policy_refuses_is_never_stored(session: Session, call: str, arguments: dict[str, Any],
-                                                  field: str) -> None:
+def test_text_the_policy_refuses_is_never_stored(
+    session: Session, call: str, arguments: dict[str, Any], field: str
+) -> None:
     bot_id = _bot(session)
     conversation_id = _conversation(session, bot_id)
-    card = add_message(session=session, conversation_id=conversation_id, role="assistant", content="form",
-                       kind="guide_card", guide_card=CARD)
-    functions = {"create": (create_conversation, {"bot_id": bot_id}),
-                 "message": (add_message, {"conversation_id": conversation_id}),
-                 "answers": (submit_guide_card, {"conversation_id": conversation_id, "message_id": card.message_id}),
-                 "list": (list_messages, {"conversation_id": conversation_id})}
+    card = add_message(
+        session=session,
+        conversation_id=conversation_id,
+        role="assistant",
+        content="form",
+        kind="guide_card",
+        guide_card=CARD,
+    )
+    functions = {
+        "create": (create_conversation, {"bot_id": bot_id}),
+        "message": (add_message, {"conversation_id": conversation_id}),
+        "answers": (submit_guide_card, {"conversation_id": conversation_id, "message_id": card.message_id}),
+        "list": (list_messages, {"conversation_id": conversation_id}),
+    }
     function, target = functions[call]
     error = _refused(session, function, **target, **arguments)
     assert (error.code, error.field) == ("validation_error", field)
@@ -443,5 +553,7 @@ def test_an_id_no_row_can_have_is_not_found_without_asking_the_database(session:
     """PostgreSQL cannot compare text holding NUL: such an id is simply not found."""
     _bot(session)
     assert _refused(session, list_messages, conversation_id=conversation_id).code == "conversation_not_found"
-    assert _refused(session, add_message, conversation_id=conversation_id, role="user",
-                    content="hi").code == "conversation_not_found"
+    assert (
+        _refused(session, add_message, conversation_id=conversation_id, role="user", content="hi").code
+        == "conversation_not_found"
+    )

@@ -12,8 +12,13 @@ def _bot_with_items(session: Session, tagged: list[list[str]]) -> str:
     bot, _ = create_bot(session=session, name="tags", write_config=False)
     update_topic_settings(session=session, bot_id=bot.bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=1000))
     for index, tags in enumerate(tagged):
-        publish_item(session=session, bot_id=bot.bot_id, request=PublishRequest(
-            topic_key="inbox", title=f"item {index} ci", content="tags test", tags=tags, message_type="result"))
+        publish_item(
+            session=session,
+            bot_id=bot.bot_id,
+            request=PublishRequest(
+                topic_key="inbox", title=f"item {index} ci", content="tags test", tags=tags, message_type="result"
+            ),
+        )
     return bot.bot_id
 
 
@@ -35,5 +40,7 @@ def test_the_tag_filter_pages_with_a_cursor(session: Session) -> None:
     bot_id = _bot_with_items(session, [["ci"] if n % 2 else ["other"] for n in range(9)])
     first = list_items(session=session, bot_id=bot_id, filters=ItemFilters(tag="ci"), limit=3)
     assert [i.title for i in first.items] == ["item 7 ci", "item 5 ci", "item 3 ci"] and first.next_cursor
-    second = list_items(session=session, bot_id=bot_id, filters=ItemFilters(tag="ci"), cursor=first.next_cursor, limit=3)
+    second = list_items(
+        session=session, bot_id=bot_id, filters=ItemFilters(tag="ci"), cursor=first.next_cursor, limit=3
+    )
     assert [i.title for i in second.items] == ["item 1 ci"] and second.next_cursor is None

@@ -29,11 +29,14 @@ from topic_dashboard.services.topics import (
 from topic_dashboard.views import LIMITS
 
 
-
 def _bot(session: Session, name: str = "publisher", **settings: Any) -> str:
     bot, _ = create_bot(session=session, name=name)
-    create_topic(session=session, bot_id=bot.bot_id, actor="test",
-                 data=TopicCreate(topic_key="ci", name="CI", routing_json=CI_RULE))
+    create_topic(
+        session=session,
+        bot_id=bot.bot_id,
+        actor="test",
+        data=TopicCreate(topic_key="ci", name="CI", routing_json=CI_RULE),
+    )
     if settings:
         update_topic_settings(session=session, bot_id=bot.bot_id, update=TopicSettingsUpdate(**settings))
     return bot.bot_id
@@ -75,13 +78,24 @@ def _age_items(session: Session, bot_id: str, seconds: int) -> None:
 def test_an_item_is_stored_normalized_in_the_named_topic(session: Session) -> None:
     bot_id = _bot(session)
     result = _publish(
-        session, bot_id, title="  CI build\n #42   failed ", level="ERROR", tags=["ci", "CI", "release"],
-        view={"type": "metric", "label": "failing tests", "value": 3}, dedupe_key=" ci-42 ", message_type="result",
+        session,
+        bot_id,
+        title="  CI build\n #42   failed ",
+        level="ERROR",
+        tags=["ci", "CI", "release"],
+        view={"type": "metric", "label": "failing tests", "value": 3},
+        dedupe_key=" ci-42 ",
+        message_type="result",
     )
     [item] = _items(session, bot_id)
     assert result == PublishResult(item_id=item.id, topic_key="ci", deduplicated=False, fallback=False)
     assert (item.topic_key, item.title, item.content, item.level, item.tags_json) == (
-        "ci", "CI build #42 failed", CI_CONTENT, "error", ["ci", "release"])
+        "ci",
+        "CI build #42 failed",
+        CI_CONTENT,
+        "error",
+        ["ci", "release"],
+    )
     assert item.view_json is not None and item.view_json["type"] == "metric" and item.view_json["value"] == 3
     assert (item.dedupe_key, item.message_type, item.source, item.is_read) == ("ci-42", "result", "mcp", False)
 
@@ -187,7 +201,8 @@ def test_a_duplicate_is_answered_even_while_rate_limited(session: Session) -> No
     first = _publish(session, bot_id, dedupe_key="ci-42")
     assert _refused(session, bot_id, dedupe_key="ci-43").code == "rate_limited"
     assert _publish(session, bot_id, dedupe_key="ci-42") == PublishResult(
-        item_id=first.item_id, topic_key="ci", deduplicated=True)
+        item_id=first.item_id, topic_key="ci", deduplicated=True
+    )
 
 
 def test_the_rate_limit_is_per_bot(session: Session) -> None:
@@ -266,7 +281,6 @@ def test_a_topic_of_another_bot_is_unknown(session: Session) -> None:
 # --- refusals store nothing ---------------------------------------------------------------------
 
 
-
 @pytest.mark.parametrize(
     ("fields", "code", "field"),
     [
@@ -302,8 +316,13 @@ def test_refusals_name_the_problem_and_store_nothing(
 
 def test_a_view_type_the_topic_does_not_allow_is_refused(session: Session) -> None:
     bot_id = _bot(session)
-    update_topic(session=session, bot_id=bot_id, topic_key="ci", actor="test",
-                 data=TopicUpdate(view_schema_json={"allowed_types": ["table"]}))
+    update_topic(
+        session=session,
+        bot_id=bot_id,
+        topic_key="ci",
+        actor="test",
+        data=TopicUpdate(view_schema_json={"allowed_types": ["table"]}),
+    )
     error = _refused(session, bot_id, view={"type": "metric", "label": "failing", "value": 3})
     assert (error.code, error.field, error.details["allowed_types"]) == ("invalid_view", "view.type", ["table"])
     assert _items(session, bot_id) == []

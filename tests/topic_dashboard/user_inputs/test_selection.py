@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -25,7 +25,7 @@ from topic_dashboard.user_inputs import (
 )
 
 CONV = "0123456789abcdef0123456789abcdef"
-T0 = datetime(2026, 11, 30, 4, 5, 6, 123456, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 4, 5, 6, 123456, tzinfo=UTC)
 
 
 def inputs(*contents: str) -> list[UserInput]:

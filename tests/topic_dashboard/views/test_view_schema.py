@@ -391,7 +391,12 @@ def _schema_blind_spot(value: Any) -> bool:
 
 def test_blind_spot_detector_sees_each_kind() -> None:
     assert [_schema_blind_spot(v) for v in ("  ", "a\x07", "\ud800", float("nan"), "ok\n\tok", 1.5)] == [
-        True, True, True, True, False, False,
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
     ]
 
 

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The gates every change passes (`make lint`; `make test` runs them first): ruff's lint rules and its
+# formatting, as configured in pyproject.toml.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/bootstrap.sh
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
