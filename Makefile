@@ -6,7 +6,7 @@ run:   ## run the dashboard on the embedded default (SQLite in ./data)
 test:  ## run the whole test suite (installs what it needs first)
 	bash scripts/test.sh
 
-lint:  ## ruff's lint rules and formatting (make test runs them first)
+lint:  ## ruff's lint rules and formatting, mypy --strict on the domain (make test runs them first)
 	bash scripts/lint.sh
 
 eval-routing:  ## routing accuracy on the labeled set, against a keyword baseline

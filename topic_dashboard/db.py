@@ -103,8 +103,8 @@ def write_session(engine: Engine | None = None) -> Iterator[Session]:
         with Session(engine, expire_on_commit=False) as session:
             yield session
     finally:
-        if acquired:
-            writer_turn.release()  # type: ignore[union-attr]
+        if writer_turn is not None and acquired:
+            writer_turn.release()
 
 
 def _sqlite_writer_turn(engine: Engine) -> threading.RLock | None:
@@ -192,7 +192,7 @@ def check_database(engine: Engine | None = None, *, write: bool = False) -> None
     try:
         engine = engine or get_engine()
         with (write_session if write else read_session)(engine) as session:
-            session.exec(sa.text("SELECT 1"))  # type: ignore[call-overload]
+            session.connection().execute(sa.text("SELECT 1"))  # SQLModel's exec() takes no text()
     except (sa.exc.ArgumentError, ImportError) as exc:
         raise _bad_url(url, exc) from exc
     except (sa.exc.DBAPIError, OSError) as exc:  # OSError: get_engine creating SQLite's directory
@@ -238,7 +238,7 @@ def _bad_url(url: str, exc: BaseException) -> AppError:
 
 def _password(url: str) -> str | None:
     try:
-        return make_url(url).password  # type: ignore[return-value]
+        return make_url(url).password
     except sa.exc.ArgumentError:
         return None
 

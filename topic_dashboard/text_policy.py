@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 from topic_dashboard.errors import AppError
 
@@ -107,7 +107,7 @@ def _check(value: Any, *, field: str, max_chars: int | None, code: str, single_l
     return value
 
 
-def is_bounded_number(value: Any) -> bool:
+def is_bounded_number(value: Any) -> TypeGuard[int | float]:
     """True for a finite float or an integer within 64 bits (booleans are not numbers)."""
     if isinstance(value, bool):
         return False
@@ -124,7 +124,7 @@ def check_number(value: Any, *, field: str, code: str = "validation_error") -> i
     """
     if not is_bounded_number(value):
         raise AppError(code, f"{field} must be a finite number (integers within 64 bits)", field=field)
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def check_int(

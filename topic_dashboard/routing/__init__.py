@@ -8,7 +8,13 @@ no web framework or database imports.
 from topic_dashboard.routing.compiled import CompiledRules
 from topic_dashboard.routing.compiler import compile_rules
 from topic_dashboard.routing.engine import route_message
-from topic_dashboard.routing.models import RouteDecision, RouteRequest, ScoredCandidate, TopicSpec
+from topic_dashboard.routing.models import (
+    RouteDecision,
+    RouteRequest,
+    ScoredCandidate,
+    TopicSpec,
+    check_fallback_policy,
+)
 from topic_dashboard.routing.rules import RoutingExamples, RoutingRules, validate_routing
 
 __all__ = [
@@ -19,6 +25,7 @@ __all__ = [
     "RoutingRules",
     "ScoredCandidate",
     "TopicSpec",
+    "check_fallback_policy",
     "compile_rules",
     "route_message",
     "validate_routing",

@@ -95,9 +95,9 @@ def analyse(compiled: CompiledRules, request: RouteRequest) -> Message:
             values[tid] = CONCEPT_MATCH
     term_ids = compiled.term_ids
     for key in keys:
-        tid = term_ids.get(key)
-        if tid is not None:
-            values[tid] = 1.0
+        term_id = term_ids.get(key)
+        if term_id is not None:
+            values[term_id] = 1.0
     domains: dict[str, int] = {}
     for concept in concepts:
         domain = domain_of(concept)

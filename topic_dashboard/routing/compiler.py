@@ -45,7 +45,8 @@ class _Draft:
     negatives: list[tuple[str, str, list[str]]]
     soft: list[str]
 
-    def keys(self) -> set[str]:
+    def term_keys(self) -> set[str]:
+        """Every term key the topic's rules use. Not `keys()`: ruff (SIM118) rewrites `x.keys()` loops to `x`."""
         out = set(self.soft)
         for _, cond in self.includes + self.excludes:
             out.update(t for alt in cond.alts for t in alt.terms)
@@ -130,7 +131,7 @@ def _compile(topics: Sequence[TopicSpec], fingerprint: str) -> CompiledRules:
 
     df: dict[str, int] = {}
     for draft in drafts:
-        for key in draft:
+        for key in draft.term_keys():
             df[key] = df.get(key, 0) + 1
     term_ids: dict[str, int] = {}
     terms: list[Term] = []

@@ -10,11 +10,15 @@ bot's policy ("inbox") or is not published ("skip").
 
 from __future__ import annotations
 
-from typing import Literal
-
 from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
-from topic_dashboard.routing.models import RouteDecision, RouteRequest, ScoredCandidate
+from topic_dashboard.routing.models import (
+    FallbackPolicy,
+    RouteDecision,
+    RouteRequest,
+    ScoredCandidate,
+    check_fallback_policy,
+)
 from topic_dashboard.routing.scoring import TopicScore, score_topics
 
 MATCH_THRESHOLD = 0.36  # score a topic needs to count as a clear match (evidence ~0.56)
@@ -38,14 +42,13 @@ def route_message(
     request: RouteRequest,
     *,
     topic_enabled: bool,
-    fallback_policy: Literal["inbox", "skip"],
+    fallback_policy: FallbackPolicy,
 ) -> RouteDecision:
     """Decide whether `request` is published and to which topic. Pure and deterministic.
 
     Raises nothing for any message; a bad `fallback_policy` raises ValueError.
     """
-    if fallback_policy not in ("inbox", "skip"):
-        raise ValueError(f"fallback_policy must be 'inbox' or 'skip', not {fallback_policy!r}")
+    check_fallback_policy(fallback_policy)
     message = analyse(compiled, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
     candidates = _candidates(compiled.topics, scores)

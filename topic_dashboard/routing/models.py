@@ -11,6 +11,15 @@ FallbackPolicy = Literal["inbox", "skip"]
 FILTER_KINDS = ("topic_disabled", "progress", "tool_hint", "noise")
 
 
+def check_fallback_policy(value: str) -> FallbackPolicy:
+    """`value` as a fallback policy (stored and edited as text). Raises ValueError unless "inbox" or "skip"."""
+    if value == "inbox":
+        return "inbox"
+    if value == "skip":
+        return "skip"
+    raise ValueError(f"fallback_policy must be 'inbox' or 'skip', not {value!r}")
+
+
 @dataclass(frozen=True)
 class TopicSpec:
     """One topic as the engine sees it; `routing` is the topic's routing_json."""

@@ -161,7 +161,9 @@ def _negated(cond: Condition, values: dict[int, float]) -> bool:
 def _include_score(
     compiled: CompiledRules, cond: Condition, alt_indices: list[int], values: dict[int, float]
 ) -> tuple[float, list[str]]:
-    best, best_hits, extra, extra_hits = 0.0, [], 0.0, []
+    best, extra = 0.0, 0.0
+    best_hits: list[str] = []
+    extra_hits: list[str] = []
     for a in alt_indices:
         s, _, matched = _alt_score(compiled, cond.alts[a], values)
         if s > best:

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import Session, SQLModel, select
+from sqlmodel import Session, SQLModel, col, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import ApiToken, LoginSession, LoginThrottle, SetupToken, User, iso_utc, utcnow
@@ -134,7 +134,7 @@ def log_in(
     if not accepted or user is None:
         _record_failure(session, throttles, now)
         raise AppError("invalid_credentials", INVALID_CREDENTIALS)
-    session.exec(sa.delete(LoginThrottle).where(LoginThrottle.key == throttles[0][0]))  # type: ignore[call-overload,arg-type]
+    session.exec(sa.delete(LoginThrottle).where(col(LoginThrottle.key) == throttles[0][0]))
     token = new_token(SESSION_TOKEN_PREFIX)
     session.add(
         LoginSession(
@@ -172,7 +172,7 @@ def _login_throttles(username: str, address: str | None) -> list[tuple[str, Logi
 def _refuse_while_locked(session: Session, throttles: list[tuple[str, LoginThrottlePolicy]], now: datetime) -> None:
     """Raises too_many_attempts while any of the counts is locked, without checking the password."""
     keys = [key for key, _ in throttles]
-    rows = session.exec(select(LoginThrottle).where(LoginThrottle.key.in_(keys)).with_for_update()).all()  # type: ignore[attr-defined]
+    rows = session.exec(select(LoginThrottle).where(col(LoginThrottle.key).in_(keys)).with_for_update()).all()
     until = max(
         (row.locked_until for row in rows if row.locked_until is not None and row.locked_until > now), default=None
     )
@@ -195,16 +195,12 @@ def _record_failure(session: Session, throttles: list[tuple[str, LoginThrottlePo
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     session.exec(
         insert(LoginThrottle)
-        .values(  # type: ignore[call-overload]
-            [{"key": key, "failures": 0, "last_failure_at": now} for key in keys]
-        )
+        .values([{"key": key, "failures": 0, "last_failure_at": now} for key in keys])
         .on_conflict_do_nothing(index_elements=["key"])
     )
     rows = {
         row.key: row
-        for row in session.exec(
-            select(LoginThrottle).where(LoginThrottle.key.in_(keys)).with_for_update()  # type: ignore[attr-defined]
-        )
+        for row in session.exec(select(LoginThrottle).where(col(LoginThrottle.key).in_(keys)).with_for_update())
     }
     for key, policy in throttles:
         row = rows[key]
@@ -219,9 +215,9 @@ def _record_failure(session: Session, throttles: list[tuple[str, LoginThrottlePo
     # Forget counts that can no longer lock anything, so sprayed usernames do not pile up.
     longest = max(policy.window + policy.max_lock for policy in (ACCOUNT_LOGIN_THROTTLE, ADDRESS_LOGIN_THROTTLE))
     session.exec(
-        sa.delete(LoginThrottle).where(  # type: ignore[call-overload]
-            LoginThrottle.last_failure_at < now - longest,
-            LoginThrottle.key.not_in(keys),  # type: ignore[arg-type,attr-defined]
+        sa.delete(LoginThrottle).where(
+            col(LoginThrottle.last_failure_at) < now - longest,
+            col(LoginThrottle.key).not_in(keys),
         )
     )
     session.commit()
@@ -233,7 +229,7 @@ def resolve_login(*, session: Session, token: str) -> Principal:
         raise AppError("unauthorized", "log in first")
     row = session.exec(
         select(LoginSession, User)
-        .join(User, User.id == LoginSession.user_id)  # type: ignore[arg-type]
+        .join(User, col(User.id) == col(LoginSession.user_id))
         .where(LoginSession.token_hash == hash_token(token))
     ).first()
     if row is None or not token_matches(token, row[0].token_hash) or row[0].revoked_at is not None:
@@ -261,9 +257,9 @@ def log_out_everywhere(*, session: Session, username: str) -> int:
     user = session.exec(select(User).where(User.username == username.strip())).first()
     if user is None:
         raise AppError("user_not_found", f"no user named {username.strip()!r}", field="username")
-    result = session.exec(  # type: ignore[call-overload]
+    result = session.exec(
         sa.update(LoginSession)
-        .where(LoginSession.user_id == user.id, LoginSession.revoked_at.is_(None))  # type: ignore[arg-type,union-attr]
+        .where(col(LoginSession.user_id) == user.id, col(LoginSession.revoked_at).is_(None))
         .values(revoked_at=utcnow())
     )
     session.commit()
@@ -342,7 +338,7 @@ def create_api_token(
 def list_api_tokens(*, session: Session) -> list[ApiTokenPublic]:
     """Every API token, oldest first, with its state (active, expired, revoked); never a secret."""
     now = utcnow()
-    return [_token_public(row, now) for row in session.exec(select(ApiToken).order_by(ApiToken.id))]  # type: ignore[arg-type]
+    return [_token_public(row, now) for row in session.exec(select(ApiToken).order_by(col(ApiToken.id)))]
 
 
 def revoke_api_token(*, session: Session, token_id: int) -> ApiTokenPublic:
@@ -388,7 +384,7 @@ def issue_setup_token(*, session: Session) -> str | None:
     """
     if count_users(session=session) > 0:
         return None
-    session.exec(sa.delete(SetupToken).where(SetupToken.used_at.is_(None)))  # type: ignore[call-overload,union-attr]
+    session.exec(sa.delete(SetupToken).where(col(SetupToken.used_at).is_(None)))
     token = new_token(SETUP_TOKEN_PREFIX)
     session.add(SetupToken(token_hash=hash_token(token)))
     session.commit()

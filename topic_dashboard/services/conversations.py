@@ -7,7 +7,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from pydantic import BaseModel, Field
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import Bot, Conversation, Message, iso_utc, utcnow
@@ -121,8 +121,11 @@ def list_conversations(*, session: Session, bot_id: str, limit: int = 100) -> li
     if not is_lookup_key(bot_id):
         return []
     query = (
-        select(Conversation).where(Conversation.bot_id == bot_id).order_by(Conversation.updated_at.desc()).limit(limit)
-    )  # type: ignore[attr-defined]
+        select(Conversation)
+        .where(Conversation.bot_id == bot_id)
+        .order_by(col(Conversation.updated_at).desc())
+        .limit(limit)
+    )
     return [conversation_public(row) for row in session.exec(query)]
 
 
@@ -214,8 +217,8 @@ def list_messages(
     query = (
         select(Message)
         .where(Message.conversation_id == conversation_id, Message.seq > after_seq)
-        .order_by(Message.seq)
-        .limit(limit)  # type: ignore[arg-type]
+        .order_by(col(Message.seq))
+        .limit(limit)
     )
     return [message_public(row) for row in session.exec(query)]
 
@@ -300,7 +303,7 @@ def _user_inputs_newest_first(session: Session, conversation_id: str, batch: int
         )
         if before is not None:
             query = query.where(Message.seq < before)
-        rows = session.exec(query.order_by(Message.seq.desc()).limit(batch)).all()  # type: ignore[attr-defined]
+        rows = session.exec(query.order_by(col(Message.seq).desc()).limit(batch)).all()
         for message_id, seq, created_at, content in rows:
             before = seq
             yield UserInput(message_id=message_id, created_at=created_at, content=content)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from pydantic import BaseModel
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicBotSettings, TopicItem, iso_utc
@@ -113,17 +113,17 @@ def list_items(
     if filters.topic_key:
         query = query.where(TopicItem.topic_key == filters.topic_key)
     if filters.unread_only:
-        query = query.where(TopicItem.is_read.is_(False))  # type: ignore[attr-defined]
+        query = query.where(col(TopicItem.is_read).is_(False))
     if filters.level:
         query = query.where(TopicItem.level == filters.level)
     if not filters.include_archived:
-        query = query.where(TopicItem.is_archived.is_(False))  # type: ignore[attr-defined]
+        query = query.where(col(TopicItem.is_archived).is_(False))
     if filters.pinned_only:
-        query = query.where(TopicItem.is_pinned.is_(True))  # type: ignore[attr-defined]
+        query = query.where(col(TopicItem.is_pinned).is_(True))
     if cursor:
-        query = query.where(TopicItem.id < decode_cursor(cursor))  # type: ignore[operator]
+        query = query.where(col(TopicItem.id) < decode_cursor(cursor))
     if newer_than is not None:
-        query = query.where(TopicItem.id > newer_than)  # type: ignore[operator]
+        query = query.where(col(TopicItem.id) > newer_than)
     if filters.tag:
         # Tags live in a JSON list. The database narrows the rows to those whose stored JSON text
         # holds the quoted tag (stored with json.dumps, as the pattern is); the exact check below
@@ -131,13 +131,13 @@ def list_items(
         quoted = json.dumps(filters.tag).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         query = query.where(sa.cast(TopicItem.tags_json, sa.Text).like(f"%{quoted}%", escape="\\"))
         rows: list[TopicItem] = []
-        for row in session.exec(query.order_by(TopicItem.id.desc()).execution_options(yield_per=limit + 1)):  # type: ignore[union-attr]
+        for row in session.exec(query.order_by(col(TopicItem.id).desc()).execution_options(yield_per=limit + 1)):
             if filters.tag in (row.tags_json or []):
                 rows.append(row)
                 if len(rows) > limit:
                     break
     else:
-        rows = list(session.exec(query.order_by(TopicItem.id.desc()).limit(limit + 1)))  # type: ignore[union-attr]
+        rows = list(session.exec(query.order_by(col(TopicItem.id).desc()).limit(limit + 1)))
     page = rows[:limit]
     next_cursor = encode_cursor(page[-1].id or 0) if len(rows) > limit and page else None
     return ItemPage(items=[item_public(row) for row in page], next_cursor=next_cursor)
@@ -178,10 +178,10 @@ def mark_all_read(*, session: Session, bot_id: str, topic_key: str | None = None
     """Mark a topic's (or all the bot's) unread items read. Returns how many changed. Raises validation_error."""
     if topic_key:
         check_line(topic_key, field="topic_key")
-    statement = sa.update(TopicItem).where(TopicItem.bot_id == bot_id, TopicItem.is_read.is_(False))  # type: ignore[arg-type,attr-defined]
+    statement = sa.update(TopicItem).where(col(TopicItem.bot_id) == bot_id, col(TopicItem.is_read).is_(False))
     if topic_key:
-        statement = statement.where(TopicItem.topic_key == topic_key)  # type: ignore[arg-type]
-    result = session.exec(statement.values(is_read=True))  # type: ignore[call-overload]
+        statement = statement.where(col(TopicItem.topic_key) == topic_key)
+    result = session.exec(statement.values(is_read=True))
     bump_items_version(session, bot_id)
     session.commit()
     return int(result.rowcount or 0)
@@ -192,8 +192,8 @@ def topic_counts(*, session: Session, bot_id: str) -> dict[str, tuple[int, int]]
     counts: dict[str, list[int]] = {}
     rows = session.exec(
         select(TopicItem.topic_key, TopicItem.is_read, sa.func.count())
-        .where(TopicItem.bot_id == bot_id, TopicItem.is_archived.is_(False))  # type: ignore[attr-defined]
-        .group_by(TopicItem.topic_key, TopicItem.is_read)
+        .where(TopicItem.bot_id == bot_id, col(TopicItem.is_archived).is_(False))
+        .group_by(col(TopicItem.topic_key), col(TopicItem.is_read))
     ).all()
     for key, is_read, count in rows:
         entry = counts.setdefault(key, [0, 0])
@@ -211,8 +211,8 @@ def pinned_count(*, session: Session, bot_id: str) -> int:
             .select_from(TopicItem)
             .where(
                 TopicItem.bot_id == bot_id,
-                TopicItem.is_pinned.is_(True),
-                TopicItem.is_archived.is_(False),  # type: ignore[attr-defined]
+                col(TopicItem.is_pinned).is_(True),
+                col(TopicItem.is_archived).is_(False),
             )
         ).one()
     )
@@ -232,7 +232,7 @@ def bump_items_version(session: Session, bot_id: str) -> None:
     """Tell open panels that the bot's items changed (in the caller's transaction)."""
     session.exec(
         sa.update(TopicBotSettings)
-        .where(TopicBotSettings.bot_id == bot_id)  # type: ignore[arg-type]
+        .where(col(TopicBotSettings.bot_id) == bot_id)
         .values(items_version=TopicBotSettings.items_version + 1)
     )
 
@@ -244,7 +244,8 @@ def item_flags(*, session: Session, bot_id: str, item_ids: list[int]) -> dict[in
     rows = session.exec(
         select(TopicItem.id, TopicItem.is_read, TopicItem.is_pinned, TopicItem.is_archived).where(
             TopicItem.bot_id == bot_id,
-            TopicItem.id.in_(item_ids),  # type: ignore[union-attr]
+            col(TopicItem.id).in_(item_ids),
         )
     ).all()
-    return {int(row[0]): (bool(row[1]), bool(row[2]), bool(row[3])) for row in rows}
+    # A stored row's id is never None (the model allows None only before the insert).
+    return {cast(int, row[0]): (bool(row[1]), bool(row[2]), bool(row[3])) for row in rows}

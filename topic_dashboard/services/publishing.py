@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from pydantic import BaseModel, Field
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem, TopicTopic, utcnow
@@ -108,14 +108,14 @@ def _resolve_topic(
         return topic, decision.fallback, decision.reason if decision.fallback else None
     key = request.topic_key.strip()
     # No topic key has control characters, and PostgreSQL cannot even compare text holding NUL.
-    topic = (
+    named = (
         None
         if forbidden_char(key, single_line=True)
         else session.exec(select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == key)).first()
     )
-    if topic is not None and topic.is_active:
-        return topic, False, None
-    why = f"topic {key!r} is inactive" if topic is not None else f"there is no topic {key!r}"
+    if named is not None and named.is_active:
+        return named, False, None
+    why = f"topic {key!r} is inactive" if named is not None else f"there is no topic {key!r}"
     if policy == "skip":
         raise AppError("topic_not_found", f"{why}; call topic_list_topics for the topics you can publish to")
     fallback = fallback_topic(session=session, bot_id=bot_id)
@@ -160,7 +160,7 @@ def publish_item(
                 TopicItem.dedupe_key == dedupe_key,
                 TopicItem.created_at >= now - timedelta(seconds=settings.dedupe_window_seconds),
             )
-            .order_by(TopicItem.id.desc())  # type: ignore[union-attr]
+            .order_by(col(TopicItem.id).desc())
         ).first()
         if existing is not None:
             _audit(session, audit, bot_id, "deduplicated", existing)

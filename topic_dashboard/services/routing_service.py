@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from sqlmodel import Session
 
 from topic_dashboard.models import TopicTopic
-from topic_dashboard.routing import CompiledRules, RouteDecision, RouteRequest, TopicSpec, compile_rules, route_message
+from topic_dashboard.routing import (
+    CompiledRules,
+    RouteDecision,
+    RouteRequest,
+    TopicSpec,
+    check_fallback_policy,
+    compile_rules,
+    route_message,
+)
 from topic_dashboard.services.topics import list_topics, load_settings
 
 _cache_lock = threading.Lock()
@@ -51,7 +59,7 @@ def route_for_bot(*, session: Session, bot_id: str, request: RouteRequest) -> Ro
         compiled,
         request,
         topic_enabled=settings.topic_enabled,
-        fallback_policy=settings.fallback_policy,  # type: ignore[arg-type]
+        fallback_policy=check_fallback_policy(settings.fallback_policy),
     )
 
 
@@ -63,5 +71,5 @@ def preview_route(
         compile_rules(list(topics)),
         request,
         topic_enabled=topic_enabled,
-        fallback_policy=fallback_policy,  # type: ignore[arg-type]
+        fallback_policy=check_fallback_policy(fallback_policy),
     )

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 from pydantic import BaseModel, ConfigDict, Field
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import Bot, TopicBotSettings, TopicItem, TopicRuleChange, TopicTopic, iso_utc, utcnow
@@ -149,8 +149,8 @@ def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> 
         raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
     query = select(TopicTopic).where(TopicTopic.bot_id == bot_id)
     if active_only:
-        query = query.where(TopicTopic.is_active.is_(True))  # type: ignore[attr-defined]
-    return list(session.exec(query.order_by(TopicTopic.is_default_fallback.desc(), TopicTopic.topic_key)))  # type: ignore[attr-defined]
+        query = query.where(col(TopicTopic.is_active).is_(True))
+    return list(session.exec(query.order_by(col(TopicTopic.is_default_fallback).desc(), col(TopicTopic.topic_key))))
 
 
 def get_topic(*, session: Session, bot_id: str, topic_key: str) -> TopicTopic:
@@ -199,7 +199,7 @@ def _validate_description(description: str) -> str:
 def _bump_rules_version(session: Session, bot_id: str) -> None:
     session.exec(
         sa.update(TopicBotSettings)
-        .where(TopicBotSettings.bot_id == bot_id)  # type: ignore[arg-type]
+        .where(col(TopicBotSettings.bot_id) == bot_id)
         # Topics changed: routing recompiles (rules_version) and open panels refresh (items_version).
         .values(
             rules_version=TopicBotSettings.rules_version + 1,
@@ -331,7 +331,7 @@ def delete_topic(
             field="items",
             item_count=count,
         )
-    where = sa.and_(TopicItem.bot_id == bot_id, TopicItem.topic_key == topic_key)  # type: ignore[arg-type]
+    where = sa.and_(col(TopicItem.bot_id) == bot_id, col(TopicItem.topic_key) == topic_key)
     if count and items == "move":
         fallback = fallback_topic(session=session, bot_id=bot_id)
         session.exec(sa.update(TopicItem).where(where).values(topic_key=fallback.topic_key))
@@ -355,7 +355,7 @@ def delete_topic(
 def fallback_topic(*, session: Session, bot_id: str) -> TopicTopic:
     """The bot's fallback topic (`inbox`). Raises topic_not_found if it is missing."""
     topic = session.exec(
-        select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.is_default_fallback.is_(True))  # type: ignore[attr-defined]
+        select(TopicTopic).where(TopicTopic.bot_id == bot_id, col(TopicTopic.is_default_fallback).is_(True))
     ).first()
     if topic is None:
         raise AppError("topic_not_found", "this bot has no fallback topic")
@@ -368,7 +368,7 @@ def rule_history(
     query = select(TopicRuleChange).where(TopicRuleChange.bot_id == bot_id)
     if topic_key is not None:
         query = query.where(TopicRuleChange.topic_key == topic_key)
-    return list(session.exec(query.order_by(TopicRuleChange.id.desc()).limit(limit)))  # type: ignore[union-attr]
+    return list(session.exec(query.order_by(col(TopicRuleChange.id).desc()).limit(limit)))
 
 
 class TopicOverview(BaseModel):

@@ -46,16 +46,19 @@ _ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "ol": {
 _IMAGE_ATTRIBUTES = {"img": {"src", "alt", "title"}}
 
 
+class _SafeLinksMarkdownIt(MarkdownIt):
+    def validateLink(self, url: str) -> bool:
+        """Links that are not http(s)/mailto are not made into links at all (shown as text)."""
+        return safe_url(url) is not None
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    parser = (
-        MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    return (
+        _SafeLinksMarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         .enable("table")
         .enable("strikethrough")
     )
-    # Links that are not http(s)/mailto are not made into links at all (shown as text).
-    parser.validateLink = lambda url: safe_url(url) is not None  # type: ignore[method-assign]
-    return parser
 
 
 def render_markdown(text: str, *, allow_images: bool = False) -> str:

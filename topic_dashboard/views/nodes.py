@@ -31,7 +31,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Node(Protocol):
-    description: str
+    @property
+    def description(self) -> str: ...  # read-only: the nodes are frozen dataclasses
 
     def schema(self) -> dict[str, Any]: ...
 
