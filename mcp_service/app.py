@@ -24,6 +24,7 @@ from mcp_service.http_guards import HttpGuards
 from mcp_service.rest import build_rest_router
 from mcp_service.rest.errors import install_error_handlers
 from mcp_service.tooling import StrictMCPServer
+from topic_dashboard import __version__
 from topic_dashboard.errors import AppError
 from topic_dashboard.settings import get_settings
 
@@ -62,7 +63,7 @@ def build_api(reflex_app: ASGIApp) -> ASGIApp:
     ccweb = build_ccweb_server()
     api = FastAPI(
         title="Topic Dashboard API",
-        version="1",
+        version=__version__,
         openapi_url="/api/openapi.json",
         # No Swagger UI page: it loads its scripts from a CDN, which the Content-Security-Policy refuses
         # (and which should not run on the dashboard's origin). The OpenAPI document is served.

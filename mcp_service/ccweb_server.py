@@ -11,6 +11,7 @@ from pydantic import WithJsonSchema
 from mcp_service.audit import audit_tool_call
 from mcp_service.context import current_bot_id, request_header
 from mcp_service.tooling import StrictMCPServer, ok_result
+from topic_dashboard import __version__
 from topic_dashboard.db import read_session
 from topic_dashboard.services.conversations import list_user_inputs
 from topic_dashboard.user_inputs import (
@@ -85,7 +86,7 @@ def list_user_inputs_tool(
 
 
 def build_ccweb_server() -> StrictMCPServer:
-    server = StrictMCPServer(name="ccweb", instructions=INSTRUCTIONS, version="1", auditor=audit_tool_call)
+    server = StrictMCPServer(name="ccweb", instructions=INSTRUCTIONS, version=__version__, auditor=audit_tool_call)
     server.strict_tool(
         list_user_inputs_tool,
         name="ccweb_list_user_inputs",

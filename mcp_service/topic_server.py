@@ -15,6 +15,7 @@ from pydantic import Field
 from mcp_service.audit import PUBLISH_TOOL, audit_tool_call
 from mcp_service.context import current_bot_id
 from mcp_service.tooling import StrictMCPServer, ok_result
+from topic_dashboard import __version__
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.routing import RouteRequest, validate_routing
 from topic_dashboard.services.audit import CallAudit
@@ -150,7 +151,7 @@ def publish_tool(
 
 
 def build_topic_server() -> StrictMCPServer:
-    server = StrictMCPServer(name="topic_mcp", instructions=INSTRUCTIONS, version="1", auditor=audit_tool_call)
+    server = StrictMCPServer(name="topic_mcp", instructions=INSTRUCTIONS, version=__version__, auditor=audit_tool_call)
     server.strict_tool(
         list_topics_tool,
         name="topic_list_topics",

@@ -8,7 +8,6 @@ The details (URL with its password masked, the driver's reason) go to the server
 from __future__ import annotations
 
 import logging
-from importlib.metadata import PackageNotFoundError, version
 
 import anyio
 from fastapi import APIRouter
@@ -16,6 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from mcp_service.rest.errors import ErrorDetail
+from topic_dashboard import __version__
 from topic_dashboard.db import check_database
 from topic_dashboard.errors import AppError
 
@@ -30,10 +30,7 @@ PUBLIC_MESSAGES = {
 
 
 def app_version() -> str:
-    try:
-        return version("topic-dashboard")
-    except PackageNotFoundError:
-        return "0.0.0+local"
+    return __version__
 
 
 class Health(BaseModel):

@@ -1,11 +1,14 @@
 """The co-hosted service over real HTTP: health, the two MCP endpoints, bot-token gate, OpenAPI."""
 
+import importlib.metadata
+
 import httpx
 import pytest
 from sqlmodel import Session
 
 from tests.support.mcp import mcp_client, run_async
 from tests.support.server import LiveServer
+from topic_dashboard import __version__
 from topic_dashboard.services.bots import create_bot
 
 
@@ -63,3 +66,22 @@ def test_openapi_document_is_served(server: LiveServer) -> None:
     document = httpx.get(server.base_url + "/api/openapi.json").json()
     assert document["openapi"].startswith("3.")
     assert "/api/health" in document["paths"]
+
+
+def test_the_package_the_api_and_both_mcp_servers_report_one_version(
+    server: LiveServer, server_session: Session
+) -> None:
+    _, token = create_bot(session=server_session, name="versioned")
+
+    async def body() -> tuple[str, str]:
+        async with mcp_client(server.topic_mcp_url, token) as client:
+            topic = client.session.server_info.version if client.session.server_info else ""
+        async with mcp_client(server.ccweb_mcp_url, headers={"authorization": f"Bearer {token}"}) as client:
+            ccweb = client.session.server_info.version if client.session.server_info else ""
+        return topic, ccweb
+
+    openapi = httpx.get(server.base_url + "/api/openapi.json").json()
+    health = httpx.get(server.base_url + "/api/health").json()
+    assert __version__ == importlib.metadata.version("topic-dashboard") != "1"
+    assert run_async(body) == (__version__, __version__)
+    assert openapi["info"]["version"] == health["version"] == __version__

@@ -7,10 +7,9 @@ import dataclasses
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState
-from topic_dashboard.components.bot_choice import bot_choice
+from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session
 from topic_dashboard.services import audit as audit_service
-from topic_dashboard.topic_panel.models import BotOption
 
 PAGE = 100
 

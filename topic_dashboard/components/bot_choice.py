@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from topic_dashboard.db import read_session
 from topic_dashboard.services import bots as bot_service
-from topic_dashboard.topic_panel.models import BotOption
+
+
+@dataclasses.dataclass
+class BotOption:
+    """A bot in a page's bot selector."""
+
+    id: str = ""
+    name: str = ""
 
 
 def bot_choice(wanted: str) -> tuple[list[BotOption], str]:

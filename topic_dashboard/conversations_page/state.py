@@ -9,11 +9,10 @@ from urllib.parse import urlencode
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState, admin_only
-from topic_dashboard.components.bot_choice import bot_choice
+from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import conversations as service
-from topic_dashboard.topic_panel.models import BotOption
 
 # The hidden form field that carries a guide card's message id (field names cannot start with "_").
 CARD_ID_FIELD = "_card_message_id"

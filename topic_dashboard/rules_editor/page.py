@@ -5,10 +5,10 @@ from __future__ import annotations
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.components.bot_choice import BotOption
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.rules_editor.models import HistoryRow, RuleTopicRow, ScoreRow
 from topic_dashboard.rules_editor.state import MESSAGE_TYPES, RulesState
-from topic_dashboard.topic_panel.models import BotOption
 
 S = RulesState
 READ_ONLY = ~AuthState.is_admin

@@ -7,7 +7,7 @@ import dataclasses
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState, admin_only
-from topic_dashboard.components.bot_choice import bot_choice
+from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.routing import RouteRequest, TopicSpec
@@ -25,7 +25,6 @@ from topic_dashboard.rules_editor.history import history_row
 from topic_dashboard.rules_editor.models import HistoryRow, RuleTopicRow, ScoreRow
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services.routing_service import preview_route, topic_spec
-from topic_dashboard.topic_panel.models import BotOption
 from topic_dashboard.views import VIEW_TYPES
 
 LIST_FIELDS = ("include_when", "exclude_when", "positive", "negative", "keywords")

@@ -6,12 +6,6 @@ import dataclasses
 
 
 @dataclasses.dataclass
-class BotOption:
-    id: str = ""
-    name: str = ""
-
-
-@dataclasses.dataclass
 class TopicRow:
     key: str = ""
     name: str = ""

@@ -8,13 +8,13 @@ from urllib.parse import urlencode
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState, admin_only
-from topic_dashboard.components.bot_choice import bot_choice
+from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import items as item_service
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.topic_panel.detail import item_detail, item_row
-from topic_dashboard.topic_panel.models import BotOption, ItemDetail, ItemRow, TopicRow
+from topic_dashboard.topic_panel.models import ItemDetail, ItemRow, TopicRow
 
 PAGE_SIZE = 40
 LEVELS = ("info", "success", "warn", "error")
