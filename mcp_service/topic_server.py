@@ -17,12 +17,12 @@ from mcp_service.context import current_bot_id
 from mcp_service.tooling import StrictMCPServer, ok_result
 from topic_dashboard import __version__
 from topic_dashboard.db import read_session, write_session
+from topic_dashboard.item_views import LEVELS, parse_allowed_view_types, schema_document, view_json_schema
 from topic_dashboard.routing import RouteRequest, validate_routing
 from topic_dashboard.services.audit import CallAudit
 from topic_dashboard.services.publishing import MESSAGE_TYPES, PublishRequest, check_route_request, publish_item
 from topic_dashboard.services.routing_service import route_for_bot
 from topic_dashboard.services.topics import list_topics, load_settings
-from topic_dashboard.views import LEVELS, parse_allowed_view_types, schema_document, view_json_schema
 
 INSTRUCTIONS = (
     "Publish task results (not chat, progress or tool hints) to the user's Topic panel. "

@@ -13,7 +13,7 @@ DOMAIN = [
     "models",
     "services",
     "routing",
-    "views",
+    "item_views",
     "user_inputs",
     "bot_config",
     "text_policy.py",

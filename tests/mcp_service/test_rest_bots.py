@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 
 from tests.support.mcp import mcp_client, run_async
 from tests.support.server import LiveServer
-from topic_dashboard.models import Bot, TopicItem, TopicTopic
+from topic_dashboard.models import Bot, Topic, TopicItem
 from topic_dashboard.services.accounts import create_api_token
 from topic_dashboard.services.bots import bot_for_token
 from topic_dashboard.services.publishing import PublishRequest, publish_item
@@ -236,7 +236,7 @@ def test_delete_cascades_and_the_token_stops_working(
     assert bot_id not in {bot["bot_id"] for bot in admin.get("/api/bots").json()}
     counts = [
         server_session.exec(select(sa.func.count()).select_from(model).where(model.bot_id == bot_id)).one()
-        for model in (TopicItem, TopicTopic)
+        for model in (TopicItem, Topic)
     ]
     server_session.rollback()
     assert counts == [0, 0]

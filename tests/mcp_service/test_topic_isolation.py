@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 from tests.support.mcp import mcp_client, result_json, run_async
 from tests.support.server import LiveServer
 from tests.support.topics import CI_CONTENT
-from topic_dashboard.models import TopicBotSettings, TopicItem, TopicTopic
+from topic_dashboard.models import Topic, TopicBotSettings, TopicItem
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
 
@@ -91,7 +91,7 @@ def _rows_of(session: Session, bot_id: str) -> dict[str, list[tuple[Any, ...]]]:
                 sa.select(model.__table__).where(model.__table__.c.bot_id == bot_id).order_by(model.__table__.c.id)  # type: ignore[attr-defined]
             )
         ]
-        for model in (TopicItem, TopicTopic, TopicBotSettings)
+        for model in (TopicItem, Topic, TopicBotSettings)
     }
     session.commit()  # end the read: on SQLite this session's transactions hold the write lock
     return rows

@@ -16,7 +16,8 @@ from sqlmodel import Session, select
 from tests.support.mcp import mcp_client, result_json, run_async
 from tests.support.server import LiveServer
 from tests.support.topics import BAD_TABLE, CI_CONTENT, CI_RULE, TOO_MANY_TAGS, UNMATCHED_CONTENT, UNSAFE_LINK_CARD
-from topic_dashboard.models import AuditLog, TopicBotSettings, TopicItem, TopicTopic
+from topic_dashboard.item_views import LIMITS
+from topic_dashboard.models import AuditLog, Topic, TopicBotSettings, TopicItem
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.topics import (
     TopicCreate,
@@ -26,7 +27,6 @@ from topic_dashboard.services.topics import (
     update_topic,
     update_topic_settings,
 )
-from topic_dashboard.views import LIMITS
 
 CI_ITEM = {"title": "CI build #42 failed", "content": CI_CONTENT, "topic_key": "ci"}
 
@@ -75,7 +75,7 @@ def _snapshot(session: Session) -> dict[str, list[tuple[Any, ...]]]:
         model.__tablename__: [
             tuple(row) for row in session.exec(sa.select(model.__table__).order_by(model.__table__.c.id))
         ]  # type: ignore[attr-defined]
-        for model in (TopicItem, TopicTopic, TopicBotSettings)
+        for model in (TopicItem, Topic, TopicBotSettings)
     }
     session.commit()  # end the read: on SQLite this session's transactions hold the write lock
     return rows

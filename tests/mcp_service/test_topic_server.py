@@ -23,10 +23,10 @@ from mcp_service.tooling import StrictMCPServer
 from tests.support.mcp import mcp_client, result_json, run_async
 from tests.support.server import LiveServer
 from tests.support.topics import CI_CONTENT
+from topic_dashboard.item_views import LEVELS, LIMITS, VIEW_TYPES, view_json_schema
 from topic_dashboard.models import AuditLog, TopicItem
 from topic_dashboard.services.bots import create_bot, rotate_token
 from topic_dashboard.services.topics import TopicCreate, TopicUpdate, create_topic, update_topic
-from topic_dashboard.views import LEVELS, LIMITS, VIEW_TYPES, view_json_schema
 
 CI_RULE = {
     "purpose": "CI build and test results",

@@ -23,7 +23,7 @@ from sqlmodel import Session
 
 from tests.support.server import LiveServer
 from tests.support.topics import CI_CONTENT, CI_RULE
-from topic_dashboard.models import ApiToken, Conversation, Message, TopicBotSettings, TopicItem, TopicTopic, utcnow
+from topic_dashboard.models import ApiToken, Conversation, Message, Topic, TopicBotSettings, TopicItem, utcnow
 from topic_dashboard.services import accounts
 from topic_dashboard.services.bots import create_bot, rotate_token
 from topic_dashboard.services.conversations import add_message, create_conversation
@@ -151,7 +151,7 @@ def _bot_rows(server_session: Session, bot_id: str) -> str:
     """Every stored row of one bot (items, topics, settings, conversations, messages), as text."""
     server_session.expire_all()
     parts = []
-    for model in (TopicItem, TopicTopic, TopicBotSettings, Conversation):
+    for model in (TopicItem, Topic, TopicBotSettings, Conversation):
         table = model.__table__  # type: ignore[attr-defined,union-attr]
         parts.append(
             repr(server_session.exec(sa.select(table).where(table.c.bot_id == bot_id).order_by(table.c.id)).all())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from topic_dashboard.views import LIMITS
+from topic_dashboard.item_views import LIMITS
 
 CI_RULE = {
     "purpose": "CI build and test results",

@@ -5,7 +5,7 @@ from topic_dashboard.models.accounts import ApiToken, LoginSession, LoginThrottl
 from topic_dashboard.models.audit import AuditLog
 from topic_dashboard.models.bots import Bot, TopicBotSettings
 from topic_dashboard.models.conversations import Conversation, Message
-from topic_dashboard.models.topics import TopicItem, TopicRuleChange, TopicTopic
+from topic_dashboard.models.topics import Topic, TopicItem, TopicRuleChange
 
 __all__ = [
     "ApiToken",
@@ -16,10 +16,10 @@ __all__ = [
     "LoginThrottle",
     "Message",
     "SetupToken",
+    "Topic",
     "TopicBotSettings",
     "TopicItem",
     "TopicRuleChange",
-    "TopicTopic",
     "User",
     "iso_utc",
     "utcnow",

@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 from topic_dashboard.models._common import json_field, utcnow
 
 
-class TopicTopic(SQLModel, table=True):
+class Topic(SQLModel, table=True):
     __tablename__ = "topic_topic"
     __table_args__ = (sa.UniqueConstraint("bot_id", "topic_key", name="uq_topic_topic_bot_key"),)
 

@@ -8,14 +8,14 @@ no web framework or database imports.
 from topic_dashboard.routing.compiled import CompiledRules
 from topic_dashboard.routing.compiler import compile_rules
 from topic_dashboard.routing.engine import route_message
-from topic_dashboard.routing.models import (
+from topic_dashboard.routing.rules import RoutingExamples, RoutingRules, validate_routing
+from topic_dashboard.routing.types import (
     RouteDecision,
     RouteRequest,
     ScoredCandidate,
     TopicSpec,
     check_fallback_policy,
 )
-from topic_dashboard.routing.rules import RoutingExamples, RoutingRules, validate_routing
 
 __all__ = [
     "CompiledRules",

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from topic_dashboard.routing.compiled import CompiledRules
 from topic_dashboard.routing.lexicon import SIGNAL_CONCEPTS, concepts_of, domain_of
-from topic_dashboard.routing.models import RouteRequest
 from topic_dashboard.routing.noise import classify_noise, looks_like
 from topic_dashboard.routing.text import (
     bag,
@@ -22,6 +21,7 @@ from topic_dashboard.routing.text import (
     signals,
     vector_norm,
 )
+from topic_dashboard.routing.types import RouteRequest
 
 CONCEPT_MATCH = 0.6  # a rule term met only through a shared lexicon concept counts this much
 MAX_ANALYSED_CHARS = 4000  # the topic of a long report shows early; bounds the latency

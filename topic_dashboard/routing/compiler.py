@@ -26,9 +26,9 @@ from topic_dashboard.routing.conditions import (
     text_terms,
 )
 from topic_dashboard.routing.lexicon import concept_index, concepts_of, domain_of
-from topic_dashboard.routing.models import TopicSpec
 from topic_dashboard.routing.rules import RoutingRules, validate_routing
 from topic_dashboard.routing.text import CJK_RUN, bag, is_cjk, normalize, term_weight, vector_norm
+from topic_dashboard.routing.types import TopicSpec
 
 MAX_SCAN_LEN = 8  # CJK keys up to this length are found by n-gram scan, longer ones by `in`
 IDF_SHARING_PENALTY = 0.5  # a term used by k topics weighs 1 / (1 + 0.5 (k - 1))

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
-from topic_dashboard.routing.models import (
+from topic_dashboard.routing.scoring import TopicScore, score_topics
+from topic_dashboard.routing.types import (
     FallbackPolicy,
     RouteDecision,
     RouteRequest,
     ScoredCandidate,
     check_fallback_policy,
 )
-from topic_dashboard.routing.scoring import TopicScore, score_topics
 
 MATCH_THRESHOLD = 0.36  # score a topic needs to count as a clear match (evidence ~0.56)
 # A match also needs this share of the strongest match's evidence, so priority settles real

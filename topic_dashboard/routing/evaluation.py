@@ -16,9 +16,9 @@ from typing import Any
 
 from topic_dashboard.routing.compiler import compile_rules
 from topic_dashboard.routing.engine import route_message
-from topic_dashboard.routing.models import RouteRequest, TopicSpec
 from topic_dashboard.routing.rules import validate_routing
 from topic_dashboard.routing.text import STOP_EN, is_cjk
+from topic_dashboard.routing.types import RouteRequest, TopicSpec
 
 Decide = Callable[[dict[str, Any]], tuple[bool, str | None]]
 NOISE_KINDS = ("noise", "progress", "tool_hint")

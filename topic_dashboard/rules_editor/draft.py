@@ -11,8 +11,8 @@ import json
 from typing import Any
 
 from topic_dashboard.errors import AppError
+from topic_dashboard.item_views import VIEW_TYPES, parse_allowed_view_types
 from topic_dashboard.routing import RoutingRules, validate_routing
-from topic_dashboard.views import VIEW_TYPES, parse_allowed_view_types
 
 
 @dataclasses.dataclass

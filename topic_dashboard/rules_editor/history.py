@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from topic_dashboard.models import TopicRuleChange, iso_utc
-from topic_dashboard.rules_editor.models import HistoryRow
+from topic_dashboard.rules_editor.rows import HistoryRow
 
 _LABELS = {
     "name": "name",

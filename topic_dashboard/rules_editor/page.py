@@ -7,8 +7,9 @@ import reflex as rx
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import BotOption
 from topic_dashboard.components.layout import empty_state, page_shell
-from topic_dashboard.rules_editor.models import HistoryRow, RuleTopicRow, ScoreRow
-from topic_dashboard.rules_editor.state import MESSAGE_TYPES, RulesState
+from topic_dashboard.rules_editor.rows import HistoryRow, RuleTopicRow, ScoreRow
+from topic_dashboard.rules_editor.state import RulesState
+from topic_dashboard.services.publishing import MESSAGE_TYPES
 
 S = RulesState
 READ_ONLY = ~AuthState.is_admin

@@ -10,6 +10,7 @@ from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
+from topic_dashboard.item_views import VIEW_TYPES
 from topic_dashboard.routing import RouteRequest, TopicSpec
 from topic_dashboard.rule_templates import TEMPLATES
 from topic_dashboard.rules_editor.draft import (
@@ -22,13 +23,11 @@ from topic_dashboard.rules_editor.draft import (
     view_schema_json_of,
 )
 from topic_dashboard.rules_editor.history import history_row
-from topic_dashboard.rules_editor.models import HistoryRow, RuleTopicRow, ScoreRow
+from topic_dashboard.rules_editor.rows import HistoryRow, RuleTopicRow, ScoreRow
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services.routing_service import preview_route, topic_spec
-from topic_dashboard.views import VIEW_TYPES
 
 LIST_FIELDS = ("include_when", "exclude_when", "positive", "negative", "keywords")
-MESSAGE_TYPES = ("result", "chat", "progress", "tool_hint")
 
 
 class RulesState(SignedInState):

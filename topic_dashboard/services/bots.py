@@ -24,7 +24,7 @@ from topic_dashboard.bot_config import (
     write_config_atomic,
 )
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import AuditLog, Bot, Conversation, TopicBotSettings, TopicItem, TopicTopic, iso_utc, utcnow
+from topic_dashboard.models import AuditLog, Bot, Conversation, Topic, TopicBotSettings, TopicItem, iso_utc, utcnow
 from topic_dashboard.security import BOT_TOKEN_PREFIX, hash_token, new_token, token_matches
 from topic_dashboard.settings import DEFAULT_FALLBACK_TOPIC_KEY, get_settings
 from topic_dashboard.text_policy import check_json, check_line, check_text
@@ -164,7 +164,7 @@ def create_bot(
     session.flush()
     session.add(TopicBotSettings(bot_id=bot.id))
     session.add(
-        TopicTopic(
+        Topic(
             bot_id=bot.id,
             topic_key=DEFAULT_FALLBACK_TOPIC_KEY,
             name="Inbox",
@@ -264,9 +264,7 @@ def delete_bot(*, session: Session, bot_id: str) -> dict[str, int]:
     bot = get_bot(session=session, bot_id=bot_id)
     counts = {
         "items": session.exec(select(sa.func.count()).select_from(TopicItem).where(TopicItem.bot_id == bot_id)).one(),
-        "topics": session.exec(
-            select(sa.func.count()).select_from(TopicTopic).where(TopicTopic.bot_id == bot_id)
-        ).one(),
+        "topics": session.exec(select(sa.func.count()).select_from(Topic).where(Topic.bot_id == bot_id)).one(),
         "conversations": session.exec(
             select(sa.func.count()).select_from(Conversation).where(Conversation.bot_id == bot_id)
         ).one(),

@@ -15,14 +15,14 @@ from pydantic import BaseModel, Field
 from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import TopicItem, TopicTopic, utcnow
+from topic_dashboard.item_views import check_payload_size, parse_allowed_view_types, validate_item_fields, validate_view
+from topic_dashboard.models import Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
 from topic_dashboard.services.audit import CallAudit, add_call
 from topic_dashboard.services.items import bump_items_version
 from topic_dashboard.services.routing_service import route_for_bot
 from topic_dashboard.services.topics import fallback_topic, load_settings
 from topic_dashboard.text_policy import check_line, check_text, forbidden_char
-from topic_dashboard.views import check_payload_size, parse_allowed_view_types, validate_item_fields, validate_view
 
 MESSAGE_TYPES = ("result", "progress", "tool_hint", "chat")
 SOURCES = ("mcp", "manual", "system")
@@ -86,7 +86,7 @@ def _check_message_type(message_type: str | None) -> None:
 
 def _resolve_topic(
     session: Session, bot_id: str, request: PublishRequest, policy: str
-) -> tuple[TopicTopic, bool, str | None]:
+) -> tuple[Topic, bool, str | None]:
     """The topic to store into, whether it is the fallback, and why."""
     if request.topic_key is None or not request.topic_key.strip():
         decision = route_for_bot(
@@ -102,16 +102,14 @@ def _resolve_topic(
         )
         if not decision.should_publish or decision.topic_key is None:
             raise AppError("not_routed", f"no topic_key given and topic_route says not to publish: {decision.reason}")
-        topic = session.exec(
-            select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == decision.topic_key)
-        ).one()
+        topic = session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == decision.topic_key)).one()
         return topic, decision.fallback, decision.reason if decision.fallback else None
     key = request.topic_key.strip()
     # No topic key has control characters, and PostgreSQL cannot even compare text holding NUL.
     named = (
         None
         if forbidden_char(key, single_line=True)
-        else session.exec(select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == key)).first()
+        else session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == key)).first()
     )
     if named is not None and named.is_active:
         return named, False, None

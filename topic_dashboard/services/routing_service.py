@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session
 
-from topic_dashboard.models import TopicTopic
+from topic_dashboard.models import Topic
 from topic_dashboard.routing import (
     CompiledRules,
     RouteDecision,
@@ -28,7 +28,7 @@ _cache_lock = threading.Lock()
 _compiled: dict[str, tuple[int, CompiledRules]] = {}
 
 
-def topic_spec(topic: TopicTopic) -> TopicSpec:
+def topic_spec(topic: Topic) -> TopicSpec:
     return TopicSpec(
         topic_key=topic.topic_key,
         name=topic.name,

@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import Bot, TopicBotSettings, TopicItem, TopicRuleChange, TopicTopic, iso_utc, utcnow
+from topic_dashboard.item_views import validate_view_schema_json
+from topic_dashboard.models import Bot, Topic, TopicBotSettings, TopicItem, TopicRuleChange, iso_utc, utcnow
 from topic_dashboard.text_policy import check_json, check_line, check_text, is_lookup_key
-from topic_dashboard.views import validate_view_schema_json
 
 TOPIC_KEY_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")  # matched whole (fullmatch): "abc\n" is no key
 MAX_NAME_CHARS = 100
@@ -77,7 +77,7 @@ class TopicUpdate(BaseModel):
     view_schema_json: dict[str, Any] | None = None
 
 
-def topic_public(topic: TopicTopic) -> TopicPublic:
+def topic_public(topic: Topic) -> TopicPublic:
     return TopicPublic(
         topic_key=topic.topic_key,
         name=topic.name,
@@ -143,20 +143,20 @@ def set_topic_enabled(*, session: Session, bot_id: str, enabled: bool) -> TopicS
 # --- topics -----------------------------------------------------------------------------------
 
 
-def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> list[TopicTopic]:
+def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> list[Topic]:
     """A bot's topics, fallback first, then by key. Raises bot_not_found."""
     if not is_lookup_key(bot_id) or session.get(Bot, bot_id) is None:
         raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
-    query = select(TopicTopic).where(TopicTopic.bot_id == bot_id)
+    query = select(Topic).where(Topic.bot_id == bot_id)
     if active_only:
-        query = query.where(col(TopicTopic.is_active).is_(True))
-    return list(session.exec(query.order_by(col(TopicTopic.is_default_fallback).desc(), col(TopicTopic.topic_key))))
+        query = query.where(col(Topic.is_active).is_(True))
+    return list(session.exec(query.order_by(col(Topic.is_default_fallback).desc(), col(Topic.topic_key))))
 
 
-def get_topic(*, session: Session, bot_id: str, topic_key: str) -> TopicTopic:
+def get_topic(*, session: Session, bot_id: str, topic_key: str) -> Topic:
     """Raises topic_not_found."""
     topic = (
-        session.exec(select(TopicTopic).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == topic_key)).first()
+        session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == topic_key)).first()
         if is_lookup_key(bot_id) and is_lookup_key(topic_key)
         else None
     )
@@ -240,11 +240,9 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str
             "topic_key: lower-case letters, digits and underscores, starting with a letter (at most 64)",
             field="topic_key",
         )
-    if session.exec(
-        select(TopicTopic.id).where(TopicTopic.bot_id == bot_id, TopicTopic.topic_key == data.topic_key)
-    ).first():
+    if session.exec(select(Topic.id).where(Topic.bot_id == bot_id, Topic.topic_key == data.topic_key)).first():
         raise AppError("topic_exists", f"topic {data.topic_key!r} exists already", field="topic_key")
-    topic = TopicTopic(
+    topic = Topic(
         bot_id=bot_id,
         topic_key=data.topic_key,
         name=_validate_name(data.name),
@@ -352,11 +350,9 @@ def delete_topic(
     return count
 
 
-def fallback_topic(*, session: Session, bot_id: str) -> TopicTopic:
+def fallback_topic(*, session: Session, bot_id: str) -> Topic:
     """The bot's fallback topic (`inbox`). Raises topic_not_found if it is missing."""
-    topic = session.exec(
-        select(TopicTopic).where(TopicTopic.bot_id == bot_id, col(TopicTopic.is_default_fallback).is_(True))
-    ).first()
+    topic = session.exec(select(Topic).where(Topic.bot_id == bot_id, col(Topic.is_default_fallback).is_(True))).first()
     if topic is None:
         raise AppError("topic_not_found", "this bot has no fallback topic")
     return topic

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from topic_dashboard.item_views import safe_url
+from topic_dashboard.item_views.markdown import render_markdown
 from topic_dashboard.services.items import ItemPublic
-from topic_dashboard.topic_panel.models import CheckItem, ItemDetail, ItemRow, LabelValue, TimelineEvent
-from topic_dashboard.views import safe_url
-from topic_dashboard.views.markdown import render_markdown
+from topic_dashboard.topic_panel.rows import CheckItem, ItemDetail, ItemRow, LabelValue, TimelineEvent
 
 LONG_CONTENT_CHARS = 1200
 PREVIEW_CHARS = 140

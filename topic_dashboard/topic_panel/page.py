@@ -8,9 +8,10 @@ from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import BotOption
 from topic_dashboard.components.keyboard import hidden_button, key_hint, shortcuts
 from topic_dashboard.components.layout import empty_state, page_shell
-from topic_dashboard.topic_panel.models import ItemRow, TopicRow
-from topic_dashboard.topic_panel.state import LEVELS, TopicPanelState
-from topic_dashboard.topic_panel.views import level_color, level_swatch, safe_html, view_renderer
+from topic_dashboard.item_views.limits import LEVELS
+from topic_dashboard.topic_panel.rows import ItemRow, TopicRow
+from topic_dashboard.topic_panel.state import TopicPanelState
+from topic_dashboard.topic_panel.view_renderers import level_color, level_swatch, safe_html, view_renderer
 
 S = TopicPanelState
 D = TopicPanelState.detail

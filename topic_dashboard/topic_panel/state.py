@@ -14,10 +14,9 @@ from topic_dashboard.errors import AppError
 from topic_dashboard.services import items as item_service
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.topic_panel.detail import item_detail, item_row
-from topic_dashboard.topic_panel.models import ItemDetail, ItemRow, TopicRow
+from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, TopicRow
 
 PAGE_SIZE = 40
-LEVELS = ("info", "success", "warn", "error")
 
 
 class TopicPanelState(SignedInState):

@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from topic_dashboard.models import Conversation, Message, TopicBotSettings, TopicItem, TopicTopic
+from topic_dashboard.models import Conversation, Message, Topic, TopicBotSettings, TopicItem
 from topic_dashboard.services.bots import create_bot
 
 EXPECTED_COLUMNS = {
@@ -80,7 +80,7 @@ def test_creating_a_bot_creates_its_settings_and_inbox_fallback(session: Session
     settings = session.exec(select(TopicBotSettings).where(TopicBotSettings.bot_id == bot.bot_id)).one()
     assert settings.topic_enabled is True
     assert settings.publish_rate_per_minute == 60 and settings.dedupe_window_seconds == 600
-    inbox = session.exec(select(TopicTopic).where(TopicTopic.bot_id == bot.bot_id)).one()
+    inbox = session.exec(select(Topic).where(Topic.bot_id == bot.bot_id)).one()
     assert (inbox.topic_key, inbox.is_default_fallback, inbox.is_active) == ("inbox", True, True)
     assert token not in str(session.exec(sa.text("SELECT token_hash FROM bot")).all())  # type: ignore[call-overload]
 
@@ -88,10 +88,10 @@ def test_creating_a_bot_creates_its_settings_and_inbox_fallback(session: Session
 def test_topic_key_is_unique_per_bot_but_not_across_bots(session: Session) -> None:
     first, _ = create_bot(session=session, name="a")
     second, _ = create_bot(session=session, name="b")
-    session.add(TopicTopic(bot_id=second.bot_id, topic_key="build", name="Build"))
-    session.add(TopicTopic(bot_id=first.bot_id, topic_key="build", name="Build"))
+    session.add(Topic(bot_id=second.bot_id, topic_key="build", name="Build"))
+    session.add(Topic(bot_id=first.bot_id, topic_key="build", name="Build"))
     session.commit()
-    session.add(TopicTopic(bot_id=first.bot_id, topic_key="build", name="Again"))
+    session.add(Topic(bot_id=first.bot_id, topic_key="build", name="Again"))
     with pytest.raises(sa.exc.IntegrityError):
         session.commit()
     session.rollback()

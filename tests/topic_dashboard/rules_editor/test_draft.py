@@ -7,6 +7,7 @@ import json
 import pytest
 
 from topic_dashboard.errors import AppError
+from topic_dashboard.item_views import VIEW_TYPES
 from topic_dashboard.rule_templates import TEMPLATES
 from topic_dashboard.rules_editor.draft import (
     RuleDraft,
@@ -17,7 +18,6 @@ from topic_dashboard.rules_editor.draft import (
     validate_draft,
     view_schema_json_of,
 )
-from topic_dashboard.views import VIEW_TYPES
 
 
 def _full_draft() -> RuleDraft:

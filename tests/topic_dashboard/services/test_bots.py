@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from topic_dashboard.bot_config import LOCKED_SERVER, managed_entry
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import AuditLog, Bot, Conversation, Message, TopicBotSettings, TopicItem, TopicTopic, utcnow
+from topic_dashboard.models import AuditLog, Bot, Conversation, Message, Topic, TopicBotSettings, TopicItem, utcnow
 from topic_dashboard.services import bots
 from topic_dashboard.services.audit import record_call
 from topic_dashboard.services.publishing import PublishRequest, publish_item
@@ -107,7 +107,7 @@ def test_create_stores_the_settings_and_the_fallback_topic_and_not_the_token(ses
     assert stored is not None and token not in stored.token_hash
     assert bots.bot_for_token(session=session, token=token).id == bot.bot_id
     assert _rows(session, TopicBotSettings, bot.bot_id) == 1
-    fallback = session.exec(select(TopicTopic).where(TopicTopic.bot_id == bot.bot_id)).one()
+    fallback = session.exec(select(Topic).where(Topic.bot_id == bot.bot_id)).one()
     assert (fallback.topic_key, fallback.is_default_fallback, fallback.is_active) == ("inbox", True, True)
 
 
@@ -161,7 +161,7 @@ def test_an_unusable_adopted_path_is_refused_with_nothing_stored(
     assert error.field == "config_path"
     session.rollback()
     assert bots.count_bots(session=session) == 0
-    assert session.exec(select(sa.func.count()).select_from(TopicTopic)).one() == 0
+    assert session.exec(select(sa.func.count()).select_from(Topic)).one() == 0
     if contents not in (None, "<dir>"):
         assert path.read_text(encoding="utf-8") == contents
 
@@ -271,13 +271,13 @@ def test_delete_cascades_and_returns_counts(session: Session) -> None:
 
     assert counts == {"items": 3, "topics": 2, "conversations": 1}
     assert session.get(Bot, bot.bot_id) is None
-    for model in (TopicItem, TopicTopic, TopicBotSettings, Conversation):
+    for model in (TopicItem, Topic, TopicBotSettings, Conversation):
         assert _rows(session, model, bot.bot_id) == 0, model
     assert session.exec(select(sa.func.count()).select_from(Message)).one() == 0
     assert bots.bot_for_token(session=session, token=token) is None
     assert _rows(session, AuditLog, bot.bot_id) == 1  # the audit trail outlives the bot
     assert Path(bot.config_path or "").exists()  # left on disk, with a token that no longer works
-    assert (_rows(session, TopicItem, keep.bot_id), _rows(session, TopicTopic, keep.bot_id)) == (3, 2)
+    assert (_rows(session, TopicItem, keep.bot_id), _rows(session, Topic, keep.bot_id)) == (3, 2)
     assert bots.bot_for_token(session=session, token=keep_token).id == keep.bot_id
 
 

@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 from tests.support.topics import BAD_TABLE, CI_CONTENT, CI_RULE, TOO_MANY_TAGS, UNMATCHED_CONTENT, UNSAFE_LINK_CARD
 from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
+from topic_dashboard.item_views import LIMITS
 from topic_dashboard.models import TopicBotSettings, TopicItem
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.publishing import PublishRequest, PublishResult, publish_item
@@ -26,7 +27,6 @@ from topic_dashboard.services.topics import (
     update_topic,
     update_topic_settings,
 )
-from topic_dashboard.views import LIMITS
 
 
 def _bot(session: Session, name: str = "publisher", **settings: Any) -> str:

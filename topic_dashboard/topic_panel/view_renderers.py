@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from topic_dashboard.topic_panel.models import CheckItem, LabelValue, TimelineEvent
+from topic_dashboard.topic_panel.rows import CheckItem, LabelValue, TimelineEvent
 from topic_dashboard.topic_panel.state import TopicPanelState
 
 D = TopicPanelState.detail

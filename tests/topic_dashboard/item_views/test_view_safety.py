@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from topic_dashboard.views import safe_url
-from topic_dashboard.views.safety import forbidden_char, normalize_newlines
+from topic_dashboard.item_views import safe_url
+from topic_dashboard.item_views.safety import forbidden_char, normalize_newlines
 
 ALLOWED = [
     ("http://example.com", "http://example.com"),

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from topic_dashboard.views.limits import LEVELS, LIMITS
-from topic_dashboard.views.nodes import (
+from topic_dashboard.item_views.limits import LEVELS, LIMITS
+from topic_dashboard.item_views.nodes import (
     Array,
     Boolean,
     Choice,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.views import LEVELS, LIMITS, check_payload_size, json_size, validate_item_fields
+from topic_dashboard.item_views import LEVELS, LIMITS, check_payload_size, json_size, validate_item_fields
 
 
 def fields(**overrides: Any) -> tuple[str, str, str, list[str]]:

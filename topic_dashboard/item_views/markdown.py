@@ -12,7 +12,7 @@ from functools import lru_cache
 import nh3
 from markdown_it import MarkdownIt
 
-from topic_dashboard.views.safety import safe_url
+from topic_dashboard.item_views.safety import safe_url
 
 _TAGS = {
     "p",

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from topic_dashboard.errors import AppError
+from topic_dashboard.item_views.limits import DEFAULT_LEVEL, LEVELS, LIMITS, TAG_RULE, TAG_SYMBOLS, json_size
+from topic_dashboard.item_views.safety import describe_char, forbidden_char, normalize_newlines
 from topic_dashboard.text_policy import check_line
-from topic_dashboard.views.limits import DEFAULT_LEVEL, LEVELS, LIMITS, TAG_RULE, TAG_SYMBOLS, json_size
-from topic_dashboard.views.safety import describe_char, forbidden_char, normalize_newlines
 
 
 def validate_item_fields(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.views import (
+from topic_dashboard.item_views import (
     LEVELS,
     LIMITS,
     VIEW_TYPES,
@@ -21,7 +21,7 @@ from topic_dashboard.views import (
     validate_view_schema_json,
     view_json_schema,
 )
-from topic_dashboard.views.shapes import EXAMPLES
+from topic_dashboard.item_views.shapes import EXAMPLES
 
 # Written out here rather than taken from the module, so a change of shape breaks a test.
 VALID: dict[str, dict[str, Any]] = {

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import Any, NoReturn, Protocol
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.text_policy import is_bounded_number, printable
-from topic_dashboard.views.safety import (
+from topic_dashboard.item_views.safety import (
     describe_char,
     forbidden_char,
     normalize_newlines,
     safe_url,
 )
+from topic_dashboard.text_policy import is_bounded_number, printable
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -4,8 +4,8 @@ Pure domain code (no Reflex, Starlette or database); `topic_publish`, `topic_get
 and the panel renderer are adapters over these functions.
 """
 
-from topic_dashboard.views.item import check_payload_size, validate_item_fields
-from topic_dashboard.views.limits import (
+from topic_dashboard.item_views.item import check_payload_size, validate_item_fields
+from topic_dashboard.item_views.limits import (
     DEFAULT_LEVEL,
     LEVELS,
     LIMITS,
@@ -14,8 +14,8 @@ from topic_dashboard.views.limits import (
     json_size,
     limits_document,
 )
-from topic_dashboard.views.safety import SAFE_URL_SCHEMES, safe_url
-from topic_dashboard.views.schema import (
+from topic_dashboard.item_views.safety import SAFE_URL_SCHEMES, safe_url
+from topic_dashboard.item_views.schema import (
     parse_allowed_view_types,
     schema_document,
     validate_view,

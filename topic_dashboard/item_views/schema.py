@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.views.limits import LEVELS, LIMITS, VIEW_TYPES, json_size, limits_document
-from topic_dashboard.views.nodes import child_path, fail, json_type
-from topic_dashboard.views.shapes import EXAMPLES, SHAPES
+from topic_dashboard.item_views.limits import LEVELS, LIMITS, VIEW_TYPES, json_size, limits_document
+from topic_dashboard.item_views.nodes import child_path, fail, json_type
+from topic_dashboard.item_views.shapes import EXAMPLES, SHAPES
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
