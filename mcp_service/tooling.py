@@ -145,7 +145,7 @@ class StrictMCPServer(MCPServer):
             return _CRASHED
         except MCPError:
             raise  # a protocol error: the SDK answers it as such
-        except Exception:
+        except Exception:  # the top-level handler of a tool call: a crash becomes internal_error, logged
             logger.exception("tool %r crashed", printable(name)[:100])
             return _CRASHED
 

@@ -29,10 +29,6 @@ PUBLIC_MESSAGES = {
 }
 
 
-def app_version() -> str:
-    return __version__
-
-
 class Health(BaseModel):
     status: str
     database: str
@@ -49,9 +45,9 @@ async def health() -> JSONResponse:
             logger.error("health: %s", error.message)
             _last_problem[0] = error.message
         detail = ErrorDetail(code=error.code, message=PUBLIC_MESSAGES.get(error.code, "the service is unavailable"))
-        body = Health(status="unavailable", database="unreachable", version=app_version(), error=detail)
+        body = Health(status="unavailable", database="unreachable", version=__version__, error=detail)
         return JSONResponse(body.model_dump(exclude_none=True), status_code=503)
     if _last_problem[0] is not None:
         logger.warning("health: the database answers again")
         _last_problem[0] = None
-    return JSONResponse(Health(status="ok", database="ok", version=app_version()).model_dump(exclude_none=True))
+    return JSONResponse(Health(status="ok", database="ok", version=__version__).model_dump(exclude_none=True))

@@ -35,7 +35,6 @@ from reflex.state import (
 from reflex_base.event import Event, EventSpec
 
 from topic_dashboard.auth.state import LOGIN_ROUTE, AuthState
-from topic_dashboard.db import read_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import accounts
 
@@ -113,16 +112,6 @@ def required_access(state_cls: type[BaseState], handler: Any) -> str:
     return "signed_in"
 
 
-def _resolve(token: str) -> accounts.Principal | None:
-    if not token:
-        return None
-    try:
-        with read_session() as session:
-            return accounts.resolve_login(session=session, token=token)
-    except AppError:
-        return None
-
-
 def _refusal(events: Any) -> StateUpdate:
     return StateUpdate(delta={}, events=Event.from_event_type(events))
 
@@ -144,7 +133,7 @@ class EventGuard(Middleware):
             logger.warning("refused event %s: its State does not derive from SignedInState", event.name[:200])
             return _refusal(rx.toast.error("This action is not available."))
         auth = await state.get_state(AuthState)
-        principal = _resolve(auth.session_token)
+        principal = auth._resolve()
         auth._show_principal(principal)
         if principal is None:
             return _refusal(rx.redirect(LOGIN_ROUTE))
