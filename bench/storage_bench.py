@@ -29,7 +29,7 @@ from sqlmodel import Session
 from topic_dashboard.db import create_db_engine, read_session, write_session
 from topic_dashboard.migrate import upgrade_database
 from topic_dashboard.models import Message, TopicItem, utcnow
-from topic_dashboard.services import conversations, items
+from topic_dashboard.services import conversations, items, versions
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_settings
@@ -169,7 +169,7 @@ def main() -> None:
         )
         row(
             "live-update poll (panel_signature)",
-            timed(lambda: items.panel_signature(session=session, bot_id=bot.bot_id), 50),
+            timed(lambda: versions.panel_signature(session=session, bot_id=bot.bot_id), 50),
             baseline,
         )
 

@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from topic_dashboard.db import read_session
 from topic_dashboard.errors import AppError
-from topic_dashboard.services.bots import bot_for_token
+from topic_dashboard.services.bots import bot_id_for_token
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +35,7 @@ def presented_bot_token(headers: Headers) -> str | None:
 
 def _lookup_bot_id(token: str | None) -> str | None:
     with read_session() as session:
-        bot = bot_for_token(session=session, token=token)
-        return bot.id if bot is not None else None
+        return bot_id_for_token(session=session, token=token)
 
 
 class BotTokenGate:

@@ -17,12 +17,12 @@ from mcp_service.context import current_bot_id
 from mcp_service.tooling import StrictMCPServer, ok_result
 from topic_dashboard import __version__
 from topic_dashboard.db import read_session, write_session
-from topic_dashboard.item_views import LEVELS, parse_allowed_view_types, schema_document, view_json_schema
-from topic_dashboard.routing import RouteRequest, validate_routing
+from topic_dashboard.item_views import LEVELS, schema_document, view_json_schema
+from topic_dashboard.routing import RouteRequest
 from topic_dashboard.services.audit import CallAudit
 from topic_dashboard.services.publishing import MESSAGE_TYPES, PublishRequest, check_route_request, publish_item
 from topic_dashboard.services.routing_service import route_for_bot
-from topic_dashboard.services.topics import list_topics, load_settings
+from topic_dashboard.services.topics import topics_for_bot
 
 INSTRUCTIONS = (
     "Publish task results (not chat, progress or tool hints) to the user's Topic panel. "
@@ -50,42 +50,15 @@ Tags = Annotated[list[str] | None, Field(description="Short labels, e.g. ['ci', 
 def list_topics_tool(ctx: Context) -> CallToolResult:
     bot_id = current_bot_id(ctx)
     with read_session() as session:
-        settings = load_settings(session=session, bot_id=bot_id)
-        topics = list_topics(session=session, bot_id=bot_id, active_only=True)
-        fallback = next((topic.topic_key for topic in topics if topic.is_default_fallback), None)
-        entries = []
-        for topic in topics:
-            rule = validate_routing(topic.routing_json or {})
-            entries.append(
-                {
-                    "topic_key": topic.topic_key,
-                    "name": topic.name,
-                    "description": topic.description,
-                    "purpose": rule.purpose,
-                    "include_when": list(rule.include_when),
-                    "exclude_when": list(rule.exclude_when),
-                    "priority": rule.priority,
-                    "is_fallback": topic.is_default_fallback,
-                    "allowed_view_types": parse_allowed_view_types(topic.view_schema_json),
-                }
-            )
-    return ok_result(
-        {
-            "topic_enabled": settings.topic_enabled,
-            "fallback_policy": settings.fallback_policy,
-            "fallback_topic_key": fallback,
-            "topics": entries,
-            "how_to_route": HOW_TO_ROUTE,
-        }
-    )
+        topics = topics_for_bot(session=session, bot_id=bot_id)
+    return ok_result({**topics.model_dump(), "how_to_route": HOW_TO_ROUTE})
 
 
 def get_schema_tool(ctx: Context) -> CallToolResult:
     bot_id = current_bot_id(ctx)
     with read_session() as session:
-        topics = list_topics(session=session, bot_id=bot_id, active_only=True)
-        pairs = [(topic.topic_key, parse_allowed_view_types(topic.view_schema_json)) for topic in topics]
-    return ok_result(schema_document(pairs))
+        topics = topics_for_bot(session=session, bot_id=bot_id)
+    return ok_result(schema_document([(topic.topic_key, topic.allowed_view_types) for topic in topics.topics]))
 
 
 def route_tool(

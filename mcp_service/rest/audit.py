@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 
-from mcp_service.rest.deps import Reader, SessionDep
+from mcp_service.rest.deps import Reader, ReadSession
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.services import audit
 from topic_dashboard.text_policy import INT64_MAX, INT64_MIN
@@ -15,7 +15,7 @@ router = APIRouter(tags=["audit"], responses=ERROR_RESPONSES)
 @router.get("/audit", response_model=list[audit.AuditPublic])
 def list_audit(
     _: Reader,
-    session: SessionDep,
+    session: ReadSession,
     bot_id: str | None = None,
     tool: str | None = None,
     outcome: str | None = None,

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_service.rest.deps import Admin, Reader, SessionDep
+from mcp_service.rest.deps import Admin, Reader, ReadSession, WriteSession
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.bot_config import redact_secrets
 from topic_dashboard.services import bots
@@ -57,12 +57,12 @@ class McpConfigPut(BaseModel):
 
 
 @router.get("/bots", response_model=list[bots.BotStatus])
-def list_bots(_: Reader, session: SessionDep) -> list[bots.BotStatus]:
+def list_bots(_: Reader, session: ReadSession) -> list[bots.BotStatus]:
     return bots.bot_statuses(session=session)
 
 
 @router.post("/bots", response_model=BotCreated, status_code=201)
-def create_bot(body: BotCreate, _: Admin, session: SessionDep) -> BotCreated:
+def create_bot(body: BotCreate, _: Admin, session: WriteSession) -> BotCreated:
     created, token = bots.create_bot(
         session=session, name=body.name, config_path=body.config_path, adopt_existing=body.adopt_existing
     )
@@ -76,12 +76,12 @@ def create_bot(body: BotCreate, _: Admin, session: SessionDep) -> BotCreated:
 
 
 @router.delete("/bots/{bot_id}", response_model=BotDeleted)
-def delete_bot(bot_id: str, _: Admin, session: SessionDep) -> BotDeleted:
+def delete_bot(bot_id: str, _: Admin, session: WriteSession) -> BotDeleted:
     return BotDeleted(bot_id=bot_id, deleted=bots.delete_bot(session=session, bot_id=bot_id))
 
 
 @router.post("/bots/{bot_id}/token", response_model=TokenRotated)
-def rotate_token(bot_id: str, _: Admin, session: SessionDep) -> TokenRotated:
+def rotate_token(bot_id: str, _: Admin, session: WriteSession) -> TokenRotated:
     return TokenRotated(bot_id=bot_id, token=bots.rotate_token(session=session, bot_id=bot_id))
 
 
@@ -93,11 +93,11 @@ def _redacted(config: bots.McpConfigPublic) -> bots.McpConfigPublic:
 
 
 @router.get("/bots/{bot_id}/mcp-config", response_model=bots.McpConfigPublic)
-def get_mcp_config(bot_id: str, who: Reader, session: SessionDep) -> bots.McpConfigPublic:
+def get_mcp_config(bot_id: str, who: Reader, session: ReadSession) -> bots.McpConfigPublic:
     config = bots.get_mcp_config(session=session, bot_id=bot_id)
     return config if who.is_admin else _redacted(config)
 
 
 @router.put("/bots/{bot_id}/mcp-config", response_model=bots.McpConfigPublic)
-def put_mcp_config(bot_id: str, body: McpConfigPut, _: Admin, session: SessionDep) -> bots.McpConfigPublic:
+def put_mcp_config(bot_id: str, body: McpConfigPut, _: Admin, session: WriteSession) -> bots.McpConfigPublic:
     return bots.put_mcp_config(session=session, bot_id=bot_id, servers=body.mcpServers)

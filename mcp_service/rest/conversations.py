@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_service.rest.deps import Admin, Reader, SessionDep
+from mcp_service.rest.deps import Admin, Reader, ReadSession, WriteSession
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.services import conversations
 from topic_dashboard.text_policy import INT64_MAX
@@ -41,28 +41,26 @@ class GuideCardSubmit(BaseModel):
 
 @router.post("/bots/{bot_id}/conversations", response_model=conversations.ConversationPublic, status_code=201)
 def create_conversation(
-    bot_id: str, _: Admin, session: SessionDep, body: ConversationCreate | None = None
+    bot_id: str, _: Admin, session: WriteSession, body: ConversationCreate | None = None
 ) -> conversations.ConversationPublic:
     return conversations.create_conversation(session=session, bot_id=bot_id, title=(body.title if body else ""))
 
 
 @router.get("/bots/{bot_id}/conversations", response_model=list[conversations.ConversationPublic])
-def list_conversations(bot_id: str, _: Reader, session: SessionDep) -> list[conversations.ConversationPublic]:
+def list_conversations(bot_id: str, _: Reader, session: ReadSession) -> list[conversations.ConversationPublic]:
     return conversations.list_conversations(session=session, bot_id=bot_id)
 
 
 @router.get("/conversations/{conversation_id}", response_model=conversations.ConversationPublic)
-def get_conversation(conversation_id: str, _: Reader, session: SessionDep) -> conversations.ConversationPublic:
-    return conversations.conversation_public(
-        conversations.get_conversation(session=session, conversation_id=conversation_id)
-    )
+def get_conversation(conversation_id: str, _: Reader, session: ReadSession) -> conversations.ConversationPublic:
+    return conversations.get_conversation(session=session, conversation_id=conversation_id)
 
 
 @router.get("/conversations/{conversation_id}/messages", response_model=list[conversations.MessagePublic])
 def list_messages(
     conversation_id: str,
     _: Reader,
-    session: SessionDep,
+    session: ReadSession,
     after_seq: int = Query(default=0, ge=0, le=INT64_MAX),
     limit: int = Query(default=200, ge=1, le=conversations.MAX_PAGE),
 ) -> list[conversations.MessagePublic]:
@@ -73,7 +71,7 @@ def list_messages(
 
 @router.post("/conversations/{conversation_id}/messages", response_model=conversations.MessagePublic, status_code=201)
 def add_message(
-    conversation_id: str, body: MessageCreate, _: Admin, session: SessionDep
+    conversation_id: str, body: MessageCreate, _: Admin, session: WriteSession
 ) -> conversations.MessagePublic:
     return conversations.add_message(
         session=session,
@@ -91,7 +89,7 @@ def add_message(
     status_code=201,
 )
 def submit_guide_card(
-    conversation_id: str, message_id: str, body: GuideCardSubmit, _: Admin, session: SessionDep
+    conversation_id: str, message_id: str, body: GuideCardSubmit, _: Admin, session: WriteSession
 ) -> conversations.MessagePublic:
     return conversations.submit_guide_card(
         session=session, conversation_id=conversation_id, message_id=message_id, answers=body.answers

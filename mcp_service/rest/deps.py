@@ -12,20 +12,34 @@ from sqlmodel import Session
 from starlette.datastructures import Headers
 
 from mcp_service.auth import bearer_token
-from topic_dashboard.db import write_session
-from topic_dashboard.services.accounts import Principal, admin_token_problem, require_admin, resolve_api_token
+from topic_dashboard.db import read_session, write_session
+from topic_dashboard.services.accounts import (
+    Principal,
+    admin_token_problem,
+    note_api_token_use,
+    require_admin,
+    resolve_api_token,
+)
 from topic_dashboard.settings import get_settings
 from topic_dashboard.text_policy import check_parameters
 
 logger = logging.getLogger(__name__)
 
 
-def db_session() -> Iterator[Session]:
+def db_write_session() -> Iterator[Session]:
     with write_session() as session:
         yield session
 
 
-SessionDep = Annotated[Session, Depends(db_session)]
+def db_read_session() -> Iterator[Session]:
+    with read_session() as session:
+        yield session
+
+
+# Endpoints that change data take a WriteSession (it takes the write lock first); reads take a
+# ReadSession, which never blocks writers.
+WriteSession = Annotated[Session, Depends(db_write_session)]
+ReadSession = Annotated[Session, Depends(db_read_session)]
 
 
 @lru_cache(maxsize=8)
@@ -50,13 +64,22 @@ def usable_admin_token() -> str | None:
     return setting.get_secret_value()
 
 
-def principal(request: Request, session: SessionDep) -> Principal:
-    """Raises unauthorized unless `Authorization: Bearer <api token>` is valid."""
-    return resolve_api_token(
-        session=session,
-        token=bearer_token(Headers(scope=request.scope)) or "",
-        admin_token=usable_admin_token(),
-    )
+def principal(request: Request) -> Principal:
+    """Raises unauthorized unless `Authorization: Bearer <api token>` is valid.
+
+    Resolved in a read session of its own; the token's last use is written (in a short write
+    session) only when it is due, so most requests never take the write lock for it.
+    """
+    with read_session() as session:
+        who = resolve_api_token(
+            session=session,
+            token=bearer_token(Headers(scope=request.scope)) or "",
+            admin_token=usable_admin_token(),
+        )
+    if who.last_use_due:
+        with write_session() as session:
+            note_api_token_use(session=session, principal=who)
+    return who
 
 
 def admin(who: Annotated[Principal, Depends(principal)]) -> Principal:

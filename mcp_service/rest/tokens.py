@@ -7,7 +7,7 @@ from typing import Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_service.rest.deps import Admin, SessionDep
+from mcp_service.rest.deps import Admin, ReadSession, WriteSession
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.services import accounts
 
@@ -30,12 +30,12 @@ class ApiTokenCreated(accounts.ApiTokenPublic):
 
 
 @router.get("/tokens", response_model=list[accounts.ApiTokenPublic])
-def list_tokens(_: Admin, session: SessionDep) -> list[accounts.ApiTokenPublic]:
+def list_tokens(_: Admin, session: ReadSession) -> list[accounts.ApiTokenPublic]:
     return accounts.list_api_tokens(session=session)
 
 
 @router.post("/tokens", response_model=ApiTokenCreated, status_code=201)
-def create_token(body: ApiTokenCreate, _: Admin, session: SessionDep) -> ApiTokenCreated:
+def create_token(body: ApiTokenCreate, _: Admin, session: WriteSession) -> ApiTokenCreated:
     created, token = accounts.issue_api_token(
         session=session, name=body.name, role=body.role, expires_days=body.expires_days
     )
@@ -43,5 +43,5 @@ def create_token(body: ApiTokenCreate, _: Admin, session: SessionDep) -> ApiToke
 
 
 @router.delete("/tokens/{token_id}", response_model=accounts.ApiTokenPublic)
-def revoke_token(token_id: int, _: Admin, session: SessionDep) -> accounts.ApiTokenPublic:
+def revoke_token(token_id: int, _: Admin, session: WriteSession) -> accounts.ApiTokenPublic:
     return accounts.revoke_api_token(session=session, token_id=token_id)

@@ -7,7 +7,7 @@ from typing import Literal
 from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
-from mcp_service.rest.deps import Admin, Reader, SessionDep
+from mcp_service.rest.deps import Admin, Reader, ReadSession, WriteSession
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.services import items as item_service
 from topic_dashboard.services import topics
@@ -28,18 +28,18 @@ class ReadResult(BaseModel):
 
 
 @router.get("/bots/{bot_id}/topics", response_model=list[topics.TopicPublic])
-def list_topics(bot_id: str, _: Reader, session: SessionDep) -> list[topics.TopicPublic]:
-    return [topics.topic_public(topic) for topic in topics.list_topics(session=session, bot_id=bot_id)]
+def list_topics(bot_id: str, _: Reader, session: ReadSession) -> list[topics.TopicPublic]:
+    return topics.list_topics(session=session, bot_id=bot_id)
 
 
 @router.post("/bots/{bot_id}/topics", response_model=topics.TopicPublic, status_code=201)
-def create_topic(bot_id: str, body: topics.TopicCreate, who: Admin, session: SessionDep) -> topics.TopicPublic:
+def create_topic(bot_id: str, body: topics.TopicCreate, who: Admin, session: WriteSession) -> topics.TopicPublic:
     return topics.create_topic(session=session, bot_id=bot_id, data=body, actor=who.name)
 
 
 @router.put("/bots/{bot_id}/topics/{topic_key}", response_model=topics.TopicPublic)
 def update_topic(
-    bot_id: str, topic_key: str, body: topics.TopicUpdate, who: Admin, session: SessionDep
+    bot_id: str, topic_key: str, body: topics.TopicUpdate, who: Admin, session: WriteSession
 ) -> topics.TopicPublic:
     return topics.update_topic(session=session, bot_id=bot_id, topic_key=topic_key, data=body, actor=who.name)
 
@@ -49,7 +49,7 @@ def delete_topic(
     bot_id: str,
     topic_key: str,
     who: Admin,
-    session: SessionDep,
+    session: WriteSession,
     items: Literal["move", "delete"] | None = Query(default=None, description="What to do with the topic's items."),
 ) -> TopicDeleted:
     count = topics.delete_topic(session=session, bot_id=bot_id, topic_key=topic_key, actor=who.name, items=items)
@@ -57,13 +57,13 @@ def delete_topic(
 
 
 @router.get("/bots/{bot_id}/topic-settings", response_model=topics.TopicSettingsPublic)
-def get_settings(bot_id: str, _: Reader, session: SessionDep) -> topics.TopicSettingsPublic:
+def get_settings(bot_id: str, _: Reader, session: ReadSession) -> topics.TopicSettingsPublic:
     return topics.get_topic_settings(session=session, bot_id=bot_id)
 
 
 @router.put("/bots/{bot_id}/topic-settings", response_model=topics.TopicSettingsPublic)
 def put_settings(
-    bot_id: str, body: topics.TopicSettingsUpdate, _: Admin, session: SessionDep
+    bot_id: str, body: topics.TopicSettingsUpdate, _: Admin, session: WriteSession
 ) -> topics.TopicSettingsPublic:
     return topics.update_topic_settings(session=session, bot_id=bot_id, update=body)
 
@@ -72,7 +72,7 @@ def put_settings(
 def list_items(
     bot_id: str,
     _: Reader,
-    session: SessionDep,
+    session: ReadSession,
     topic_key: str | None = None,
     cursor: str | None = None,
     limit: int = Query(default=item_service.DEFAULT_PAGE, ge=1, le=item_service.MAX_PAGE),
@@ -86,7 +86,7 @@ def list_items(
 
 
 @router.post("/bots/{bot_id}/topic-items/{item_id}/read", response_model=ReadResult)
-def mark_read(bot_id: str, item_id: int, _: Admin, session: SessionDep) -> ReadResult:
+def mark_read(bot_id: str, item_id: int, _: Admin, session: WriteSession) -> ReadResult:
     """Read state is shared by everyone who reads the bot, so (as in the UI) only admins change it."""
     item = item_service.set_item_flags(session=session, bot_id=bot_id, item_id=item_id, is_read=True)
     return ReadResult(id=item.id, is_read=item.is_read)

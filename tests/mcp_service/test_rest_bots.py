@@ -19,7 +19,7 @@ from tests.support.mcp import mcp_client, run_async
 from tests.support.server import LiveServer
 from topic_dashboard.models import Bot, Topic, TopicItem
 from topic_dashboard.services.accounts import create_api_token
-from topic_dashboard.services.bots import bot_for_token
+from topic_dashboard.services.bots import bot_id_for_token
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.settings import get_settings
 
@@ -65,8 +65,7 @@ def _bot_count(session: Session) -> int:
 
 
 def _resolves(session: Session, token: str) -> str | None:
-    bot = bot_for_token(session=session, token=token)
-    bot_id = bot.id if bot else None
+    bot_id = bot_id_for_token(session=session, token=token)
     session.rollback()
     return bot_id
 

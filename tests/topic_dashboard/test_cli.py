@@ -13,7 +13,7 @@ from sqlmodel import Session
 from topic_dashboard.db import create_db_engine
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import accounts
-from topic_dashboard.services.bots import bot_for_token
+from topic_dashboard.services.bots import bot_id_for_token, get_bot
 
 CLI = [str(Path(sys.executable).with_name("topic-dashboard"))]
 
@@ -45,8 +45,8 @@ def test_db_upgrade_user_api_token_and_bot(tmp_path: Path) -> None:
     engine = create_db_engine(url)
     with Session(engine) as session:
         assert accounts.resolve_api_token(session=session, token=token, admin_token=None).role == "admin"
-        found = bot_for_token(session=session, token=bot["token"])
-        assert found is not None and found.id == bot["bot_id"] and found.name == "Research"
+        assert bot_id_for_token(session=session, token=bot["token"]) == bot["bot_id"]
+        assert get_bot(session=session, bot_id=bot["bot_id"]).name == "Research"
         log_in = accounts.log_in(session=session, username="ada", password="long enough password", ttl_hours=1)
         assert log_in[0].role == "admin"
     engine.dispose()

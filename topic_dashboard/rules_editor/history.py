@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from topic_dashboard.models import TopicRuleChange, iso_utc
 from topic_dashboard.rules_editor.rows import HistoryRow
+from topic_dashboard.services.topics import RuleChangePublic
 
 _LABELS = {
     "name": "name",
@@ -31,13 +31,13 @@ def change_summary(before: dict[str, Any] | None, after: dict[str, Any] | None) 
     return "changed " + ", ".join(changed) if changed else "saved without changes"
 
 
-def history_row(change: TopicRuleChange) -> HistoryRow:
+def history_row(change: RuleChangePublic) -> HistoryRow:
     return HistoryRow(
-        id=change.id or 0,
+        id=change.id,
         actor=change.actor,
         action=change.action,
-        created_at=iso_utc(change.created_at) or "",
-        summary=change_summary(change.before_json, change.after_json),
-        before=json.dumps(change.before_json, ensure_ascii=False, indent=2) if change.before_json else "",
-        after=json.dumps(change.after_json, ensure_ascii=False, indent=2) if change.after_json else "",
+        created_at=change.created_at or "",
+        summary=change_summary(change.before, change.after),
+        before=json.dumps(change.before, ensure_ascii=False, indent=2) if change.before else "",
+        after=json.dumps(change.after, ensure_ascii=False, indent=2) if change.after else "",
     )

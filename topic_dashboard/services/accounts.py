@@ -49,6 +49,8 @@ class Principal:
     name: str
     role: str  # admin | viewer
     kind: str  # user | api_token | admin_token
+    token_id: int | None = None  # the API token's id (kind api_token)
+    last_use_due: bool = False  # the API token's last_used_at is older than its resolution: note_api_token_use
 
     @property
     def is_admin(self) -> bool:
@@ -355,7 +357,8 @@ def revoke_api_token(*, session: Session, token_id: int) -> ApiTokenPublic:
 
 
 def resolve_api_token(*, session: Session, token: str, admin_token: str | None) -> Principal:
-    """The principal behind `Authorization: Bearer <token>`; notes when the token was last used.
+    """The principal behind `Authorization: Bearer <token>`. Reads only: when the principal says
+    `last_use_due`, the caller notes the use with `note_api_token_use` in a write session.
 
     `admin_token` is the admin-token setting; shorter than MIN_ADMIN_TOKEN_LENGTH it is never accepted.
     Raises unauthorized (unknown, revoked or expired token).
@@ -370,11 +373,27 @@ def resolve_api_token(*, session: Session, token: str, admin_token: str | None) 
     now = utcnow()
     if row.expires_at <= now:
         raise AppError("unauthorized", f"this API token expired at {iso_utc(row.expires_at)}: create a new one")
-    if row.last_used_at is None or now - row.last_used_at >= API_TOKEN_LAST_USED_RESOLUTION:
-        row.last_used_at = now
-        session.add(row)
-        session.commit()
-    return Principal(name=row.name, role=row.role, kind="api_token")
+    due = row.last_used_at is None or now - row.last_used_at >= API_TOKEN_LAST_USED_RESOLUTION
+    return Principal(name=row.name, role=row.role, kind="api_token", token_id=row.id, last_use_due=due)
+
+
+def note_api_token_use(*, session: Session, principal: Principal) -> None:
+    """Record when an API token was last used (at most once per API_TOKEN_LAST_USED_RESOLUTION)."""
+    if principal.token_id is None or not principal.last_use_due:
+        return
+    now = utcnow()
+    session.exec(
+        sa.update(ApiToken)
+        .where(
+            col(ApiToken.id) == principal.token_id,
+            sa.or_(
+                col(ApiToken.last_used_at).is_(None),
+                col(ApiToken.last_used_at) <= now - API_TOKEN_LAST_USED_RESOLUTION,
+            ),
+        )
+        .values(last_used_at=now)
+    )
+    session.commit()
 
 
 def issue_setup_token(*, session: Session) -> str | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 
 import sqlalchemy as sa
 from pydantic import BaseModel, Field
@@ -195,10 +194,6 @@ def list_calls(
         query = query.where(col(AuditLog.id) < before_id)
     rows = session.exec(query.order_by(col(AuditLog.id).desc()).limit(limit))
     return [_public(row) for row in rows]
-
-
-def since(*, session: Session, bot_id: str, after: datetime) -> list[AuditLog]:
-    return list(session.exec(select(AuditLog).where(AuditLog.bot_id == bot_id, AuditLog.created_at >= after)))
 
 
 def hourly_counts(*, session: Session, bot_id: str | None = None, hours: int = 24) -> list[dict[str, object]]:

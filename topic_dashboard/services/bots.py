@@ -179,12 +179,17 @@ def create_bot(
     return to_public(bot), token
 
 
-def get_bot(*, session: Session, bot_id: str) -> Bot:
-    """Raises bot_not_found."""
+def bot_row(*, session: Session, bot_id: str) -> Bot:
+    """The bot's row (for the services). Raises bot_not_found."""
     bot = session.get(Bot, bot_id)
     if bot is None:
         raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
     return bot
+
+
+def get_bot(*, session: Session, bot_id: str) -> BotPublic:
+    """Raises bot_not_found."""
+    return to_public(bot_row(session=session, bot_id=bot_id))
 
 
 def list_bots(*, session: Session) -> list[BotPublic]:
@@ -221,14 +226,15 @@ def bot_statuses(*, session: Session) -> list[BotStatus]:
     return statuses
 
 
-def bot_for_token(*, session: Session, token: str | None) -> Bot | None:
-    """The bot a token belongs to, or None. The digest is looked up by index, then compared in constant time."""
+def bot_id_for_token(*, session: Session, token: str | None) -> str | None:
+    """The id of the bot a token belongs to, or None. The digest is looked up by index, then compared in
+    constant time."""
     if not token:
         return None
     bot = session.exec(select(Bot).where(Bot.token_hash == hash_token(token))).first()
     if bot is None or not token_matches(token, bot.token_hash):
         return None
-    return bot
+    return bot.id
 
 
 def rotate_token(*, session: Session, bot_id: str) -> str:
@@ -239,7 +245,7 @@ def rotate_token(*, session: Session, bot_id: str) -> str:
     dashboard stops managing that file (config_path becomes None).
     Raises bot_not_found, config_io_error.
     """
-    bot = get_bot(session=session, bot_id=bot_id)
+    bot = bot_row(session=session, bot_id=bot_id)
     token = new_token(BOT_TOKEN_PREFIX)
     bot.token_hash = hash_token(token)
     bot.token_created_at = utcnow()
@@ -261,7 +267,7 @@ def rotate_token(*, session: Session, bot_id: str) -> str:
 def delete_bot(*, session: Session, bot_id: str) -> dict[str, int]:
     """Delete a bot with its topics, items, settings and conversations (its config.json stays on disk,
     with a token that no longer works). Returns what was deleted. Raises bot_not_found."""
-    bot = get_bot(session=session, bot_id=bot_id)
+    bot = bot_row(session=session, bot_id=bot_id)
     counts = {
         "items": session.exec(select(sa.func.count()).select_from(TopicItem).where(TopicItem.bot_id == bot_id)).one(),
         "topics": session.exec(select(sa.func.count()).select_from(Topic).where(Topic.bot_id == bot_id)).one(),
@@ -303,7 +309,7 @@ def get_mcp_config(*, session: Session, bot_id: str) -> McpConfigPublic:
 
     Raises bot_not_found, invalid_mcp_config, config_path_not_allowed, config_io_error.
     """
-    bot = get_bot(session=session, bot_id=bot_id)
+    bot = bot_row(session=session, bot_id=bot_id)
     servers = mask_bot_token(mcp_servers_of(read_config(_config_path(bot))))
     return McpConfigPublic(bot_id=bot.id, config_path=bot.config_path, servers=servers, locked=_locked_flags(servers))
 
@@ -316,7 +322,7 @@ def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigP
     Raises bot_not_found, invalid_mcp_config, config_path_not_allowed, locked_field, config_io_error.
     """
     check_json(servers, field="mcpServers", code="invalid_mcp_config")  # nothing unwritable reaches the file
-    bot = get_bot(session=session, bot_id=bot_id)
+    bot = bot_row(session=session, bot_id=bot_id)
     path = _config_path(bot)
     config = read_config(path)
     current = mcp_servers_of(config).get(LOCKED_SERVER) or {}

@@ -104,10 +104,11 @@ def create_conversation(*, session: Session, bot_id: str, title: str = "") -> Co
     return conversation_public(row)
 
 
-def get_conversation(
+def conversation_row(
     *, session: Session, conversation_id: str, bot_id: str | None = None, for_update: bool = False
 ) -> Conversation:
-    """The conversation, when it exists (and belongs to `bot_id` if given). Raises conversation_not_found."""
+    """The conversation's row (for the services), when it exists (and belongs to `bot_id` if given).
+    Raises conversation_not_found."""
     query = select(Conversation).where(Conversation.id == conversation_id)
     if for_update:
         query = query.with_for_update()
@@ -115,6 +116,11 @@ def get_conversation(
     if row is None or (bot_id is not None and row.bot_id != bot_id):
         raise AppError("conversation_not_found", f"no conversation {conversation_id!r}")
     return row
+
+
+def get_conversation(*, session: Session, conversation_id: str, bot_id: str | None = None) -> ConversationPublic:
+    """The conversation (belonging to `bot_id` if given). Raises conversation_not_found."""
+    return conversation_public(conversation_row(session=session, conversation_id=conversation_id, bot_id=bot_id))
 
 
 def list_conversations(*, session: Session, bot_id: str, limit: int = 100) -> list[ConversationPublic]:
@@ -149,7 +155,7 @@ def add_message(
         card = _validated_card(guide_card)
     elif guide_card is not None:
         raise AppError("validation_error", "guide_card belongs to messages of kind guide_card", field="guide_card")
-    conversation = get_conversation(session=session, conversation_id=conversation_id, for_update=True)
+    conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     return _append(session, conversation, role=role, content=content, kind=kind, card=card)
 
 
@@ -213,7 +219,7 @@ def list_messages(
     """Messages in order. Raises conversation_not_found, validation_error (after_seq or limit out of range)."""
     check_int(after_seq, field="after_seq", lo=0, hi=INT64_MAX)
     check_int(limit, field="limit", lo=1, hi=MAX_PAGE)
-    get_conversation(session=session, conversation_id=conversation_id)
+    conversation_row(session=session, conversation_id=conversation_id)
     query = (
         select(Message)
         .where(Message.conversation_id == conversation_id, Message.seq > after_seq)
@@ -242,7 +248,7 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
 
     Raises conversation_not_found, message_not_found, not_a_guide_card, guide_card_already_submitted, validation_error.
     """
-    conversation = get_conversation(session=session, conversation_id=conversation_id, for_update=True)
+    conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     card_row = (
         session.exec(
             select(Message).where(Message.id == message_id, Message.conversation_id == conversation_id)
@@ -288,7 +294,7 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
 
 
 def mark_conversation_read(*, session: Session, conversation_id: str) -> None:
-    conversation = get_conversation(session=session, conversation_id=conversation_id)
+    conversation = conversation_row(session=session, conversation_id=conversation_id)
     conversation.unread = False
     session.add(conversation)
     session.commit()

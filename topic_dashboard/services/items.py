@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import TopicBotSettings, TopicItem, iso_utc
+from topic_dashboard.models import TopicItem, iso_utc
+from topic_dashboard.services.versions import bump_items_version
 from topic_dashboard.text_policy import check_line, is_lookup_key
 
 MAX_PAGE = 200
@@ -143,12 +144,17 @@ def list_items(
     return ItemPage(items=[item_public(row) for row in page], next_cursor=next_cursor)
 
 
-def get_item(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
-    """Raises item_not_found (also for another bot's item)."""
+def item_row(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
+    """The item's row (for the services). Raises item_not_found (also for another bot's item)."""
     item = session.get(TopicItem, item_id) if isinstance(item_id, int) and 0 < item_id <= MAX_ITEM_ID else None
     if item is None or item.bot_id != bot_id:
         raise AppError("item_not_found", f"bot {bot_id!r} has no item {item_id}")
     return item
+
+
+def get_item(*, session: Session, bot_id: str, item_id: int) -> ItemPublic:
+    """Raises item_not_found (also for another bot's item)."""
+    return item_public(item_row(session=session, bot_id=bot_id, item_id=item_id))
 
 
 def set_item_flags(
@@ -161,7 +167,7 @@ def set_item_flags(
     is_archived: bool | None = None,
 ) -> ItemPublic:
     """Mark an item read/unread, pinned, archived. Raises item_not_found."""
-    item = get_item(session=session, bot_id=bot_id, item_id=item_id)
+    item = item_row(session=session, bot_id=bot_id, item_id=item_id)
     if is_read is not None:
         item.is_read = is_read
     if is_pinned is not None:
@@ -215,25 +221,6 @@ def pinned_count(*, session: Session, bot_id: str) -> int:
                 col(TopicItem.is_archived).is_(False),
             )
         ).one()
-    )
-
-
-def panel_signature(*, session: Session, bot_id: str) -> tuple[int, bool]:
-    """(items_version, topic_enabled): one indexed row that changes whenever the panel must refresh."""
-    row = session.exec(
-        select(TopicBotSettings.items_version, TopicBotSettings.topic_enabled).where(TopicBotSettings.bot_id == bot_id)
-    ).first()
-    if row is None:
-        raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
-    return int(row[0]), bool(row[1])
-
-
-def bump_items_version(session: Session, bot_id: str) -> None:
-    """Tell open panels that the bot's items changed (in the caller's transaction)."""
-    session.exec(
-        sa.update(TopicBotSettings)
-        .where(col(TopicBotSettings.bot_id) == bot_id)
-        .values(items_version=TopicBotSettings.items_version + 1)
     )
 
 

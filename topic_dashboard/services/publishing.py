@@ -19,9 +19,9 @@ from topic_dashboard.item_views import check_payload_size, parse_allowed_view_ty
 from topic_dashboard.models import Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
 from topic_dashboard.services.audit import CallAudit, add_call
-from topic_dashboard.services.items import bump_items_version
 from topic_dashboard.services.routing_service import route_for_bot
-from topic_dashboard.services.topics import fallback_topic, load_settings
+from topic_dashboard.services.topics import fallback_topic_row, load_settings
+from topic_dashboard.services.versions import bump_items_version
 from topic_dashboard.text_policy import check_line, check_text, forbidden_char
 
 MESSAGE_TYPES = ("result", "progress", "tool_hint", "chat")
@@ -116,7 +116,7 @@ def _resolve_topic(
     why = f"topic {key!r} is inactive" if named is not None else f"there is no topic {key!r}"
     if policy == "skip":
         raise AppError("topic_not_found", f"{why}; call topic_list_topics for the topics you can publish to")
-    fallback = fallback_topic(session=session, bot_id=bot_id)
+    fallback = fallback_topic_row(session=session, bot_id=bot_id)
     return fallback, True, why
 
 

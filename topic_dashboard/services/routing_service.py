@@ -21,14 +21,14 @@ from topic_dashboard.routing import (
     compile_rules,
     route_message,
 )
-from topic_dashboard.services.topics import list_topics, load_settings
+from topic_dashboard.services.topics import TopicPublic, load_settings, topic_rows
 
 _cache_lock = threading.Lock()
 # bot_id -> (rules_version, compiled). A change of any topic bumps rules_version.
 _compiled: dict[str, tuple[int, CompiledRules]] = {}
 
 
-def topic_spec(topic: Topic) -> TopicSpec:
+def topic_spec(topic: Topic | TopicPublic) -> TopicSpec:
     return TopicSpec(
         topic_key=topic.topic_key,
         name=topic.name,
@@ -45,7 +45,7 @@ def compiled_rules(*, session: Session, bot_id: str, rules_version: int) -> Comp
         cached = _compiled.get(bot_id)
         if cached is not None and cached[0] == rules_version:
             return cached[1]
-    compiled = compile_rules([topic_spec(topic) for topic in list_topics(session=session, bot_id=bot_id)])
+    compiled = compile_rules([topic_spec(topic) for topic in topic_rows(session=session, bot_id=bot_id)])
     with _cache_lock:
         _compiled[bot_id] = (rules_version, compiled)
     return compiled

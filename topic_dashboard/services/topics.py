@@ -10,8 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.item_views import validate_view_schema_json
+from topic_dashboard.item_views import parse_allowed_view_types, validate_view_schema_json
 from topic_dashboard.models import Bot, Topic, TopicBotSettings, TopicItem, TopicRuleChange, iso_utc, utcnow
+from topic_dashboard.services.versions import bump_rules_version
 from topic_dashboard.text_policy import check_json, check_line, check_text, is_lookup_key
 
 TOPIC_KEY_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")  # matched whole (fullmatch): "abc\n" is no key
@@ -143,8 +144,8 @@ def set_topic_enabled(*, session: Session, bot_id: str, enabled: bool) -> TopicS
 # --- topics -----------------------------------------------------------------------------------
 
 
-def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> list[Topic]:
-    """A bot's topics, fallback first, then by key. Raises bot_not_found."""
+def topic_rows(*, session: Session, bot_id: str, active_only: bool = False) -> list[Topic]:
+    """A bot's topic rows, fallback first, then by key (for the services). Raises bot_not_found."""
     if not is_lookup_key(bot_id) or session.get(Bot, bot_id) is None:
         raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
     query = select(Topic).where(Topic.bot_id == bot_id)
@@ -153,8 +154,13 @@ def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> 
     return list(session.exec(query.order_by(col(Topic.is_default_fallback).desc(), col(Topic.topic_key))))
 
 
-def get_topic(*, session: Session, bot_id: str, topic_key: str) -> Topic:
-    """Raises topic_not_found."""
+def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> list[TopicPublic]:
+    """A bot's topics, fallback first, then by key. Raises bot_not_found."""
+    return [topic_public(row) for row in topic_rows(session=session, bot_id=bot_id, active_only=active_only)]
+
+
+def topic_row(*, session: Session, bot_id: str, topic_key: str) -> Topic:
+    """The topic's row (for the services). Raises topic_not_found."""
     topic = (
         session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == topic_key)).first()
         if is_lookup_key(bot_id) and is_lookup_key(topic_key)
@@ -163,6 +169,63 @@ def get_topic(*, session: Session, bot_id: str, topic_key: str) -> Topic:
     if topic is None:
         raise AppError("topic_not_found", f"bot {bot_id!r} has no topic {topic_key!r}")
     return topic
+
+
+def get_topic(*, session: Session, bot_id: str, topic_key: str) -> TopicPublic:
+    """Raises topic_not_found."""
+    return topic_public(topic_row(session=session, bot_id=bot_id, topic_key=topic_key))
+
+
+class TopicEntry(BaseModel):
+    """One topic as a bot sees it in `topic_list_topics`: what it is for and what it accepts."""
+
+    topic_key: str
+    name: str
+    description: str
+    purpose: str
+    include_when: list[str]
+    exclude_when: list[str]
+    priority: int
+    is_fallback: bool
+    allowed_view_types: list[str]
+
+
+class BotTopics(BaseModel):
+    """Everything a bot needs to decide where a result goes (the `topic_list_topics` answer)."""
+
+    topic_enabled: bool
+    fallback_policy: str
+    fallback_topic_key: str | None
+    topics: list[TopicEntry]
+
+
+def topics_for_bot(*, session: Session, bot_id: str) -> BotTopics:
+    """The bot's switch, fallback and active topics with their rules in brief. Raises bot_not_found."""
+    from topic_dashboard.routing import validate_routing
+
+    settings = load_settings(session=session, bot_id=bot_id)
+    entries = []
+    for topic in topic_rows(session=session, bot_id=bot_id, active_only=True):
+        rule = validate_routing(topic.routing_json or {})
+        entries.append(
+            TopicEntry(
+                topic_key=topic.topic_key,
+                name=topic.name,
+                description=topic.description,
+                purpose=rule.purpose,
+                include_when=list(rule.include_when),
+                exclude_when=list(rule.exclude_when),
+                priority=rule.priority,
+                is_fallback=topic.is_default_fallback,
+                allowed_view_types=parse_allowed_view_types(topic.view_schema_json),
+            )
+        )
+    return BotTopics(
+        topic_enabled=settings.topic_enabled,
+        fallback_policy=settings.fallback_policy,
+        fallback_topic_key=next((e.topic_key for e in entries if e.is_fallback), None),
+        topics=entries,
+    )
 
 
 def _validated_rule(routing_json: Any) -> dict[str, Any]:
@@ -194,19 +257,6 @@ def _validate_name(name: str) -> str:
 
 def _validate_description(description: str) -> str:
     return _validate_text(description, "description", MAX_DESCRIPTION_CHARS, required=False, single_line=False)
-
-
-def _bump_rules_version(session: Session, bot_id: str) -> None:
-    session.exec(
-        sa.update(TopicBotSettings)
-        .where(col(TopicBotSettings.bot_id) == bot_id)
-        # Topics changed: routing recompiles (rules_version) and open panels refresh (items_version).
-        .values(
-            rules_version=TopicBotSettings.rules_version + 1,
-            items_version=TopicBotSettings.items_version + 1,
-            updated_at=utcnow(),
-        )
-    )
 
 
 def _record_change(
@@ -257,7 +307,7 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str
     _record_change(
         session, bot_id=bot_id, topic_key=topic.topic_key, actor=actor, action="create", before=None, after=public
     )
-    _bump_rules_version(session, bot_id)
+    bump_rules_version(session, bot_id)
     session.commit()
     return public
 
@@ -265,7 +315,7 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str
 def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: str) -> TopicPublic:
     """Change a topic. Raises topic_not_found, immutable_field, fallback_protected, invalid_rule, validation_error."""
     load_settings(session=session, bot_id=bot_id, for_update=True)
-    topic = get_topic(session=session, bot_id=bot_id, topic_key=topic_key)
+    topic = topic_row(session=session, bot_id=bot_id, topic_key=topic_key)
     before = topic_public(topic)
     if data.topic_key is not None and data.topic_key != topic.topic_key:
         raise AppError(
@@ -296,7 +346,7 @@ def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUp
     _record_change(
         session, bot_id=bot_id, topic_key=topic_key, actor=actor, action="update", before=before, after=after
     )
-    _bump_rules_version(session, bot_id)
+    bump_rules_version(session, bot_id)
     session.commit()
     return after
 
@@ -318,7 +368,7 @@ def delete_topic(
     conflict when the topic has items and `items` does not say what to do with them.
     """
     load_settings(session=session, bot_id=bot_id, for_update=True)
-    topic = get_topic(session=session, bot_id=bot_id, topic_key=topic_key)
+    topic = topic_row(session=session, bot_id=bot_id, topic_key=topic_key)
     if topic.is_default_fallback:
         raise AppError("fallback_protected", "the fallback topic cannot be deleted: unrouted results go there")
     count = count_items(session=session, bot_id=bot_id, topic_key=topic_key)
@@ -331,7 +381,7 @@ def delete_topic(
         )
     where = sa.and_(col(TopicItem.bot_id) == bot_id, col(TopicItem.topic_key) == topic_key)
     if count and items == "move":
-        fallback = fallback_topic(session=session, bot_id=bot_id)
+        fallback = fallback_topic_row(session=session, bot_id=bot_id)
         session.exec(sa.update(TopicItem).where(where).values(topic_key=fallback.topic_key))
     elif count:
         session.exec(sa.delete(TopicItem).where(where))
@@ -345,12 +395,12 @@ def delete_topic(
         after=None,
     )
     session.delete(topic)
-    _bump_rules_version(session, bot_id)
+    bump_rules_version(session, bot_id)
     session.commit()
     return count
 
 
-def fallback_topic(*, session: Session, bot_id: str) -> Topic:
+def fallback_topic_row(*, session: Session, bot_id: str) -> Topic:
     """The bot's fallback topic (`inbox`). Raises topic_not_found if it is missing."""
     topic = session.exec(select(Topic).where(Topic.bot_id == bot_id, col(Topic.is_default_fallback).is_(True))).first()
     if topic is None:
@@ -358,13 +408,37 @@ def fallback_topic(*, session: Session, bot_id: str) -> Topic:
     return topic
 
 
+class RuleChangePublic(BaseModel):
+    """One saved change of a topic or its rule: who, what, when, and the topic before and after."""
+
+    id: int
+    topic_key: str
+    actor: str
+    action: str
+    created_at: str | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
 def rule_history(
     *, session: Session, bot_id: str, topic_key: str | None = None, limit: int = 50
-) -> list[TopicRuleChange]:
+) -> list[RuleChangePublic]:
+    """The newest changes first."""
     query = select(TopicRuleChange).where(TopicRuleChange.bot_id == bot_id)
     if topic_key is not None:
         query = query.where(TopicRuleChange.topic_key == topic_key)
-    return list(session.exec(query.order_by(col(TopicRuleChange.id).desc()).limit(limit)))
+    return [
+        RuleChangePublic(
+            id=row.id or 0,
+            topic_key=row.topic_key,
+            actor=row.actor,
+            action=row.action,
+            created_at=iso_utc(row.created_at),
+            before=row.before_json,
+            after=row.after_json,
+        )
+        for row in session.exec(query.order_by(col(TopicRuleChange.id).desc()).limit(limit))
+    ]
 
 
 class TopicOverview(BaseModel):
@@ -388,7 +462,7 @@ def topics_overview(*, session: Session, bot_id: str) -> list[TopicOverview]:
         ).all()
     }
     rows = []
-    for topic in list_topics(session=session, bot_id=bot_id):
+    for topic in topic_rows(session=session, bot_id=bot_id):
         count, last = stats.get(topic.topic_key, (0, None))
         priority = (topic.routing_json or {}).get("priority", 50)
         rows.append(

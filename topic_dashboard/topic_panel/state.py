@@ -12,7 +12,9 @@ from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import items as item_service
+from topic_dashboard.services import panel as panel_service
 from topic_dashboard.services import topics as topic_service
+from topic_dashboard.services import versions as version_service
 from topic_dashboard.topic_panel.detail import item_detail, item_row
 from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, TopicRow
 
@@ -94,30 +96,22 @@ class TopicPanelState(SignedInState):
 
     def _load_topics(self) -> None:
         with read_session() as session:
-            settings = topic_service.get_topic_settings(session=session, bot_id=self.bot_id)
-            counts = item_service.topic_counts(session=session, bot_id=self.bot_id)
-            self.pinned_total = item_service.pinned_count(session=session, bot_id=self.bot_id)
-            rows = topic_service.list_topics(session=session, bot_id=self.bot_id)
-            signature = item_service.panel_signature(session=session, bot_id=self.bot_id)
-        self.topic_enabled = settings.topic_enabled
-        self.allow_images = settings.allow_remote_images
-        known = {row.topic_key for row in rows}
+            snapshot = panel_service.panel_snapshot(session=session, bot_id=self.bot_id)
+        self.topic_enabled = snapshot.topic_enabled
+        self.allow_images = snapshot.allow_remote_images
+        self.pinned_total = snapshot.pinned_total
         self.topics = [
             TopicRow(
-                key=row.topic_key,
-                name=row.name,
-                unread=counts.get(row.topic_key, (0, 0))[0],
-                total=counts.get(row.topic_key, (0, 0))[1],
-                is_active=row.is_active,
-                is_fallback=row.is_default_fallback,
+                key=topic.topic_key,
+                name=topic.name,
+                unread=topic.unread,
+                total=topic.total,
+                is_active=topic.is_active,
+                is_fallback=topic.is_fallback,
             )
-            for row in rows
-        ] + [
-            TopicRow(key=key, name=key, unread=u, total=t, is_active=False)
-            for key, (u, t) in counts.items()
-            if key not in known
+            for topic in snapshot.topics
         ]
-        self.signature = json.dumps(signature)
+        self.signature = json.dumps((snapshot.items_version, snapshot.topic_enabled))
 
     def _load_items(self) -> None:
         with read_session() as session:
@@ -130,9 +124,8 @@ class TopicPanelState(SignedInState):
 
     def _open(self, item_id: int) -> None:
         with write_session() as session:
-            item = item_service.get_item(session=session, bot_id=self.bot_id, item_id=item_id)
-            public = item_service.item_public(item)
-            if self._is_admin() and not item.is_read:
+            public = item_service.get_item(session=session, bot_id=self.bot_id, item_id=item_id)
+            if self._is_admin() and not public.is_read:
                 public = item_service.set_item_flags(session=session, bot_id=self.bot_id, item_id=item_id, is_read=True)
         self.detail = item_detail(public, allow_images=self.allow_images)
         self.content_expanded = False
@@ -377,7 +370,7 @@ class TopicPanelState(SignedInState):
             return
         try:
             with read_session() as session:
-                signature = json.dumps(item_service.panel_signature(session=session, bot_id=self.bot_id))
+                signature = json.dumps(version_service.panel_signature(session=session, bot_id=self.bot_id))
         except AppError:
             return
         if signature == self.signature:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlmodel import Session
 
-from topic_dashboard.models import TopicRuleChange
 from topic_dashboard.rules_editor.history import change_summary, history_row
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.topics import (
+    RuleChangePublic,
     TopicCreate,
     TopicUpdate,
     create_topic,
@@ -65,15 +64,14 @@ def test_topic_and_rule_changes_are_listed_together() -> None:
 
 def test_history_row_carries_who_when_and_both_versions_as_json() -> None:
     before, after = _topic(), _topic(name="CI")
-    change = TopicRuleChange(
+    change = RuleChangePublic(
         id=7,
-        bot_id="b",
         topic_key="builds",
         actor="ada",
         action="update",
-        before_json=before,
-        after_json=after,
-        created_at=datetime(2025, 3, 1, 9, 30, tzinfo=UTC),
+        before=before,
+        after=after,
+        created_at="2025-03-01T09:30:00+00:00",
     )
 
     row = history_row(change)
@@ -84,15 +82,14 @@ def test_history_row_carries_who_when_and_both_versions_as_json() -> None:
 
 
 def test_history_row_of_a_creation_has_no_before() -> None:
-    change = TopicRuleChange(
+    change = RuleChangePublic(
         id=1,
-        bot_id="b",
         topic_key="builds",
         actor="ada",
         action="create",
-        before_json=None,
-        after_json=_topic(),
-        created_at=datetime(2025, 3, 1, tzinfo=UTC),
+        before=None,
+        after=_topic(),
+        created_at="2025-03-01T00:00:00+00:00",
     )
 
     row = history_row(change)

@@ -394,9 +394,26 @@ def test_a_revoked_token_stops_working_at_once(session: Session) -> None:
     _refused("api_token_not_found", accounts.revoke_api_token, session=session, token_id=created.id + 100)
 
 
+def _use(session: Session, token: str) -> None:
+    """What the REST layer does per request: resolve (reading), then note the use when it is due."""
+    who = accounts.resolve_api_token(session=session, token=token, admin_token=None)
+    accounts.note_api_token_use(session=session, principal=who)
+
+
+def test_resolving_a_token_only_reads(session: Session) -> None:
+    created, token = accounts.issue_api_token(session=session, name="poller", role="viewer")
+
+    who = accounts.resolve_api_token(session=session, token=token, admin_token=None)
+
+    assert who.last_use_due and who.token_id == created.id
+    assert not session.dirty and not session.new
+    session.expire_all()
+    assert _last_used(session, created.id) is None
+
+
 def test_last_use_is_recorded_at_most_once_a_minute(session: Session) -> None:
     created, token = accounts.issue_api_token(session=session, name="poller", role="viewer")
-    accounts.resolve_api_token(session=session, token=token, admin_token=None)
+    _use(session, token)
     first = session.get(ApiToken, created.id)
     assert first is not None and first.last_used_at is not None
     recent = utcnow() - timedelta(seconds=30)
@@ -404,14 +421,15 @@ def test_last_use_is_recorded_at_most_once_a_minute(session: Session) -> None:
     session.add(first)
     session.commit()
 
-    accounts.resolve_api_token(session=session, token=token, admin_token=None)
+    assert not accounts.resolve_api_token(session=session, token=token, admin_token=None).last_use_due
+    _use(session, token)
     session.expire_all()
     assert _last_used(session, created.id) == recent  # within the minute: not written again
 
     stale = utcnow() - timedelta(seconds=61)
     session.exec(sa.update(ApiToken).values(last_used_at=stale))  # type: ignore[call-overload]
     session.commit()
-    accounts.resolve_api_token(session=session, token=token, admin_token=None)
+    _use(session, token)
     session.expire_all()
     last_used = _last_used(session, created.id)
     assert last_used is not None and last_used > stale

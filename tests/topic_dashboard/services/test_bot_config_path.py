@@ -202,8 +202,7 @@ def test_another_bots_config_is_never_taken_over(session: Session) -> None:
             assert error.status == 409
 
     assert owned.read_bytes() == before
-    found = bots.bot_for_token(session=session, token=owner_token)
-    assert found is not None and found.id == owner.bot_id
+    assert bots.bot_id_for_token(session=session, token=owner_token) == owner.bot_id
 
 
 def test_two_adoptions_of_one_file_the_second_is_refused(session: Session) -> None:
@@ -253,8 +252,7 @@ def test_a_bot_whose_stored_path_is_outside_is_neither_read_nor_written(session:
 
     new_token = bots.rotate_token(session=session, bot_id=bot.bot_id)  # revoking a token must always work
 
-    found = bots.bot_for_token(session=session, token=new_token)
-    assert found is not None and found.id == bot.bot_id
+    assert bots.bot_id_for_token(session=session, token=new_token) == bot.bot_id
     assert outside.read_bytes() == before
     stored = session.get(Bot, bot.bot_id)
     assert stored is not None and stored.config_path is None  # no longer managed: the UI shows no path

@@ -105,7 +105,7 @@ def test_create_stores_the_settings_and_the_fallback_topic_and_not_the_token(ses
     bot, token = bots.create_bot(session=session, name="r")
     stored = session.get(Bot, bot.bot_id)
     assert stored is not None and token not in stored.token_hash
-    assert bots.bot_for_token(session=session, token=token).id == bot.bot_id
+    assert bots.bot_id_for_token(session=session, token=token) == bot.bot_id
     assert _rows(session, TopicBotSettings, bot.bot_id) == 1
     fallback = session.exec(select(Topic).where(Topic.bot_id == bot.bot_id)).one()
     assert (fallback.topic_key, fallback.is_default_fallback, fallback.is_active) == ("inbox", True, True)
@@ -201,8 +201,8 @@ def test_rotation_rewrites_the_config_and_the_old_token_stops_working(session: S
     new = bots.rotate_token(session=session, bot_id=bot.bot_id)
 
     assert new != old and new.startswith("tdb_")
-    assert bots.bot_for_token(session=session, token=old) is None
-    assert bots.bot_for_token(session=session, token=new).id == bot.bot_id
+    assert bots.bot_id_for_token(session=session, token=old) is None
+    assert bots.bot_id_for_token(session=session, token=new) == bot.bot_id
     assert _topic_mcp(bot) == _managed(new)
     assert old not in path.read_text(encoding="utf-8")
     written = _config(bot)
@@ -235,14 +235,14 @@ def test_rotation_refused_by_a_broken_config_keeps_the_old_token(session: Sessio
     _refused("invalid_mcp_config", bots.rotate_token, session=session, bot_id=bot.bot_id)
 
     session.rollback()
-    assert bots.bot_for_token(session=session, token=old).id == bot.bot_id
+    assert bots.bot_id_for_token(session=session, token=old) == bot.bot_id
     assert path.read_text(encoding="utf-8") == "{ hand-edited and broken"
 
 
 @pytest.mark.parametrize("token", [None, "", "tdb_unknown", "tda_not-a-bot-token"])
 def test_unknown_tokens_resolve_to_nothing(session: Session, token: str | None) -> None:
     bots.create_bot(session=session, name="someone")
-    assert bots.bot_for_token(session=session, token=token) is None
+    assert bots.bot_id_for_token(session=session, token=token) is None
 
 
 def test_rotating_an_unknown_bot_is_not_found(session: Session) -> None:
@@ -274,11 +274,11 @@ def test_delete_cascades_and_returns_counts(session: Session) -> None:
     for model in (TopicItem, Topic, TopicBotSettings, Conversation):
         assert _rows(session, model, bot.bot_id) == 0, model
     assert session.exec(select(sa.func.count()).select_from(Message)).one() == 0
-    assert bots.bot_for_token(session=session, token=token) is None
+    assert bots.bot_id_for_token(session=session, token=token) is None
     assert _rows(session, AuditLog, bot.bot_id) == 1  # the audit trail outlives the bot
     assert Path(bot.config_path or "").exists()  # left on disk, with a token that no longer works
     assert (_rows(session, TopicItem, keep.bot_id), _rows(session, Topic, keep.bot_id)) == (3, 2)
-    assert bots.bot_for_token(session=session, token=keep_token).id == keep.bot_id
+    assert bots.bot_id_for_token(session=session, token=keep_token) == keep.bot_id
 
 
 def test_deleting_an_unknown_bot_is_not_found(session: Session) -> None:
