@@ -209,6 +209,35 @@ def test_a_viewer_reads_but_changes_nothing(
     assert world.marker in socket.received_text()
 
 
+def _setters() -> list[tuple[type[BaseState], str, Any]]:
+    """Every (State, set_* handler) pair: `setvar` can name any of them."""
+    return [(cls, name, h) for cls, name, h in _guarded_handlers() if name.startswith("set_") and name != "setvar"]
+
+
+def test_setvar_needs_what_the_setter_it_names_needs(
+    server: LiveServer, world: World, socket: UiSocket, db_digest: Callable[[], str]
+) -> None:
+    """Reflex's `setvar(var_name, value)` calls `set_<var_name>` itself: a viewer must not reach an
+    admin-only setter that way (it once switched a bot's topic delivery off), nor any handler that
+    is not a setter."""
+    _sign_in(socket, world.viewer_token)
+    setters = _setters()
+    admin_setters = [(cls, name) for cls, name, h in setters if required_access(cls, h) == ADMIN]
+    assert admin_setters, "no admin-only setter left: this test would prove nothing"
+    before = db_digest()
+    panel = next(cls for cls, name, _ in _guarded_handlers() if name == "toggle_pin")
+    socket.send(f"{panel.get_full_name()}.select_bot", {"bot_id": world.bot_id})
+    for cls, name, handler in setters:
+        value: Any = False if name in ("set_topic_enabled", "set_topic_active") else world.bot_id
+        socket.send(f"{cls.get_full_name()}.setvar", {"var_name": name.removeprefix("set_"), "value": value}, path="/")
+    for cls in {cls for cls, _, _ in setters}:  # a name that is no setter: refused, not dispatched
+        socket.send(f"{cls.get_full_name()}.setvar", {"var_name": "../../etc", "value": 1}, path="/")
+    socket.sync()
+    assert db_digest() == before, "a viewer changed shared data through setvar"
+    assert socket.count(ONLY_ADMINS) == len(admin_setters)
+    assert socket.count("not available") >= len({cls for cls, _, _ in setters})
+
+
 def test_an_admin_socket_does_change_data(
     server: LiveServer, world: World, socket: UiSocket, db_digest: Callable[[], str]
 ) -> None:

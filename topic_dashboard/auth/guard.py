@@ -112,6 +112,20 @@ def required_access(state_cls: type[BaseState], handler: Any) -> str:
     return "signed_in"
 
 
+_STRICTNESS = ("public", "signed_in", ADMIN, "closed")
+
+
+def _setvar_access(state_cls: type[BaseState], payload: Any, access: str) -> str:
+    """Reflex's built-in `setvar(var_name, value)` calls `set_<var_name>` directly, past this guard:
+    it needs what that setter needs (and is closed when there is no such handler)."""
+    var_name = payload.get("var_name") if isinstance(payload, dict) else None
+    target = state_cls.event_handlers.get(f"set_{var_name}") if isinstance(var_name, str) else None
+    if target is None:
+        return "closed"
+    needed = required_access(state_cls, target)
+    return max(access, needed, key=_STRICTNESS.index)
+
+
 def _refusal(events: Any) -> StateUpdate:
     return StateUpdate(delta={}, events=Event.from_event_type(events))
 
@@ -127,10 +141,12 @@ class EventGuard(Middleware):
             return None
         state_cls, handler = found
         access = required_access(state_cls, handler)
+        if event.name.rsplit(".", 1)[-1] == "setvar" and access != "public":
+            access = _setvar_access(state_cls, event.payload, access)
         if access == "public":
             return None
         if access == "closed":
-            logger.warning("refused event %s: its State does not derive from SignedInState", event.name[:200])
+            logger.warning("refused event %s: closed (no SignedInState, or setvar naming no setter)", event.name[:200])
             return _refusal(rx.toast.error("This action is not available."))
         auth = await state.get_state(AuthState)
         principal = auth._resolve()
