@@ -76,8 +76,16 @@ def _arguments(cls: type[BaseState], name: str, handler: Any, world: World) -> d
         "enabled": False,
         "old": "server_1",
         "new": "renamed",
-        # setvar needs a var with a setter: the State's first one, if it has any
-        "var_name": next((h.removeprefix("set_") for h in sorted(cls.event_handlers) if h.startswith("set_")), "x"),
+        # setvar needs a var with a setter, and Reflex's setvar cannot run an async one (it would leave the
+        # coroutine unawaited): the State's first synchronous setter, if it has any
+        "var_name": next(
+            (
+                h.removeprefix("set_")
+                for h in sorted(cls.event_handlers)
+                if h.startswith("set_") and not inspect.iscoroutinefunction(cls.event_handlers[h].fn)
+            ),
+            "x",
+        ),
         "_tick": "",
         "form": {"_card_message_id": world.card_message_id, "scope": "everything", "username": "x", "password": "y"},
     }

@@ -7,11 +7,13 @@ import reflex as rx
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import BotOption
 from topic_dashboard.components.layout import empty_state, page_shell
+from topic_dashboard.rules_editor.create_state import CreateTopicState
+from topic_dashboard.rules_editor.delete_state import DeleteTopicState
+from topic_dashboard.rules_editor.editor_state import RuleEditorState, RulePreviewState
 from topic_dashboard.rules_editor.rows import HistoryRow, RuleTopicRow, ScoreRow
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.services.publishing import MESSAGE_TYPES
 
-S = RulesState
 READ_ONLY = ~AuthState.is_admin
 
 
@@ -42,9 +44,9 @@ def _topic_row(row: RuleTopicRow) -> rx.Component:
         rx.table.cell(
             rx.cond(row.last_item_at != "", rx.moment(row.last_item_at, from_now=True), "—"), white_space="nowrap"
         ),
-        on_click=S.select_topic(row.key),
+        on_click=RuleEditorState.select_topic(row.key),
         cursor="pointer",
-        background=rx.cond(S.selected_key == row.key, rx.color("accent", 3), "transparent"),
+        background=rx.cond(RuleEditorState.selected_key == row.key, rx.color("accent", 3), "transparent"),
         _hover={"background": rx.color("gray", 3)},
         id="rule-row-" + row.key,
     )
@@ -60,7 +62,7 @@ def topics_table() -> rx.Component:
                 ]
             )
         ),
-        rx.table.body(rx.foreach(S.topics, _topic_row)),
+        rx.table.body(rx.foreach(RulesState.topics, _topic_row)),
         variant="surface",
         size="1",
         width="100%",
@@ -72,11 +74,11 @@ def _list_editor(
     label: str, field: str, json_field: str, values: rx.Var, placeholder: str, hint: str = "", add_id: str = ""
 ) -> rx.Component:
     def entry(value: rx.Var, index: rx.Var) -> rx.Component:
-        invalid = S.error_field == json_field + "[" + index.to_string() + "]"
+        invalid = RuleEditorState.error_field == json_field + "[" + index.to_string() + "]"
         return rx.hstack(
             rx.input(
                 value=value,
-                on_change=lambda v: S.set_list_item(field, index, v),
+                on_change=lambda v: RuleEditorState.set_list_item(field, index, v),
                 placeholder=placeholder,
                 width="100%",
                 size="2",
@@ -93,7 +95,7 @@ def _list_editor(
                     size="1",
                     variant="ghost",
                     color_scheme="gray",
-                    on_click=S.remove_list_item(field, index),
+                    on_click=RuleEditorState.remove_list_item(field, index),
                     aria_label="Remove",
                 ),
             ),
@@ -116,7 +118,7 @@ def _list_editor(
                 "Add",
                 size="1",
                 variant="soft",
-                on_click=S.add_list_item(field),
+                on_click=RuleEditorState.add_list_item(field),
                 id=add_id or f"add-{field}",
             ),
         ),
@@ -128,8 +130,8 @@ def _list_editor(
 def _view_type_toggle(kind: rx.Var) -> rx.Component:
     return rx.checkbox(
         kind,
-        checked=S.draft.allowed_types.contains(kind),
-        on_change=lambda on: S.toggle_view_type(kind, on),
+        checked=RuleEditorState.draft.allowed_types.contains(kind),
+        on_change=lambda on: RuleEditorState.toggle_view_type(kind, on),
         disabled=READ_ONLY,
         size="2",
     )
@@ -140,8 +142,8 @@ def rule_form() -> rx.Component:
         rx.vstack(
             rx.text("Purpose", size="2", weight="medium"),
             rx.text_area(
-                value=S.draft.purpose,
-                on_change=S.set_purpose,
+                value=RuleEditorState.draft.purpose,
+                on_change=RuleEditorState.set_purpose,
                 placeholder="What this topic collects, in a sentence",
                 read_only=READ_ONLY,
                 width="100%",
@@ -156,7 +158,7 @@ def rule_form() -> rx.Component:
             "Include when",
             "include_when",
             "include_when",
-            S.draft.include_when,
+            RuleEditorState.draft.include_when,
             "e.g. 内容涉及股票/指数/外汇 or build / test results",
             "any one that matches counts",
         ),
@@ -164,7 +166,7 @@ def rule_form() -> rx.Component:
             "Exclude when",
             "exclude_when",
             "exclude_when",
-            S.draft.exclude_when,
+            RuleEditorState.draft.exclude_when,
             "e.g. 纯寒暄或无结论聊天",
             "a match vetoes this topic",
         ),
@@ -174,7 +176,7 @@ def rule_form() -> rx.Component:
                 "Positive examples",
                 "positive",
                 "examples.positive",
-                S.draft.positive,
+                RuleEditorState.draft.positive,
                 "A message that belongs here",
                 add_id="add-positive-row",
             ),
@@ -182,7 +184,7 @@ def rule_form() -> rx.Component:
                 "Negative examples",
                 "negative",
                 "examples.negative",
-                S.draft.negative,
+                RuleEditorState.draft.negative,
                 "A message that does not",
                 add_id="add-negative-row",
             ),
@@ -190,12 +192,14 @@ def rule_form() -> rx.Component:
             spacing="4",
             width="100%",
         ),
-        _list_editor("Keywords", "keywords", "keywords", S.draft.keywords, "optional extra words", "optional"),
+        _list_editor(
+            "Keywords", "keywords", "keywords", RuleEditorState.draft.keywords, "optional extra words", "optional"
+        ),
         rx.hstack(
             rx.text("Priority", size="2", weight="medium"),
             rx.slider(
-                value=[S.draft.priority],
-                on_value_commit=S.set_priority,
+                value=[RuleEditorState.draft.priority],
+                on_value_commit=RuleEditorState.set_priority,
                 min=0,
                 max=100,
                 step=1,
@@ -203,7 +207,7 @@ def rule_form() -> rx.Component:
                 disabled=READ_ONLY,
                 id="rule-priority",
             ),
-            rx.badge(S.draft.priority, variant="outline", id="rule-priority-value"),
+            rx.badge(RuleEditorState.draft.priority, variant="outline", id="rule-priority-value"),
             rx.text("higher wins when several topics match", size="1", color=rx.color("gray", 10)),
             align="center",
             spacing="3",
@@ -219,7 +223,7 @@ def rule_form() -> rx.Component:
         ),
         rx.hstack(
             rx.text("View types", size="2", weight="medium"),
-            rx.foreach(S.view_type_choices, _view_type_toggle),
+            rx.foreach(RuleEditorState.view_type_choices, _view_type_toggle),
             align="center",
             spacing="3",
             wrap="wrap",
@@ -231,8 +235,8 @@ def rule_form() -> rx.Component:
 
 def rule_json() -> rx.Component:
     return rx.text_area(
-        value=S.json_text,
-        on_change=S.set_json_text,
+        value=RuleEditorState.json_text,
+        on_change=RuleEditorState.set_json_text,
         read_only=READ_ONLY,
         width="100%",
         rows="22",
@@ -244,10 +248,13 @@ def rule_json() -> rx.Component:
 
 def _error_callout() -> rx.Component:
     return rx.cond(
-        S.error_message != "",
+        RuleEditorState.error_message != "",
         rx.callout(
             rx.hstack(
-                rx.cond(S.error_field != "", rx.code(S.error_field)), rx.text(S.error_message), spacing="2", wrap="wrap"
+                rx.cond(RuleEditorState.error_field != "", rx.code(RuleEditorState.error_field)),
+                rx.text(RuleEditorState.error_message),
+                spacing="2",
+                wrap="wrap",
             ),
             icon="triangle-alert",
             color_scheme="red",
@@ -259,36 +266,43 @@ def _error_callout() -> rx.Component:
 
 def editor_header() -> rx.Component:
     return rx.hstack(
-        rx.heading(S.name, size="4"),
-        rx.code(S.selected_key, id="editor-key"),
-        rx.cond(S.is_fallback, rx.badge("fallback", color_scheme="gray")),
+        rx.heading(RuleEditorState.name, size="4"),
+        rx.code(RuleEditorState.selected_key, id="editor-key"),
+        rx.cond(RuleEditorState.is_fallback, rx.badge("fallback", color_scheme="gray")),
         rx.spacer(),
         rx.tooltip(
             rx.hstack(
                 rx.text("Active", size="2"),
                 rx.switch(
-                    checked=S.is_active,
-                    on_change=S.set_topic_active,
-                    disabled=READ_ONLY | S.is_fallback,
+                    checked=RuleEditorState.is_active,
+                    on_change=RuleEditorState.set_topic_active,
+                    disabled=READ_ONLY | RuleEditorState.is_fallback,
                     id="rule-active-switch",
                 ),
                 align="center",
                 spacing="2",
             ),
-            content=rx.cond(S.is_fallback, "The fallback topic is always active", "Inactive topics receive nothing"),
+            content=rx.cond(
+                RuleEditorState.is_fallback, "The fallback topic is always active", "Inactive topics receive nothing"
+            ),
         ),
         rx.cond(
             AuthState.is_admin,
             rx.hstack(
                 rx.button(
-                    "Revert", variant="soft", color_scheme="gray", size="2", on_click=S.revert, disabled=~S.dirty
+                    "Revert",
+                    variant="soft",
+                    color_scheme="gray",
+                    size="2",
+                    on_click=RuleEditorState.revert,
+                    disabled=~RuleEditorState.dirty,
                 ),
                 rx.button(
                     rx.icon("save", size=14),
                     "Save",
                     size="2",
-                    on_click=S.save,
-                    disabled=~S.dirty | (S.error_message != ""),
+                    on_click=RuleEditorState.save,
+                    disabled=~RuleEditorState.dirty | (RuleEditorState.error_message != ""),
                     id="rule-save",
                 ),
                 rx.tooltip(
@@ -297,11 +311,13 @@ def editor_header() -> rx.Component:
                         size="2",
                         variant="soft",
                         color_scheme="red",
-                        on_click=S.open_delete,
+                        on_click=DeleteTopicState.open_delete,
                         id="rule-delete",
                         aria_label="Delete topic",
                     ),
-                    content=rx.cond(S.is_fallback, "The fallback topic cannot be deleted", "Delete this topic"),
+                    content=rx.cond(
+                        RuleEditorState.is_fallback, "The fallback topic cannot be deleted", "Delete this topic"
+                    ),
                 ),
                 spacing="2",
             ),
@@ -353,8 +369,8 @@ def test_panel() -> rx.Component:
                 wrap="wrap",
             ),
             rx.text_area(
-                value=S.test_message,
-                on_change=S.set_test_message,
+                value=RulePreviewState.test_message,
+                on_change=RulePreviewState.set_test_message,
                 placeholder="Paste a message a bot might publish",
                 rows="3",
                 width="100%",
@@ -363,51 +379,60 @@ def test_panel() -> rx.Component:
             ),
             rx.hstack(
                 rx.text("Message type", size="1"),
-                rx.select(list(MESSAGE_TYPES), value=S.test_type, on_change=S.set_test_type, size="1"),
+                rx.select(
+                    list(MESSAGE_TYPES),
+                    value=RulePreviewState.test_type,
+                    on_change=RulePreviewState.set_test_type,
+                    size="1",
+                ),
                 spacing="2",
                 align="center",
             ),
             rx.cond(
-                S.decision_reason != "",
+                RulePreviewState.decision_reason != "",
                 rx.vstack(
                     rx.hstack(
                         rx.cond(
-                            S.decision_publish,
+                            RulePreviewState.decision_publish,
                             rx.badge("publish", color_scheme="green", size="2", id="decision-publish"),
                             rx.badge("don't publish", color_scheme="gray", size="2", id="decision-publish"),
                         ),
                         rx.cond(
-                            S.decision_topic != "",
-                            rx.badge("→ " + S.decision_topic, variant="outline", size="2", id="decision-topic"),
+                            RulePreviewState.decision_topic != "",
+                            rx.badge(
+                                "→ " + RulePreviewState.decision_topic, variant="outline", size="2", id="decision-topic"
+                            ),
                         ),
                         rx.text(
-                            "confidence " + S.decision_confidence.to_string() + "%", size="1", id="decision-confidence"
+                            "confidence " + RulePreviewState.decision_confidence.to_string() + "%",
+                            size="1",
+                            id="decision-confidence",
                         ),
                         align="center",
                         spacing="2",
                         wrap="wrap",
                     ),
-                    rx.text(S.decision_reason, size="2", id="decision-reason"),
+                    rx.text(RulePreviewState.decision_reason, size="2", id="decision-reason"),
                     rx.table.root(
                         rx.table.header(
                             rx.table.row(
                                 *[rx.table.column_header_cell(h) for h in ("Topic", "Score", "Priority", "Why")]
                             )
                         ),
-                        rx.table.body(rx.foreach(S.scores, _score_row)),
+                        rx.table.body(rx.foreach(RulePreviewState.scores, _score_row)),
                         size="1",
                         width="100%",
                         id="decision-scores",
                     ),
                     rx.cond(
-                        AuthState.is_admin & (S.selected_key != ""),
+                        AuthState.is_admin & (RuleEditorState.selected_key != ""),
                         rx.hstack(
                             rx.button(
                                 rx.icon("thumbs-up", size=14),
                                 "Add as positive example",
                                 size="1",
                                 variant="soft",
-                                on_click=S.add_test_as_example(True),
+                                on_click=RulePreviewState.add_test_as_example(True),
                                 id="add-positive",
                             ),
                             rx.button(
@@ -416,7 +441,7 @@ def test_panel() -> rx.Component:
                                 size="1",
                                 variant="soft",
                                 color_scheme="gray",
-                                on_click=S.add_test_as_example(False),
+                                on_click=RulePreviewState.add_test_as_example(False),
                                 id="add-negative",
                             ),
                             spacing="2",
@@ -474,8 +499,8 @@ def history_panel() -> rx.Component:
     return rx.vstack(
         rx.heading("Change history", size="3"),
         rx.cond(
-            S.history.length() > 0,
-            rx.vstack(rx.foreach(S.history, _history_row), spacing="1", width="100%", id="rule-history"),
+            RuleEditorState.history.length() > 0,
+            rx.vstack(rx.foreach(RuleEditorState.history, _history_row), spacing="1", width="100%", id="rule-history"),
             rx.text("No changes recorded yet.", size="2", color=rx.color("gray", 10)),
         ),
         spacing="2",
@@ -490,8 +515,8 @@ def editor() -> rx.Component:
             rx.vstack(
                 rx.text("Name", size="2", weight="medium"),
                 rx.input(
-                    value=S.name,
-                    on_change=S.set_name,
+                    value=RuleEditorState.name,
+                    on_change=RuleEditorState.set_name,
                     read_only=READ_ONLY,
                     width="100%",
                     debounce_timeout=250,
@@ -502,8 +527,8 @@ def editor() -> rx.Component:
             rx.vstack(
                 rx.text("Description", size="2", weight="medium"),
                 rx.input(
-                    value=S.description,
-                    on_change=S.set_description,
+                    value=RuleEditorState.description,
+                    on_change=RuleEditorState.set_description,
                     read_only=READ_ONLY,
                     width="100%",
                     debounce_timeout=250,
@@ -518,13 +543,13 @@ def editor() -> rx.Component:
         rx.segmented_control.root(
             rx.segmented_control.item("Form", value="form"),
             rx.segmented_control.item("JSON", value="json"),
-            value=S.mode,
-            on_change=S.set_mode,
+            value=RuleEditorState.mode,
+            on_change=RuleEditorState.set_mode,
             size="1",
             id="rule-mode",
         ),
         _error_callout(),
-        rx.cond(S.mode == "form", rule_form(), rule_json()),
+        rx.cond(RuleEditorState.mode == "form", rule_form(), rule_json()),
         test_panel(),
         history_panel(),
         spacing="4",
@@ -542,68 +567,87 @@ def create_dialog() -> rx.Component:
                 rx.select.root(
                     rx.select.trigger(id="new-template"),
                     rx.select.content(
-                        rx.foreach(S.template_choices, lambda choice: rx.select.item(choice[1], value=choice[0]))
+                        rx.foreach(
+                            CreateTopicState.template_choices, lambda choice: rx.select.item(choice[1], value=choice[0])
+                        )
                     ),
-                    value=S.new_template,
-                    on_change=S.set_new_template,
+                    value=CreateTopicState.new_template,
+                    on_change=CreateTopicState.set_new_template,
                 ),
                 rx.text("Key (lower-case letters, digits, _; cannot change later)", size="2", weight="medium"),
-                rx.input(value=S.new_key, on_change=S.set_new_key, placeholder="e.g. finance_market", id="new-key"),
+                rx.input(
+                    value=CreateTopicState.new_key,
+                    on_change=CreateTopicState.set_new_key,
+                    placeholder="e.g. finance_market",
+                    id="new-key",
+                ),
                 rx.text("Name", size="2", weight="medium"),
-                rx.input(value=S.new_name, on_change=S.set_new_name, placeholder="e.g. Markets", id="new-name"),
+                rx.input(
+                    value=CreateTopicState.new_name,
+                    on_change=CreateTopicState.set_new_name,
+                    placeholder="e.g. Markets",
+                    id="new-name",
+                ),
                 rx.cond(
-                    S.new_error != "",
-                    rx.callout(S.new_error, color_scheme="red", icon="triangle-alert", size="1", id="new-error"),
+                    CreateTopicState.new_error != "",
+                    rx.callout(
+                        CreateTopicState.new_error, color_scheme="red", icon="triangle-alert", size="1", id="new-error"
+                    ),
                 ),
                 rx.hstack(
                     rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                    rx.button("Create", on_click=S.create_topic, id="new-create"),
+                    rx.button("Create", on_click=CreateTopicState.create_topic, id="new-create"),
                     justify="end",
                     width="100%",
                 ),
                 spacing="2",
             ),
         ),
-        open=S.create_open,
-        on_open_change=S.set_create_open,
+        open=CreateTopicState.create_open,
+        on_open_change=CreateTopicState.set_create_open,
     )
 
 
 def delete_dialog() -> rx.Component:
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
-            rx.alert_dialog.title("Delete topic " + S.selected_key + "?"),
+            rx.alert_dialog.title("Delete topic " + RuleEditorState.selected_key + "?"),
             rx.alert_dialog.description(
                 rx.cond(
-                    S.delete_item_count > 0,
-                    "It has " + S.delete_item_count.to_string() + " items. What should happen to them?",
+                    DeleteTopicState.delete_item_count > 0,
+                    "It has " + DeleteTopicState.delete_item_count.to_string() + " items. What should happen to them?",
                     "It has no items. Bots can no longer publish to it; its rule's history is kept.",
                 ),
             ),
             rx.cond(
-                S.delete_item_count > 0,
+                DeleteTopicState.delete_item_count > 0,
                 rx.radio_group.root(
                     rx.vstack(
                         rx.radio_group.item("Move them to the fallback topic", value="move"),
                         rx.radio_group.item("Delete them", value="delete"),
                     ),
-                    value=S.delete_items,
-                    on_change=S.set_delete_items,
+                    value=DeleteTopicState.delete_items,
+                    on_change=DeleteTopicState.set_delete_items,
                     id="delete-items-choice",
                 ),
             ),
             rx.hstack(
                 rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
                 rx.alert_dialog.action(
-                    rx.button("Delete topic", color_scheme="red", on_click=S.confirm_delete, id="delete-confirm")
+                    rx.button(
+                        "Delete topic",
+                        color_scheme="red",
+                        on_click=DeleteTopicState.confirm_delete,
+                        id="delete-confirm",
+                    )
                 ),
                 justify="end",
                 spacing="2",
                 margin_top="1rem",
             ),
         ),
-        open=S.delete_open,
-        on_open_change=S.set_delete_open,
+        open=DeleteTopicState.delete_open,
+        on_open_change=DeleteTopicState.set_delete_open,
     )
 
 
@@ -613,14 +657,14 @@ def rules_page() -> rx.Component:
             rx.heading("Rules", size="5", id="page-title"),
             rx.select.root(
                 rx.select.trigger(placeholder="Choose a bot", id="rules-bot-select"),
-                rx.select.content(rx.foreach(S.bots, _bot_option)),
-                value=S.bot_id,
-                on_change=S.select_bot,
+                rx.select.content(rx.foreach(RulesState.bots, _bot_option)),
+                value=RulesState.bot_id,
+                on_change=RulesState.select_bot,
             ),
             rx.spacer(),
             rx.cond(
-                AuthState.is_admin & (S.bot_id != ""),
-                rx.button(rx.icon("plus", size=14), "New topic", on_click=S.open_create, id="new-topic"),
+                AuthState.is_admin & (RulesState.bot_id != ""),
+                rx.button(rx.icon("plus", size=14), "New topic", on_click=CreateTopicState.open_create, id="new-topic"),
             ),
             width="100%",
             align="center",
@@ -628,7 +672,7 @@ def rules_page() -> rx.Component:
             padding_bottom="1rem",
         ),
         rx.cond(
-            S.bots.length() == 0,
+            RulesState.bots.length() == 0,
             empty_state("bot", "No bots yet", "Create a bot first; its topics and rules are edited here."),
             rx.grid(
                 rx.vstack(
@@ -645,7 +689,7 @@ def rules_page() -> rx.Component:
                     width="100%",
                 ),
                 rx.cond(
-                    S.has_selection,
+                    RuleEditorState.has_selection,
                     editor(),
                     empty_state(
                         "mouse-pointer-click", "Choose a topic", "Its rule, a live test and its history appear here."

@@ -1,0 +1,83 @@
+"""The new-topic dialog: a key, a name and a template; the created topic opens in the editor."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from topic_dashboard.auth.guard import admin_only
+from topic_dashboard.db import write_session
+from topic_dashboard.errors import AppError
+from topic_dashboard.item_views import VIEW_TYPES
+from topic_dashboard.rule_templates import TEMPLATES
+from topic_dashboard.rules_editor.draft import RuleDraft, draft_from_routing_json, routing_json_of, view_schema_json_of
+from topic_dashboard.rules_editor.editor_state import RuleEditorState
+from topic_dashboard.rules_editor.state import RulesState
+from topic_dashboard.services import topics as topic_service
+
+
+class CreateTopicState(RulesState):
+    new_key: str = ""
+    new_name: str = ""
+    new_template: str = "blank"
+    new_error: str = ""
+    create_open: bool = False
+
+    @rx.var
+    def template_choices(self) -> list[list[str]]:
+        return [["blank", "Blank rule"]] + [[key, template["label"]] for key, template in TEMPLATES.items()]
+
+    @rx.event
+    def open_create(self) -> None:
+        self.create_open = True
+        self.new_key, self.new_name, self.new_template, self.new_error = "", "", "blank", ""
+
+    @rx.event
+    def set_create_open(self, value: bool) -> None:
+        self.create_open = value
+
+    @rx.event
+    def set_new_key(self, value: str) -> None:
+        self.new_key = value.strip()
+
+    @rx.event
+    def set_new_name(self, value: str) -> None:
+        self.new_name = value
+
+    @rx.event
+    def set_new_template(self, value: str) -> None:
+        self.new_template = value
+        if value in TEMPLATES:
+            if not self.new_key:
+                self.new_key = value
+            if not self.new_name:
+                self.new_name = TEMPLATES[value]["name"]
+
+    @rx.event
+    @admin_only
+    async def create_topic(self) -> rx.event.EventSpec | None:
+        template = TEMPLATES.get(self.new_template)
+        draft = draft_from_routing_json(template["routing"]) if template else RuleDraft()
+        if template:
+            draft.allowed_types = [kind for kind in VIEW_TYPES if kind in template["view_types"]]
+        try:
+            with write_session() as session:
+                created = topic_service.create_topic(
+                    session=session,
+                    bot_id=self.bot_id,
+                    actor=self._principal().name,
+                    data=topic_service.TopicCreate(
+                        topic_key=self.new_key,
+                        name=self.new_name or self.new_key,
+                        description=template["description"] if template else "",
+                        routing_json=routing_json_of(draft),
+                        view_schema_json=view_schema_json_of(draft),
+                    ),
+                )
+        except AppError as error:
+            self.new_error = error.message
+            return None
+        self.create_open = False
+        self._load_topics()
+        editor = await self.get_state(RuleEditorState)
+        failed = await editor._open(created.topic_key)  # a toast only when it fails
+        return failed or rx.toast.success(f"Created topic {created.topic_key!r}")
