@@ -26,6 +26,7 @@ from topic_dashboard.rules_editor.draft import (
     view_schema_json_of,
 )
 from topic_dashboard.rules_editor.history import history_row
+from topic_dashboard.rules_editor.preview import preview_topics, score_rows
 from topic_dashboard.rules_editor.rows import HistoryRow, ScoreRow
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.services import topics as topic_service
@@ -95,9 +96,22 @@ class RuleEditorState(RulesState):
         self.json_text = draft_to_json(draft)
         self.error_message, self.error_field = "", ""
 
+    def _edited_spec(self) -> TopicSpec | None:
+        """The open topic as edited, for the preview; None when none is open or its draft does not validate."""
+        if not self.selected_key or self.error_message:
+            return None
+        return TopicSpec(
+            topic_key=self.selected_key,
+            name=self.name,
+            description=self.description,
+            is_active=self.is_active,
+            is_default_fallback=self.is_fallback,
+            routing=routing_json_of(self.draft),
+        )
+
     async def _refresh_preview(self) -> None:
         preview = await self.get_state(RulePreviewState)
-        preview._refresh(self)
+        preview._refresh(self._edited_spec())
 
     # --- editing ------------------------------------------------------------------------------
 
@@ -262,33 +276,20 @@ class RulePreviewState(RulesState):
     @rx.event
     async def set_test_message(self, value: str) -> None:
         self.test_message = value
-        self._refresh(await self.get_state(RuleEditorState))
+        self._refresh((await self.get_state(RuleEditorState))._edited_spec())
 
     @rx.event
     async def set_test_type(self, value: str) -> None:
         self.test_type = value
-        self._refresh(await self.get_state(RuleEditorState))
+        self._refresh((await self.get_state(RuleEditorState))._edited_spec())
 
-    def _refresh(self, editor: RuleEditorState) -> None:
+    def _refresh(self, edited: TopicSpec | None) -> None:
+        """Route the test message again, against the saved topics with `edited` (see `preview_topics`)."""
         if not self.test_message.strip():
             self.scores, self.decision_reason, self.decision_topic = [], "", ""
             return
-        specs = [spec for spec in self._specs if spec.topic_key != editor.selected_key]
-        if editor.selected_key and not editor.error_message:
-            specs.append(
-                TopicSpec(
-                    topic_key=editor.selected_key,
-                    name=editor.name,
-                    description=editor.description,
-                    is_active=editor.is_active,
-                    is_default_fallback=editor.is_fallback,
-                    routing=routing_json_of(editor.draft),
-                )
-            )
-        elif editor.selected_key:
-            specs = list(self._specs)  # the draft does not validate: preview the saved rule
         decision = preview_route(
-            topics=specs,
+            topics=preview_topics(self._specs, edited),
             request=RouteRequest(content=self.test_message, message_type=self.test_type or None),
             topic_enabled=self._topic_enabled,
             fallback_policy=self._fallback_policy,
@@ -298,18 +299,7 @@ class RulePreviewState(RulesState):
         self.decision_confidence = round(decision.confidence * 100)
         self.decision_reason = decision.reason
         self.decision_filtered = decision.filtered or ""
-        self.scores = [
-            ScoreRow(
-                topic_key=c.topic_key,
-                score=c.score,
-                score_pct=round(c.score * 100),
-                priority=c.priority,
-                matched="; ".join(c.matched[:3]),
-                vetoed_by=c.vetoed_by or "",
-                chosen=decision.should_publish and c.topic_key == decision.topic_key,
-            )
-            for c in decision.candidates
-        ]
+        self.scores = score_rows(decision)
 
     @rx.event
     async def add_test_as_example(self, positive: bool) -> rx.event.EventSpec | None:
