@@ -1,11 +1,17 @@
-"""Routing quality: the engine against a naive keyword baseline on the labelled sets.
+"""Routing quality on every labelled set: the engine (with the embedding model, and rules alone)
+against a naive keyword baseline.
 
-Run from the repo root:  .venv/bin/python bench/routing_eval.py [--errors]
+Run from the repo root:  .venv/bin/python bench/routing_eval.py [--errors] [--sets dev|blind|design|all]
 
-A decision is right when both publish-or-not and the topic are right. "noise published"
-counts messages labelled not-to-publish (acks, greetings, progress, tool hints) that were;
-"progress/tool-hint published" must be 0; "substantive lost" counts messages labelled for a
-topic that were not published.
+A decision is right when both publish-or-not and the topic are right. Also counted: noise
+published (greetings, thanks, progress, tool hints labelled not-to-publish that were), progress
+or tool hints published (must be 0), and real results lost (labelled for a topic, not published).
+Per variant (plain, paraphrase, cross_language, two_topic, noise) where a set labels them, and a
+reliability table: of the decisions given confidence in a band, how many were right.
+
+Which sets are which (bench/routing_sets/MANIFEST.json): design sets (tests/...) and dev sets
+were tuned or fitted on; blind sets were written by helpers who never read the router, frozen
+before the first run, and are never fitted on.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from topic_dashboard.routing.evaluation import (
+    BANDS,
     EvalResult,
     engine_decider,
     evaluate,
@@ -26,57 +33,106 @@ from topic_dashboard.routing.evaluation import (
     load_eval_set,
 )
 
-SETS = {
-    "main (design-style rules, 5 topics)": ROOT / "tests/topic_dashboard/routing/eval_set.json",
-    "alt (other phrasing, rule-less inbox)": ROOT / "tests/topic_dashboard/routing/eval_set_alt.json",
-    "blind (written after tuning, run once)": ROOT / "tests/topic_dashboard/routing/eval_set_blind.json",
+DESIGN = {
+    "design: main (5 design topics)": ROOT / "tests/topic_dashboard/routing/eval_set.json",
+    "design: alt (other phrasing)": ROOT / "tests/topic_dashboard/routing/eval_set_alt.json",
+    "design: blind-2025 (tuned on since)": ROOT / "tests/topic_dashboard/routing/eval_set_blind.json",
 }
+DEV = {f"dev: {p.stem}": p for p in sorted((ROOT / "bench/routing_sets/dev").glob("*.json"))}
+BLIND = {f"BLIND: {p.stem}": p for p in sorted((ROOT / "bench/routing_sets/blind").glob("*.json"))}
+VARIANTS = ("plain", "paraphrase", "cross_language", "two_topic", "noise")
 
 
 def row(r: EvalResult) -> str:
+    variants = " | ".join(f"{v:.0%}" if (v := r.variant_accuracy(name)) is not None else "—" for name in VARIANTS)
     return (
-        f"| {r.name} | {r.accuracy:.1%} ({r.correct}/{r.total}) | {r.noise_published}/{r.noise_total} "
+        f"| {r.name} | {r.accuracy:.1%} ({r.correct}/{r.total}) | {variants} | {r.noise_published}/{r.noise_total} "
         f"| {r.stream_published} | {r.substantive_lost}/{r.substantive_total} | {r.misrouted} |"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--errors", action="store_true", help="list every wrong decision")
-    parser.add_argument(
-        "--no-lexicon",
-        action="store_true",
-        help="ablation: route from the rule words alone, without the bilingual concept lexicon",
-    )
+    parser.add_argument("--errors", action="store_true", help="list every wrong decision of the engine")
+    parser.add_argument("--sets", choices=("design", "dev", "blind", "all"), default="all")
+    parser.add_argument("--rules-only", action="store_true", help="skip the embedding model")
     args = parser.parse_args()
-    if args.no_lexicon:
-        from topic_dashboard.routing import compiler, scoring
+    chosen = {"design": DESIGN, "dev": DEV, "blind": BLIND, "all": {**DESIGN, **DEV, **BLIND}}[args.sets]
+    embedder = None
+    if not args.rules_only:
+        from bench.embedding_cache import CachingEmbedder
 
-        compiler.concepts_of = scoring.concepts_of = lambda key: ()  # type: ignore[assignment]
-        compiler._cache.clear()
-    for title, path in SETS.items():
+        embedder = CachingEmbedder()
+    totals: dict[str, dict[str, EvalResult]] = {}
+    for title, path in chosen.items():
         topics, cases = load_eval_set(path)
         kinds = Counter(c["kind"] for c in cases)
         print(f"\n### {title}: {len(cases)} cases, {len(topics)} topics")
         print("cases by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
         print(
-            "\n| router | decision accuracy | noise published | progress/tool-hint published "
-            "| substantive lost | misrouted |"
+            "\n| router | decisions right | "
+            + " | ".join(VARIANTS)
+            + " | noise published | progress/tool-hint published | results lost | misrouted |"
         )
-        print("|---|---|---|---|---|---|")
-        results = [
-            evaluate("engine", engine_decider(topics), cases),
-            evaluate("keyword baseline", keyword_baseline(topics), cases),
-        ]
-        for r in results:
-            print(row(r))
-        engine, base = results
-        print(f"\nengine - baseline: {engine.accuracy - base.accuracy:+.1%} accuracy")
-        if args.errors:
-            for r in results:
-                print(f"\n{r.name} errors ({len(r.errors)}):")
-                for e in r.errors:
+        print("|---|---|" + "---|" * len(VARIANTS) + "---|---|---|---|")
+        routers = []
+        if embedder is not None:
+            routers.append(("engine (rules + meaning)", engine_decider(topics, embedder)))
+        routers += [("engine (rules alone)", engine_decider(topics)), ("keyword baseline", keyword_baseline(topics))]
+        for name, decide in routers:
+            result = evaluate(name, decide, cases)
+            print(row(result))
+            group = title.split(":")[0]
+            merged = totals.setdefault(group, {}).setdefault(name, EvalResult(name))
+            _merge(merged, result)
+            if args.errors and name.startswith("engine") and (embedder is None or "meaning" in name):
+                for e in result.errors:
                     print("  " + e)
+    print("\n## Totals per kind of set")
+    for group, results in totals.items():
+        print(f"\n### {group}")
+        print(
+            "| router | decisions right | "
+            + " | ".join(VARIANTS)
+            + " | noise published | progress/tool-hint published | results lost | misrouted |"
+        )
+        print("|---|---|" + "---|" * len(VARIANTS) + "---|---|---|---|")
+        for result in results.values():
+            print(row(result))
+        engine = next(iter(results.values()))
+        if engine.by_band:
+            print(f"\nreliability of {engine.name} (decisions by confidence band: right / given):")
+            print("| confidence | " + " | ".join(f"≥ {b:.1f}" if b else "< 0.5" for b in BANDS) + " |")
+            print("|---|" + "---|" * len(BANDS))
+            cells = []
+            for b in BANDS:
+                right, total = engine.by_band.get(b, [0, 0])
+                cells.append(f"{right}/{total} ({right / total:.0%})" if total else "—")
+            print("| right | " + " | ".join(cells) + " |")
+    if embedder is not None:
+        embedder.save()
+
+
+def _merge(into: EvalResult, result: EvalResult) -> None:
+    for name in (
+        "total",
+        "correct",
+        "noise_total",
+        "noise_published",
+        "stream_published",
+        "substantive_total",
+        "substantive_lost",
+        "misrouted",
+    ):
+        setattr(into, name, getattr(into, name) + getattr(result, name))
+    for key, (right, total) in result.by_variant.items():
+        tally = into.by_variant.setdefault(key, [0, 0])
+        tally[0] += right
+        tally[1] += total
+    for band, (right, total) in result.by_band.items():
+        tally = into.by_band.setdefault(band, [0, 0])
+        tally[0] += right
+        tally[1] += total
 
 
 if __name__ == "__main__":

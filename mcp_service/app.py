@@ -9,6 +9,7 @@ runs the session managers of the servers built last.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
@@ -26,6 +27,7 @@ from mcp_service.rest.errors import install_error_handlers
 from mcp_service.tooling import StrictMCPServer
 from topic_dashboard import __version__
 from topic_dashboard.errors import AppError
+from topic_dashboard.services.routing_service import warm_rule_vectors
 from topic_dashboard.settings import get_settings
 
 TOPIC_MCP_PATH = "/api/mcp/topic"
@@ -94,7 +96,10 @@ async def _unknown_api_path(path: str) -> None:
 
 @contextlib.asynccontextmanager
 async def mcp_lifespan() -> AsyncIterator[None]:
-    """Run the session managers of the MCP servers that `build_api` built last."""
+    """Run the session managers of the MCP servers that `build_api` built last, and load the
+    routing model and store any missing rule vectors in the background, so the first topic_route
+    waits for neither."""
+    threading.Thread(target=warm_rule_vectors, name="load-embedding-model", daemon=True).start()
     async with contextlib.AsyncExitStack() as stack:
         for server in _current_servers:
             await stack.enter_async_context(server.session_manager.run())

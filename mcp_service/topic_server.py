@@ -31,9 +31,11 @@ INSTRUCTIONS = (
 )
 
 HOW_TO_ROUTE = (
-    "For each finished task result: call topic_route with its content (and title/message_type). "
-    "If should_publish is true, call topic_publish with the returned topic_key. If false, keep the "
-    "message in the chat only. Never publish progress updates ('working on it...') or tool hints."
+    "For each finished task result: call topic_route with its content (and title/message_type), and with "
+    "proposed_topic_key set to the topic you think fits best. The rules keep your choice unless that topic "
+    "is inactive or one of its exclusions applies, and the reason says which. If should_publish is true, "
+    "call topic_publish with the returned topic_key. If false, keep the message in the chat only. Never "
+    "publish chat (message_type 'chat'), progress updates ('working on it...') or tool hints."
 )
 
 MessageType = Annotated[
@@ -69,10 +71,23 @@ def route_tool(
     tags: Tags = None,
     level: Level = None,
     summary: Annotated[str | None, Field(description="A one-line summary, if you have one.")] = None,
+    proposed_topic_key: Annotated[
+        str | None,
+        Field(
+            description="Your own choice of topic (a topic_key from topic_list_topics). Kept when the topic is "
+            "active and none of its exclusions applies; otherwise the reason says why and the rules choose."
+        ),
+    ] = None,
 ) -> CallToolResult:
     bot_id = current_bot_id(ctx)
     request = RouteRequest(
-        content=content, title=title, message_type=message_type, tags=tuple(tags or ()), level=level, summary=summary
+        content=content,
+        title=title,
+        message_type=message_type,
+        tags=tuple(tags or ()),
+        level=level,
+        summary=summary,
+        proposed_topic_key=proposed_topic_key,
     )
     check_route_request(request)
     with read_session() as session:
@@ -153,10 +168,13 @@ def build_topic_server() -> StrictMCPServer:
         title="Route a result",
         read_only=True,
         description=(
-            "Ask whether a candidate message belongs in a topic and which one. Returns should_publish, topic_key, "
-            "confidence (0..1), a reason naming the rule that decided, and the runner-up topics. Call it for every "
-            "finished task result before topic_publish. Chat, greetings, acknowledgements, progress updates and tool "
-            "hints come back with should_publish=false: keep those in the chat."
+            "Ask whether a candidate message belongs in a topic and which one. Pass proposed_topic_key with the "
+            "topic you would choose: it is kept unless the topic is inactive or excluded (the answer's `proposal` "
+            "says 'kept' or why not). Returns should_publish, topic_key, confidence (0..1: the share of decisions "
+            "given that confidence that were right on labelled sets), a reason naming the rule text or meaning "
+            "that decided, and the candidate topics with their evidence. Call it for every finished task result "
+            "before topic_publish. Chat (message_type 'chat'), greetings, thanks, acknowledgements, questions back "
+            "to the user, progress updates and tool hints come back with should_publish=false: keep those in the chat."
         ),
     )
     server.strict_tool(
@@ -167,7 +185,7 @@ def build_topic_server() -> StrictMCPServer:
             "Publish one task result to a topic (use the topic_key topic_route gave you). Returns item_id, topic_key, "
             "deduplicated (true when the same dedupe_key was published within the window: nothing new stored) and "
             "fallback (true when the topic was unknown or inactive and the item went to the fallback topic). "
-            "Refused with a JSON error when Topic delivery is off (topic_disabled), for progress/tool hints, for "
+            "Refused with a JSON error when Topic delivery is off (topic_disabled), for chat/progress/tool hints, for "
             "invalid fields or views (the error names the field), or when publishing too fast (rate_limited, with "
             "retry_after_seconds)."
         ),

@@ -55,6 +55,7 @@ CATALOGUE: dict[str, int] = {
     "topic_disabled": 409,
     "filtered_progress": 422,
     "filtered_tool_hint": 422,
+    "filtered_chat": 422,
     "invalid_view": 422,
     "item_not_found": 404,
     "not_routed": 422,

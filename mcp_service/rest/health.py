@@ -1,4 +1,7 @@
-"""GET /api/health: is the database reachable, which version runs.
+"""GET /api/health: is the database reachable, which version runs, how routing decides.
+
+`routing` is "rules+meaning" when the embedding model loaded, "rules" when it did not (or is
+switched off); `routing_detail` says which model or why not.
 
 503 when the database cannot be used, with the error body's code (`database_unavailable` or
 `data_dir_unavailable`) and a message that names nothing of the URL: this endpoint answers anyone.
@@ -18,6 +21,7 @@ from mcp_service.rest.errors import ErrorDetail
 from topic_dashboard import __version__
 from topic_dashboard.db import check_database
 from topic_dashboard.errors import AppError
+from topic_dashboard.services.routing_service import routing_mode
 
 router = APIRouter(tags=["health"])
 logger = logging.getLogger(__name__)
@@ -33,6 +37,8 @@ class Health(BaseModel):
     status: str
     database: str
     version: str
+    routing: str | None = None
+    routing_detail: str | None = None
     error: ErrorDetail | None = None
 
 
@@ -50,4 +56,6 @@ async def health() -> JSONResponse:
     if _last_problem[0] is not None:
         logger.warning("health: the database answers again")
         _last_problem[0] = None
-    return JSONResponse(Health(status="ok", database="ok", version=__version__).model_dump(exclude_none=True))
+    mode, detail = await anyio.to_thread.run_sync(routing_mode)
+    body = Health(status="ok", database="ok", version=__version__, routing=mode, routing_detail=detail)
+    return JSONResponse(body.model_dump(exclude_none=True))

@@ -38,7 +38,7 @@ READ_TOOLS = ("topic_list_topics", "topic_get_schema", "topic_route")
 ARGUMENTS = {
     "topic_list_topics": set(),
     "topic_get_schema": set(),
-    "topic_route": {"content", "title", "message_type", "tags", "level", "summary"},
+    "topic_route": {"content", "title", "message_type", "tags", "level", "summary", "proposed_topic_key"},
     "topic_publish": {"title", "content", "topic_key", "level", "tags", "view", "dedupe_key", "message_type"},
 }
 REQUIRED = {

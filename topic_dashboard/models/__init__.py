@@ -6,6 +6,7 @@ from topic_dashboard.models.audit import AuditLog
 from topic_dashboard.models.bots import Bot, TopicBotSettings
 from topic_dashboard.models.conversations import Conversation, Message
 from topic_dashboard.models.topics import Topic, TopicItem, TopicRuleChange
+from topic_dashboard.models.vectors import RuleVector
 
 __all__ = [
     "ApiToken",
@@ -15,6 +16,7 @@ __all__ = [
     "LoginSession",
     "LoginThrottle",
     "Message",
+    "RuleVector",
     "SetupToken",
     "Topic",
     "TopicBotSettings",

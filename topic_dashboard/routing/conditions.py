@@ -198,7 +198,9 @@ _NEG_SPANS = (
         r"\b(?:not|never)\s+(?:related to|about|involving|concerning|regarding|mentioning|"
         r"containing|including|part of|from)\s+([^,;.()]+)"
     ),
-    re.compile(r"\b(?:unrelated to|other than|except(?: for)?|excluding|without|lacking|no|non)[\s-]+([^,;.()]+)"),
+    re.compile(r"\b(?:unrelated to|other than|except(?: for)?|excluding|without|lacking)[\s-]+([^,;.()]+)"),
+    # "no"/"non" followed by a space negate; hyphenated they make a word ("no-show", "non-profit").
+    re.compile(r"\b(?:no|non)\s+([^,;.()]+)"),
 )
 _TOKEN = re.compile(rf"([{CJK_CLASS}]+)|([a-z0-9\u00c0-\u024f]+(?:'[a-z]+)?)|([^\sa-z0-9{CJK_CLASS}])")
 _EN_NEG_SPAN_WORDS = 4

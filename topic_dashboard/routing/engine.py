@@ -1,18 +1,27 @@
 """`route_message`: the one decision function behind topic_route, the publish path's fallback
 and the rule editor's "test this message" preview.
 
-Order: hard filters (topic switch, progress/tool-hint streams, content that is only noise),
-then every active topic is scored from its rules; a topic matches when its evidence is clear
-and nothing in its exclude_when or negative examples vetoes it; among matches the higher
-`priority` wins, then the higher score; no match goes to the fallback topic under the
-bot's policy ("inbox") or is not published ("skip").
+Order: hard filters (topic switch, progress/tool-hint streams, message_type "chat", content the
+noise patterns recognise), then, with the embedding model, a fitted noise model (a message that
+reads as conversation is not published); then the bot's own proposal is kept when the topic is
+active and no exclusion applies; otherwise every active topic is scored.
+
+With the embedding model (docs/ROUTING.md): each topic's evidence (closeness in meaning to its
+rule texts, the rule engine's score, its exclusions) becomes a utility, and a softmax over the
+topics plus "nothing fits" picks the topic and gives the confidence (calibration.py).
+Rules alone: a topic matches when its rule evidence is clear and nothing in its exclude_when or
+negative examples vetoes it; among matches the higher `priority` wins, then the higher score;
+the confidence is the rule score through a fitted Platt curve.
+No match goes to the fallback topic under the bot's policy ("inbox") or is not published ("skip").
 """
 
 from __future__ import annotations
 
 from topic_dashboard.routing.analysis import analyse
+from topic_dashboard.routing.calibration import Calibration, calibration, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
 from topic_dashboard.routing.scoring import TopicScore, score_topics
+from topic_dashboard.routing.semantic import SemanticIndex, TopicSimilarity, Vector, message_text, similarities
 from topic_dashboard.routing.types import (
     FallbackPolicy,
     RouteDecision,
@@ -43,15 +52,24 @@ def route_message(
     *,
     topic_enabled: bool,
     fallback_policy: FallbackPolicy,
+    semantic: SemanticIndex | None = None,
+    fitted: Calibration | None = None,
 ) -> RouteDecision:
-    """Decide whether `request` is published and to which topic. Pure and deterministic.
+    """Decide whether `request` is published and to which topic. Deterministic for a given model.
 
-    Raises nothing for any message; a bad `fallback_policy` raises ValueError.
+    `semantic` (the bot's topics as vectors) adds meaning to the rules; without it the rules
+    decide alone. Raises nothing for any message; a bad `fallback_policy` raises ValueError.
     """
     check_fallback_policy(fallback_policy)
+    fitted = fitted or calibration()
     message = analyse(compiled, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
-    candidates = _candidates(compiled.topics, scores)
+    vector = sims = probs = None
+    if semantic is not None:
+        vector = semantic.embed_message(message_text(request.title, request.summary, request.content))
+        sims = similarities(semantic, vector)
+        probs = _probabilities(fitted, feature_rows(scores, sims))
+    candidates = _candidates(compiled.topics, scores, sims, probs)
 
     if not topic_enabled:
         return _filtered(
@@ -62,33 +80,212 @@ def route_message(
         return _filtered(
             kind, f"message_type {kind!r} is a {kind.replace('_', '-')} stream, never published", 1.0, candidates
         )
+    if kind == "chat":
+        return _filtered("chat", "message_type 'chat' is conversation, not a result: never published", 1.0, candidates)
     noise = message.noise_kind()
     if noise is not None:
         excerpt = request.content.strip()[:40]
         return _filtered("noise", f"{_NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
+    if vector is not None:
+        signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
+        p_noise = fitted.noise_probability(request.content, vector, signals)
+        if p_noise >= fitted.noise_threshold:
+            excerpt = request.content.strip()[:40]
+            return _filtered(
+                "noise",
+                f"reads as conversation (a greeting, thanks, question or remark), not a finished result: {excerpt!r}",
+                round(p_noise, 3),
+                candidates,
+            )
 
+    proposal = None
+    if request.proposed_topic_key is not None:
+        kept, proposal = _check_proposal(compiled, request.proposed_topic_key, scores, sims, probs, fitted)
+        if kept is not None:
+            return kept
+    if probs is not None and sims is not None:
+        decision = _by_meaning(compiled, scores, sims, probs, candidates, fallback_policy)
+    else:
+        decision = _by_rules(compiled, scores, candidates, fallback_policy, fitted)
+    decision.proposal = proposal
+    if proposal is not None:
+        decision.reason = f"{proposal}; {decision.reason}"
+    return decision
+
+
+def _by_rules(
+    compiled: CompiledRules,
+    scores: list[TopicScore],
+    candidates: list[ScoredCandidate],
+    policy: FallbackPolicy,
+    fitted: Calibration,
+) -> RouteDecision:
     live = [s for s in scores if s.vetoed_by is None and s.score >= MATCH_THRESHOLD]
     strongest = max((s.evidence for s in live), default=0.0)
     live = [
         s for s in live if s.evidence >= strongest * (RELATIVE_FLOOR if s.anchored else RELATIVE_FLOOR_SYNONYMS_ONLY)
     ]
     if live:
-        return _matched(compiled, live, scores, candidates)
-    return _fallback(compiled, scores, candidates, fallback_policy)
+        decision = _matched(compiled, live, scores, candidates)
+        decision.confidence = round(fitted.rules_confidence(decision_score(live), matched=True), 3)
+        return decision
+    decision = _fallback(compiled, scores, candidates, policy)
+    best = max((s.score for s in scores if not s.topic.is_fallback), default=0.0)
+    decision.confidence = round(fitted.rules_confidence(best, matched=False), 3)
+    return decision
 
 
-def _candidates(topics: tuple[CompiledTopic, ...], scores: list[TopicScore]) -> list[ScoredCandidate]:
-    out = [
-        ScoredCandidate(
-            topic_key=t.key,
-            score=round(s.score, 4),
-            priority=t.priority,
-            matched=list(s.matched),
-            vetoed_by=s.vetoed_by,
+def decision_score(live: list[TopicScore]) -> float:
+    """The rule score the rules-only decision rests on: its winner's (priority first, then score)."""
+    return min(live, key=lambda s: (-s.topic.priority, -s.score, s.topic.key)).score
+
+
+def feature_rows(scores: list[TopicScore], sims: dict[str, TopicSimilarity]) -> list[tuple[str, list[float]]]:
+    """(topic key, its features) for every topic with vectors: what the topic-choice model weighs."""
+    ranked = [s for s in scores if s.topic.key in sims]
+    bests = {s.topic.key: sims[s.topic.key].best for s in ranked}
+    rows = []
+    for s in ranked:
+        other = max((v for k, v in bests.items() if k != s.topic.key), default=0.0)
+        features = topic_features(
+            sims[s.topic.key], other, s.score, s.anchored, s.vetoed_by is not None, s.topic.priority
         )
-        for t, s in zip(topics, scores)
-    ]
-    out.sort(key=lambda c: (-c.score, -c.priority, c.topic_key))
+        rows.append((s.topic.key, features))
+    return rows
+
+
+def evidence(
+    compiled: CompiledRules, request: RouteRequest, semantic: SemanticIndex
+) -> tuple[list[TopicScore], Vector, dict[str, TopicSimilarity], str | None]:
+    """The evidence `route_message` weighs (rule scores, the message vector, similarities, the
+    noise patterns' verdict), for fitting the calibration on labelled sets."""
+    message = analyse(compiled, request)
+    scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
+    vector = semantic.embed_message(message_text(request.title, request.summary, request.content))
+    return scores, vector, similarities(semantic, vector), message.noise_kind()
+
+
+def _probabilities(fitted: Calibration, rows: list[tuple[str, list[float]]]) -> dict[str, float]:
+    """topic key -> probability, and "" -> probability that nothing fits."""
+    probs = fitted.choice_probabilities([fitted.topic_utility(features) for _, features in rows])
+    out = {key: p for (key, _), p in zip(rows, probs, strict=False)}
+    out[""] = probs[-1]
+    return out
+
+
+def _by_meaning(
+    compiled: CompiledRules,
+    scores: list[TopicScore],
+    sims: dict[str, TopicSimilarity],
+    probs: dict[str, float],
+    candidates: list[ScoredCandidate],
+    policy: FallbackPolicy,
+) -> RouteDecision:
+    by_key = {s.topic.key: s for s in scores}
+    ranked = sorted((k for k in probs if k), key=lambda k: (-probs[k], k))
+    if ranked and probs[ranked[0]] > probs[""]:
+        key = ranked[0]
+        win = by_key[key]
+        sim = sims[key]
+        parts = [f"meaning close to {sim.best_label} ({sim.best:.2f})"]
+        if win.score > 0:
+            parts.append(f"rules {win.explain()} ({win.score:.2f})")
+        if win.vetoed_by is not None:
+            parts.append(f"its {win.vetoed_by} shares words with the message but not its meaning")
+        runner = next((k for k in ranked[1:]), None)
+        if runner is not None and probs[runner] >= 0.15:
+            parts.append(f"next: {runner} ({probs[runner]:.2f})")
+        return RouteDecision(
+            should_publish=True,
+            topic_key=key,
+            confidence=round(probs[key], 3),
+            reason=f"{key}: " + "; ".join(parts) + f"; probability {probs[key]:.2f}",
+            candidates=candidates,
+            filtered=None,
+            fallback=False,
+            evidence="rules+meaning",
+        )
+    decision = _fallback(compiled, scores, candidates, policy)
+    closest = ranked[0] if ranked else None
+    if closest is not None:
+        sim = sims[closest]
+        why = (
+            f"no topic fits clearly (closest {closest}: meaning of {sim.best_label} {sim.best:.2f}, "
+            f"probability {probs[closest]:.2f})"
+        )
+    else:
+        why = "no topic has rules to match"
+    decision.reason = why + decision.reason[decision.reason.index(";") :] if ";" in decision.reason else why
+    decision.confidence = round(probs[""], 3)
+    decision.evidence = "rules+meaning"
+    return decision
+
+
+def _check_proposal(
+    compiled: CompiledRules,
+    proposed: str,
+    scores: list[TopicScore],
+    sims: dict[str, TopicSimilarity] | None,
+    probs: dict[str, float] | None,
+    fitted: Calibration,
+) -> tuple[RouteDecision | None, str]:
+    """Keep the bot's own choice when the topic is active and no exclusion applies; else say why not."""
+    key = proposed.strip()
+    score = next((s for s in scores if s.topic.key == key), None)
+    if score is None:
+        return None, f"proposed topic {key!r} is not an active topic of this bot"
+    if score.vetoed_by is not None:
+        return None, f"proposed topic {key!r} is excluded by its {score.vetoed_by}"
+    sim = sims.get(key) if sims is not None else None
+    if sim is not None and sim.exclude is not None and sim.exclude > sim.best:
+        return None, f"proposed topic {key!r} is excluded: the message means what its {sim.exclude_label} says"
+    if probs is not None and key in probs:
+        confidence = probs[key]
+    else:
+        confidence = fitted.rules_confidence(score.score, matched=True)
+    note = "kept the bot's proposal"
+    reason = f"{key}: {note}: the topic is active and none of its exclusions applies"
+    if not score.topic.is_fallback and sim is not None:
+        reason += f"; meaning close to {sim.best_label} ({sim.best:.2f})"
+    decision = RouteDecision(
+        should_publish=True,
+        topic_key=key,
+        confidence=round(confidence, 3),
+        reason=reason,
+        candidates=_candidates(compiled.topics, scores, sims, probs),
+        filtered=None,
+        fallback=False,
+        evidence="rules+meaning" if sims is not None else "rules",
+        proposal="kept",
+    )
+    return decision, "kept"
+
+
+def _candidates(
+    topics: tuple[CompiledTopic, ...],
+    scores: list[TopicScore],
+    sims: dict[str, TopicSimilarity] | None = None,
+    probs: dict[str, float] | None = None,
+) -> list[ScoredCandidate]:
+    out = []
+    for t, s in zip(topics, scores, strict=True):
+        sim = sims.get(t.key) if sims is not None else None
+        out.append(
+            ScoredCandidate(
+                topic_key=t.key,
+                score=round(s.score, 4),
+                priority=t.priority,
+                matched=list(s.matched),
+                vetoed_by=s.vetoed_by,
+                meaning=round(sim.best, 4) if sim is not None else None,
+                meaning_of=sim.best_label if sim is not None else None,
+                probability=round(probs[t.key], 4) if probs is not None and t.key in probs else None,
+            )
+        )
+    if probs is not None:
+        out.sort(key=lambda c: (-(c.probability or 0.0), -c.score, c.topic_key))
+    else:
+        out.sort(key=lambda c: (-c.score, -c.priority, c.topic_key))
     return out
 
 

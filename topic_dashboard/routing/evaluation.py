@@ -14,13 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from topic_dashboard.routing.calibration import calibration
 from topic_dashboard.routing.compiler import compile_rules
 from topic_dashboard.routing.engine import route_message
 from topic_dashboard.routing.rules import validate_routing
+from topic_dashboard.routing.semantic import Embedder, build_index
 from topic_dashboard.routing.text import STOP_EN, is_cjk
-from topic_dashboard.routing.types import RouteRequest, TopicSpec
+from topic_dashboard.routing.types import RouteDecision, RouteRequest, TopicSpec
 
-Decide = Callable[[dict[str, Any]], tuple[bool, str | None]]
+# (published?, topic, confidence or None for routers that give none)
+Decide = Callable[[dict[str, Any]], tuple[bool, str | None, float | None]]
+BANDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
 NOISE_KINDS = ("noise", "progress", "tool_hint")
 
 
@@ -36,6 +40,12 @@ class EvalResult:
     substantive_lost: int = 0
     misrouted: int = 0
     errors: list[str] = field(default_factory=list)
+    by_variant: dict[str, list[int]] = field(default_factory=dict)  # variant -> [right, total]
+    by_band: dict[float, list[int]] = field(default_factory=dict)  # confidence band floor -> [right, total]
+
+    def variant_accuracy(self, variant: str) -> float | None:
+        right, total = self.by_variant.get(variant, [0, 0])
+        return right / total if total else None
 
     @property
     def accuracy(self) -> float:
@@ -66,20 +76,30 @@ def request_of(case: dict[str, Any]) -> RouteRequest:
         tags=tuple(case.get("tags") or ()),
         level=case.get("level"),
         summary=case.get("summary"),
+        proposed_topic_key=case.get("proposed_topic_key"),
     )
 
 
-def engine_decider(topics: list[TopicSpec]) -> Decide:
-    compiled = compile_rules(topics)
+def engine_decider(topics: list[TopicSpec], embedder: Embedder | None = None) -> Decide:
+    """The engine as topic_route runs it: with the embedding model when `embedder` is given, else rules alone."""
+    return engine_decisions(topics, embedder, lambda d: (d.should_publish, d.topic_key, d.confidence))
 
-    def decide(case: dict[str, Any]) -> tuple[bool, str | None]:
+
+def engine_decisions(
+    topics: list[TopicSpec], embedder: Embedder | None, shape: Callable[[RouteDecision], Any]
+) -> Callable[[dict[str, Any]], Any]:
+    compiled = compile_rules(topics)
+    semantic = build_index(topics, embedder, calibration().centring) if embedder is not None else None
+
+    def decide(case: dict[str, Any]) -> Any:
         d = route_message(
             compiled,
             request_of(case),
             topic_enabled=case.get("topic_enabled", True),
             fallback_policy=case.get("policy", "inbox"),
+            semantic=semantic,
         )
-        return d.should_publish, d.topic_key
+        return shape(d)
 
     return decide
 
@@ -101,16 +121,16 @@ def keyword_baseline(topics: list[TopicSpec]) -> Decide:
         table.append((rules.priority, t.topic_key, patterns))
     table.sort(key=lambda x: (-x[0], x[1]))
 
-    def decide(case: dict[str, Any]) -> tuple[bool, str | None]:
+    def decide(case: dict[str, Any]) -> tuple[bool, str | None, float | None]:
         if not case.get("topic_enabled", True) or case.get("message_type") in ("progress", "tool_hint"):
-            return False, None
+            return False, None, None
         text = " ".join(filter(None, [case.get("title"), case["content"]])).lower()
         for _, key, patterns in table:
             if any(p.search(text) for p in patterns):
-                return True, key
+                return True, key, None
         if case.get("policy", "inbox") == "skip" or fallback is None:
-            return False, None
-        return True, fallback
+            return False, None, None
+        return True, fallback, None
 
     return decide
 
@@ -118,11 +138,21 @@ def keyword_baseline(topics: list[TopicSpec]) -> Decide:
 def evaluate(name: str, decide: Decide, cases: list[dict[str, Any]]) -> EvalResult:
     result = EvalResult(name)
     for case in cases:
-        published, topic = decide(case)
+        published, topic, confidence = decide(case)
         expect = case["expect"]
         result.total += 1
         right = (published and topic == expect) if expect else not published
         result.correct += right
+        variant = case.get("variant")
+        if variant:
+            tally = result.by_variant.setdefault(variant, [0, 0])
+            tally[0] += right
+            tally[1] += 1
+        if confidence is not None:
+            band = max(b for b in BANDS if confidence >= b)
+            tally = result.by_band.setdefault(band, [0, 0])
+            tally[0] += right
+            tally[1] += 1
         if expect is None:
             if case["kind"] in NOISE_KINDS:
                 result.noise_total += 1

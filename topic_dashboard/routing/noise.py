@@ -89,6 +89,19 @@ _GREETING = re.compile(
 
 KINDS = ("tool_hint", "progress", "greeting", "ack")
 
+# A message still under way says so with a counter and an ongoing marker together, wherever they
+# stand: "正在做情感分析（3/5）", "Step 2/4 done: ... Checking payment status next",
+# "Uploading build to Steam depot… 63%", "对账进度：9 月已完成，10 月处理中". Either alone is not
+# enough: "120/124 tests passed (96.8%)" is a result.
+_COUNTER = re.compile(
+    r"(?:step|步骤|第)\s*\d+\s*(?:/|of|步)\s*\d*|[（(]\s*\d+\s*/\s*\d+\s*\S{0,2}[)）]|^(?:\S{0,12})?进度\s*[:：]"
+    r"|(?:…|\.{3})\s*\d{1,3}(?:\.\d)?\s*%|\d{1,3}\s*%\s*(?:…|\.{3})"
+)
+_ONGOING = re.compile(
+    r"正在|处理中|进行中|还在|稍后|接下来|\bnext\b|\bnow (?:checking|running|fetching|pulling|uploading|processing)\b"
+    r"|\b\w+ing\b[^.!?。！？]{0,40}(?:…|\.{3})|(?:…|\.{3})\s*\d{1,3}(?:\.\d)?\s*%"
+)
+
 
 def _sentences(norm: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(norm) if s and s.strip()]
@@ -139,6 +152,8 @@ def classify_noise(norm: str) -> str | None:
         return "empty"
     if _is_tool_hint(norm):
         return "tool_hint"
+    if len(norm) <= 200 and _COUNTER.search(norm) and _ONGOING.search(norm):
+        return "progress"
     kinds: set[str] = set()
     for sentence in _sentences(norm):
         kind = _sentence_kind(sentence)

@@ -84,10 +84,13 @@ def _text_list(value: Any, field: str, max_chars: int) -> list[str]:
 
 
 def _matchable(texts: list[str], field: str) -> None:
+    """Refuse conditions with nothing to match on: no letters at all ("!!!"), or a lone filler word
+    ("的"). A longer condition the word matcher cannot use ("No-show 记录" once was) still counts:
+    the embedding model matches it by meaning."""
     from topic_dashboard.routing.conditions import parse_condition  # jieba loads lazily
 
     for i, text in enumerate(texts):
-        if not parse_condition(text).alts:
+        if not any(ch.isalnum() for ch in text) or (len(text.strip()) <= 3 and not parse_condition(text).alts):
             raise _invalid(f"{field}[{i}] {text!r} has no words to match on", f"{field}[{i}]")
 
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from topic_dashboard.routing.rules import RoutingRules
 
 FallbackPolicy = Literal["inbox", "skip"]
-FILTER_KINDS = ("topic_disabled", "progress", "tool_hint", "noise")
+FILTER_KINDS = ("topic_disabled", "progress", "tool_hint", "chat", "noise")
 
 
 def check_fallback_policy(value: str) -> FallbackPolicy:
@@ -42,15 +42,22 @@ class RouteRequest:
     tags: tuple[str, ...] = ()
     level: str | None = None
     summary: str | None = None
+    proposed_topic_key: str | None = None  # the bot's own choice, checked against the rules
 
 
 @dataclass
 class ScoredCandidate:
+    """One topic's evidence. `score` is the rule engine's; `meaning` the closest rule text in meaning
+    (centred cosine) when the embedding model runs; `probability` the calibrated share of belief."""
+
     topic_key: str
     score: float
     priority: int
     matched: list[str] = field(default_factory=list)
     vetoed_by: str | None = None
+    meaning: float | None = None
+    meaning_of: str | None = None
+    probability: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -59,6 +66,9 @@ class ScoredCandidate:
             "priority": self.priority,
             "matched": list(self.matched),
             "vetoed_by": self.vetoed_by,
+            "meaning": self.meaning,
+            "meaning_of": self.meaning_of,
+            "probability": self.probability,
         }
 
 
@@ -73,6 +83,8 @@ class RouteDecision:
     candidates: list[ScoredCandidate] = field(default_factory=list)
     filtered: str | None = None
     fallback: bool = False
+    evidence: str = "rules"  # "rules+meaning" when the embedding model took part
+    proposal: str | None = None  # what became of the bot's proposed_topic_key: "kept" or why not
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,4 +95,6 @@ class RouteDecision:
             "candidates": [c.to_dict() for c in self.candidates],
             "filtered": self.filtered,
             "fallback": self.fallback,
+            "evidence": self.evidence,
+            "proposal": self.proposal,
         }

@@ -340,18 +340,22 @@ def _score_row(row: ScoreRow) -> rx.Component:
         ),
         rx.table.cell(
             rx.hstack(
-                rx.progress(value=row.score_pct, width="5rem", size="1"),
-                rx.text(row.score_pct.to_string() + "%", size="1"),
+                rx.progress(value=row.bar_pct, width="5rem", size="1"),
+                rx.text(row.bar_pct.to_string() + "%", size="1"),
                 align="center",
                 spacing="2",
             )
         ),
         rx.table.cell(row.priority),
         rx.table.cell(
-            rx.cond(
-                row.vetoed_by != "",
-                rx.text("vetoed: " + row.vetoed_by, color=rx.color("red", 11), size="1"),
-                rx.text(row.matched, size="1"),
+            rx.vstack(
+                rx.cond(
+                    row.vetoed_by != "",
+                    rx.text("vetoed: " + row.vetoed_by, color=rx.color("red", 11), size="1"),
+                    rx.text(row.matched, size="1"),
+                ),
+                rx.cond(row.meaning != "", rx.text("meaning: " + row.meaning, size="1", color_scheme="gray")),
+                spacing="0",
             )
         ),
     )
@@ -416,7 +420,7 @@ def test_panel() -> rx.Component:
                     rx.table.root(
                         rx.table.header(
                             rx.table.row(
-                                *[rx.table.column_header_cell(h) for h in ("Topic", "Score", "Priority", "Why")]
+                                *[rx.table.column_header_cell(h) for h in ("Topic", "Belief", "Priority", "Why")]
                             )
                         ),
                         rx.table.body(rx.foreach(RulePreviewState.scores, _score_row)),

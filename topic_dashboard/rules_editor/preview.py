@@ -29,6 +29,8 @@ def score_rows(decision: RouteDecision) -> list[ScoreRow]:
             matched="; ".join(c.matched[:3]),
             vetoed_by=c.vetoed_by or "",
             chosen=decision.should_publish and c.topic_key == decision.topic_key,
+            meaning=f"{c.meaning_of} {c.meaning:.2f}" if c.meaning is not None and c.meaning_of else "",
+            bar_pct=round((c.probability if c.probability is not None else c.score) * 100),
         )
         for c in decision.candidates
     ]

@@ -25,6 +25,8 @@ class ScoreRow:
     matched: str = ""
     vetoed_by: str = ""
     chosen: bool = False
+    meaning: str = ""  # the closest rule text in meaning and how close ("include_when[1] 0.82")
+    bar_pct: int = 0  # the calibrated probability when the embedding model ran, else the rule score
 
 
 @dataclasses.dataclass

@@ -67,6 +67,8 @@ def check_route_request(request: RouteRequest) -> None:
     """
     check_message_type(request.message_type)
     check_text(request.content, field="content")
+    if request.proposed_topic_key is not None:
+        check_line(request.proposed_topic_key, field="proposed_topic_key", max_chars=64)
     for field in ("title", "summary"):
         if (value := getattr(request, field)) is not None:
             check_text(value, field=field)
@@ -80,6 +82,8 @@ def _check_message_type(message_type: str | None) -> None:
     check_message_type(message_type)
     if message_type == "progress":
         raise AppError("filtered_progress", "progress updates never go to a topic; keep them in the chat")
+    if message_type == "chat":
+        raise AppError("filtered_chat", "chat is conversation, not a result: it never goes to a topic")
     if message_type == "tool_hint":
         raise AppError("filtered_tool_hint", "tool hints never go to a topic; keep them in the chat")
 
@@ -128,7 +132,7 @@ def publish_item(
     With `audit`, the call's audit row is written in the same transaction as the item (both or
     neither, even across kill -9); a refusal leaves the audit to the caller.
 
-    Raises bot_not_found, topic_disabled, filtered_progress, filtered_tool_hint, invalid_argument,
+    Raises bot_not_found, topic_disabled, filtered_progress, filtered_tool_hint, filtered_chat, invalid_argument,
     validation_error, invalid_view, payload_too_large, topic_not_found, not_routed, rate_limited.
     """
     check_payload_size(request.model_dump(mode="json"))

@@ -308,8 +308,16 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str
         session, bot_id=bot_id, topic_key=topic.topic_key, actor=actor, action="create", before=None, after=public
     )
     bump_rules_version(session, bot_id)
+    _store_vectors(session, topic)
     session.commit()
     return public
+
+
+def _store_vectors(session: Session, topic: Topic) -> None:
+    """The new rule texts' vectors go in with the change (routes only read them)."""
+    from topic_dashboard.services.routing_service import store_rule_vectors, topic_spec
+
+    store_rule_vectors(session=session, topics=[topic_spec(topic)])
 
 
 def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: str) -> TopicPublic:
@@ -347,6 +355,7 @@ def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUp
         session, bot_id=bot_id, topic_key=topic_key, actor=actor, action="update", before=before, after=after
     )
     bump_rules_version(session, bot_id)
+    _store_vectors(session, topic)
     session.commit()
     return after
 

@@ -91,9 +91,16 @@ def test_progress_and_tool_hint_streams_are_filtered_whatever_they_say(
     assert d.filtered == message_type.lower().replace("-", "_")
 
 
-@pytest.mark.parametrize("message_type", [None, "result", "chat", "something-new"])
+@pytest.mark.parametrize("message_type", [None, "result", "something-new"])
 def test_other_message_types_are_no_signal(compiled: CompiledRules, message_type: str | None) -> None:
     assert route(compiled, MARKET, message_type=message_type).topic_key == "finance_market"
+
+
+@pytest.mark.parametrize("message_type", ["chat", "Chat", " chat "])
+def test_a_bot_that_says_chat_is_not_published(compiled: CompiledRules, message_type: str) -> None:
+    """A bot that labels its message chat is telling us it is conversation, whatever its words."""
+    d = route(compiled, MARKET, message_type=message_type)
+    assert (d.should_publish, d.topic_key, d.filtered) == (False, None, "chat")
 
 
 @pytest.mark.parametrize(
@@ -243,8 +250,27 @@ def test_candidates_cover_every_active_topic_best_first(compiled: CompiledRules)
 
 def test_to_dict_has_exactly_the_public_keys(compiled: CompiledRules) -> None:
     body = route(compiled, MARKET).to_dict()
-    assert set(body) == {"should_publish", "topic_key", "confidence", "reason", "candidates", "filtered", "fallback"}
-    assert set(body["candidates"][0]) == {"topic_key", "score", "priority", "matched", "vetoed_by"}
+    assert set(body) == {
+        "should_publish",
+        "topic_key",
+        "confidence",
+        "reason",
+        "candidates",
+        "filtered",
+        "fallback",
+        "evidence",
+        "proposal",
+    }
+    assert set(body["candidates"][0]) == {
+        "topic_key",
+        "score",
+        "priority",
+        "matched",
+        "vetoed_by",
+        "meaning",
+        "meaning_of",
+        "probability",
+    }
 
 
 def test_same_input_same_decision_and_topic_order_does_not_matter(compiled: CompiledRules) -> None:

@@ -286,6 +286,7 @@ def test_a_topic_of_another_bot_is_unknown(session: Session) -> None:
     [
         ({"message_type": "progress"}, "filtered_progress", None),
         ({"message_type": "tool_hint"}, "filtered_tool_hint", None),
+        ({"message_type": "chat"}, "filtered_chat", None),
         ({"message_type": "thought"}, "invalid_argument", "message_type"),
         ({"title": "   "}, "validation_error", "title"),
         ({"title": "x" * (LIMITS.title_max_chars + 1)}, "validation_error", "title"),

