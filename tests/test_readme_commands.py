@@ -1,6 +1,7 @@
 """The README's two commands are real, and CI runs the test command exactly as the README shows it."""
 
 import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,3 +32,23 @@ def test_make_targets_call_the_scripts_that_install_what_they_need() -> None:
     assert re.search(r"^test:.*\n\tbash scripts/test.sh$", makefile, re.MULTILINE)
     for script in ("run.sh", "test.sh"):
         assert "scripts/bootstrap.sh" in (ROOT / "scripts" / script).read_text()
+
+
+def test_the_readme_commands_resolve_to_real_steps() -> None:
+    """`make -n` expands each command without running it: the targets exist and name real scripts."""
+    for command, script in (("run", "scripts/run.sh"), ("test", "scripts/test.sh")):
+        out = subprocess.run(["make", "-n", command], cwd=ROOT, capture_output=True, text=True, check=False)
+        assert out.returncode == 0, out.stderr
+        assert f"bash {script}" in out.stdout
+        syntax = subprocess.run(["bash", "-n", str(ROOT / script)], capture_output=True, text=True, check=False)
+        assert syntax.returncode == 0, syntax.stderr
+
+
+def test_installing_again_is_a_quick_no_op() -> None:
+    """Both commands start with the bootstrap; on a machine where it already ran (as here, since
+    make test ran it) it must finish without reinstalling and without error."""
+    out = subprocess.run(
+        ["bash", "scripts/bootstrap.sh"], cwd=ROOT, capture_output=True, text=True, check=False, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert "creating the Python environment" not in out.stderr  # nothing was reinstalled

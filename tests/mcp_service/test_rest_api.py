@@ -21,6 +21,7 @@ from sqlmodel import Session
 
 from mcp_service.rest import build_rest_router
 from mcp_service.rest.errors import error_response
+from tests.support.rest import rest_error
 from tests.support.server import LiveServer, configured
 from topic_dashboard.errors import AppError
 from topic_dashboard.services.accounts import create_api_token, resolve_api_token
@@ -105,16 +106,6 @@ def openapi(server: LiveServer) -> dict[str, Any]:
     return response.json()
 
 
-def _error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body = response.json()
-    assert set(body) == {"error"}, body
-    assert body["error"]["code"] == code, body
-    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
-    return body["error"]
-
-
 def _send(client: httpx.Client, method: str, url: str, body: dict[str, Any] | None = None) -> httpx.Response:
     return client.request(method, url, json=body) if body is not None else client.request(method, url)
 
@@ -145,13 +136,13 @@ def test_every_endpoint_answers_401_without_a_valid_api_token(
         body = next((b for m, p, b in WRITES if (m, p) == (method, path)), None)
         # the token is checked before anything else: unknown ids make no difference
         response = _send(client, method, path.format(bot_id="any_bot", topic_key="any_topic", item_id=1), body)
-    _error(response, 401, "unauthorized")
+    rest_error(response, 401, "unauthorized")
     assert response.headers["www-authenticate"] == "Bearer"
 
 
 def test_a_bot_token_is_not_an_api_token(server: LiveServer, world: World) -> None:
     with _client(server, world.token) as client:
-        _error(client.get("/api/bots"), 401, "unauthorized")
+        rest_error(client.get("/api/bots"), 401, "unauthorized")
 
 
 # --- 403: viewers read, only admins write ---------------------------------------------------------------
@@ -163,7 +154,7 @@ def test_a_viewer_cannot_write_and_nothing_changes(
 ) -> None:
     before = _snapshot(admin, world)
 
-    error = _error(_send(viewer, method, world.url(path), body), 403, "forbidden")
+    error = rest_error(_send(viewer, method, world.url(path), body), 403, "forbidden")
 
     assert "admin" in error["message"]
     assert _snapshot(admin, world) == before
@@ -235,9 +226,9 @@ def test_the_admin_token_setting_is_an_admin_api_token(server: LiveServer, world
             assert response.status_code == 200, response.text
             assert response.json()["publish_rate_per_minute"] == 7
         with _client(server, secret + "x") as client:
-            _error(client.get("/api/bots"), 401, "unauthorized")
+            rest_error(client.get("/api/bots"), 401, "unauthorized")
     with _client(server, secret) as client:  # unset again: no longer accepted
-        _error(client.get("/api/bots"), 401, "unauthorized")
+        rest_error(client.get("/api/bots"), 401, "unauthorized")
 
 
 def test_the_admin_token_setting_resolves_to_an_admin(server_session: Session) -> None:
@@ -273,7 +264,7 @@ def test_the_admin_token_setting_resolves_to_an_admin(server_session: Session) -
 def test_an_unknown_bot_is_404(
     admin: httpx.Client, method: str, path: str, body: dict[str, Any] | None, code: str
 ) -> None:
-    _error(_send(admin, method, path.format(bot_id="no_such_bot"), body), 404, code)
+    rest_error(_send(admin, method, path.format(bot_id="no_such_bot"), body), 404, code)
 
 
 @pytest.mark.parametrize(("method", "path"), JSON_BODY_WRITES)
@@ -283,12 +274,12 @@ def test_a_malformed_json_body_is_400_invalid_json(
 ) -> None:
     if text == "":  # an empty body is not malformed JSON: the body is missing
         response = admin.request(method, world.url(path), content=b"", headers={"content-type": "application/json"})
-        _error(response, 422, "validation_error")
+        rest_error(response, 422, "validation_error")
         return
     response = admin.request(
         method, world.url(path), content=text.encode(), headers={"content-type": "application/json"}
     )
-    _error(response, 400, "invalid_json")
+    rest_error(response, 400, "invalid_json")
 
 
 @pytest.mark.parametrize(
@@ -305,7 +296,7 @@ def test_a_misspelt_body_field_is_refused_and_changes_nothing(
 ) -> None:
     before = admin.get(world.url("/api/bots/{bot_id}/topics")).json(), admin.get("/api/bots").json()
     response = admin.request(method, world.url(path), json=body)
-    assert _error(response, 422, "validation_error")["field"] == field
+    assert rest_error(response, 422, "validation_error")["field"] == field
     assert (admin.get(world.url("/api/bots/{bot_id}/topics")).json(), admin.get("/api/bots").json()) == before
 
 
@@ -318,8 +309,8 @@ def test_rate_limited_maps_to_429_with_retry_after() -> None:
 
 
 def test_an_unknown_api_path_answers_the_json_error_body(admin: httpx.Client) -> None:
-    _error(admin.get("/api/no-such-endpoint"), 404, "not_found")
-    _error(admin.delete("/api/health"), 404, "not_found")
+    rest_error(admin.get("/api/no-such-endpoint"), 404, "not_found")
+    rest_error(admin.delete("/api/health"), 404, "not_found")
 
 
 # --- the OpenAPI document ---------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from tests.support.mcp import mcp_client, run_async
+from tests.support.rest import rest_error
 from tests.support.server import LiveServer
 from topic_dashboard.models import Bot, Topic, TopicItem
 from topic_dashboard.services.accounts import create_api_token
@@ -40,16 +41,6 @@ def admin(server: LiveServer, server_session: Session) -> Iterator[httpx.Client]
 def home(server: LiveServer) -> Path:
     """A fresh directory a config.json may be adopted from: inside the server's data directory."""
     return get_settings().data_dir / "home" / secrets.token_hex(4)
-
-
-def _error(response: httpx.Response, status: int, code: str, field: str | None = None) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"} and body["error"]["code"] == code, body
-    assert body["error"]["message"]
-    if field is not None:
-        assert body["error"].get("field") == field, body
-    return body["error"]
 
 
 def _create(admin: httpx.Client, name: str = "rest-bot", **extra: Any) -> dict[str, Any]:
@@ -131,7 +122,7 @@ def test_create_adopts_an_existing_config(admin: httpx.Client, server: LiveServe
     path.write_text(json.dumps(original), encoding="utf-8")
     before = path.read_bytes()
 
-    _error(
+    rest_error(
         admin.post("/api/bots", json={"name": "adopted", "config_path": str(path)}),
         409,
         "adoption_not_confirmed",
@@ -177,7 +168,7 @@ def test_create_refusals_store_nothing(
     admin: httpx.Client, server_session: Session, body: dict[str, Any], status: int, code: str, field: str
 ) -> None:
     before = _bot_count(server_session)
-    _error(admin.post("/api/bots", json=body), status, code, field)
+    rest_error(admin.post("/api/bots", json=body), status, code, field)
     assert _bot_count(server_session) == before
 
 
@@ -193,7 +184,7 @@ def test_create_refuses_an_adopted_path_that_is_no_json_object(
         path.write_bytes(contents)
     before = _bot_count(server_session)
     response = admin.post("/api/bots", json={"name": "x", "config_path": str(path), "adopt_existing": True})
-    _error(response, 422, "invalid_mcp_config", "config_path")
+    rest_error(response, 422, "invalid_mcp_config", "config_path")
     assert _bot_count(server_session) == before
     if contents is not None:
         assert path.read_bytes() == contents
@@ -231,7 +222,7 @@ def test_delete_cascades_and_the_token_stops_working(
     assert response.status_code == 200, response.text
     assert response.json() == {"bot_id": bot_id, "deleted": {"items": 3, "topics": 2, "conversations": 0}}
     assert _mcp_status(server, created["token"]) == 401
-    _error(admin.get(f"/api/bots/{bot_id}/topics"), 404, "bot_not_found")
+    rest_error(admin.get(f"/api/bots/{bot_id}/topics"), 404, "bot_not_found")
     assert bot_id not in {bot["bot_id"] for bot in admin.get("/api/bots").json()}
     counts = [
         server_session.exec(select(sa.func.count()).select_from(model).where(model.bot_id == bot_id)).one()
@@ -239,7 +230,7 @@ def test_delete_cascades_and_the_token_stops_working(
     ]
     server_session.rollback()
     assert counts == [0, 0]
-    _error(admin.delete(f"/api/bots/{bot_id}"), 404, "bot_not_found")
+    rest_error(admin.delete(f"/api/bots/{bot_id}"), 404, "bot_not_found")
 
 
 # --- token rotation ------------------------------------------------------------------------------------------
@@ -266,7 +257,7 @@ def test_rotation_rewrites_the_config_and_the_old_token_stops_working_at_once(
 
 
 def test_rotating_an_unknown_bot_is_404(admin: httpx.Client) -> None:
-    _error(admin.post("/api/bots/nope/token"), 404, "bot_not_found")
+    rest_error(admin.post("/api/bots/nope/token"), 404, "bot_not_found")
 
 
 # --- the locked MCP config --------------------------------------------------------------------------------
@@ -383,7 +374,7 @@ def test_the_lock_refuses_changes_to_topic_mcp_and_writes_nothing(
     path = Path(adopted["config_path"])
     before = path.read_bytes()
 
-    error = _error(
+    error = rest_error(
         admin.put(
             f"/api/bots/{adopted['bot_id']}/mcp-config", json={"mcpServers": {"topic_mcp": topic_mcp, **OTHER_SERVERS}}
         ),
@@ -413,7 +404,7 @@ def test_other_servers_are_validated_the_way_nanobot_reads_them(
 ) -> None:
     path = Path(adopted["config_path"])
     before = path.read_bytes()
-    _error(
+    rest_error(
         admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config", json={"mcpServers": {"x": server_entry}}),
         422,
         "invalid_mcp_config",
@@ -436,7 +427,7 @@ def test_a_put_body_without_an_mcp_servers_object_is_422(
 ) -> None:
     path = Path(adopted["config_path"])
     before = path.read_bytes()
-    _error(admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config", json=body), 422, "validation_error", field)
+    rest_error(admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config", json=body), 422, "validation_error", field)
     assert path.read_bytes() == before
 
 
@@ -449,7 +440,7 @@ def test_a_config_edited_by_hand_with_a_stale_token_is_refused_until_rotation(
     path.write_text(json.dumps(config), encoding="utf-8")
     before = path.read_bytes()
 
-    _error(
+    rest_error(
         admin.put(f"/api/bots/{adopted['bot_id']}/mcp-config", json={"mcpServers": {}}),
         422,
         "invalid_mcp_config",
@@ -464,7 +455,7 @@ def test_a_config_edited_by_hand_with_a_stale_token_is_refused_until_rotation(
 def test_mcp_config_of_a_deleted_file_is_422(admin: httpx.Client) -> None:
     created = _create(admin, "lost")
     Path(created["config_path"]).unlink()
-    _error(admin.get(f"/api/bots/{created['bot_id']}/mcp-config"), 422, "invalid_mcp_config", "config_path")
+    rest_error(admin.get(f"/api/bots/{created['bot_id']}/mcp-config"), 422, "invalid_mcp_config", "config_path")
 
 
 # --- where a config.json may be, and the token never read back ------------------------------------------------
@@ -493,7 +484,7 @@ def test_an_outside_path_gets_one_answer_whether_it_exists_or_not(
 def test_another_bots_config_cannot_be_adopted(admin: httpx.Client, server: LiveServer) -> None:
     owner = _create(admin, "owner")
     before = Path(owner["config_path"]).read_bytes()
-    _error(
+    rest_error(
         admin.post("/api/bots", json={"name": "thief", "config_path": owner["config_path"], "adopt_existing": True}),
         409,
         "config_path_in_use",

@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from tests.support.rest import rest_error
 from tests.support.server import LiveServer, configured
 from topic_dashboard.models import ApiToken, utcnow
 from topic_dashboard.security import MIN_ADMIN_TOKEN_LENGTH
@@ -39,13 +40,6 @@ def viewer(server: LiveServer, server_session: Session) -> Iterator[httpx.Client
         yield client
 
 
-def _error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"} and body["error"]["code"] == code, body
-    return body["error"]
-
-
 def _create(admin: httpx.Client, **body: Any) -> dict[str, Any]:
     response = admin.post("/api/tokens", json={"name": f"t-{secrets.token_hex(3)}", "role": "viewer", **body})
     assert response.status_code == 201, response.text
@@ -61,7 +55,7 @@ def test_create_shows_the_token_once_and_it_works(admin: httpx.Client, server: L
     assert abs(expires - timedelta(days=7)) < timedelta(seconds=5)
     with _client(server, created["token"]) as client:
         assert client.get("/api/bots").status_code == 200
-        _error(client.post("/api/bots", json={"name": "x"}), 403, "forbidden")
+        rest_error(client.post("/api/bots", json={"name": "x"}), 403, "forbidden")
     listed = admin.get("/api/tokens")
     assert listed.status_code == 200 and created["token"] not in listed.text
     mine = next(row for row in listed.json() if row["id"] == created["id"])
@@ -82,16 +76,16 @@ def test_revoke_stops_the_token_at_once(admin: httpx.Client, server: LiveServer)
     assert response.status_code == 200, response.text
     assert response.json()["state"] == "revoked" and response.json()["revoked_at"]
     with _client(server, created["token"]) as client:
-        _error(client.get("/api/bots"), 401, "unauthorized")
+        rest_error(client.get("/api/bots"), 401, "unauthorized")
     assert next(r for r in admin.get("/api/tokens").json() if r["id"] == created["id"])["state"] == "revoked"
-    _error(admin.delete("/api/tokens/999999"), 404, "api_token_not_found")
+    rest_error(admin.delete("/api/tokens/999999"), 404, "api_token_not_found")
 
 
 def test_an_admin_may_revoke_the_token_it_uses(server: LiveServer, server_session: Session) -> None:
     with _client(server, create_api_token(session=server_session, name="self-revoker", role="admin")) as client:
         own = next(r for r in client.get("/api/tokens").json() if r["name"] == "self-revoker")
         assert client.delete(f"/api/tokens/{own['id']}").status_code == 200
-        _error(client.get("/api/tokens"), 401, "unauthorized")
+        rest_error(client.get("/api/tokens"), 401, "unauthorized")
 
 
 def test_an_expired_token_is_unauthorized(admin: httpx.Client, server: LiveServer, server_session: Session) -> None:
@@ -103,7 +97,7 @@ def test_an_expired_token_is_unauthorized(admin: httpx.Client, server: LiveServe
     )
     server_session.commit()
     with _client(server, created["token"]) as client:
-        assert "expired" in _error(client.get("/api/bots"), 401, "unauthorized")["message"]
+        assert "expired" in rest_error(client.get("/api/bots"), 401, "unauthorized")["message"]
     assert next(r for r in admin.get("/api/tokens").json() if r["id"] == created["id"])["state"] == "expired"
 
 
@@ -120,7 +114,7 @@ def test_an_expired_token_is_unauthorized(admin: httpx.Client, server: LiveServe
 )
 def test_bad_requests_create_nothing(admin: httpx.Client, body: dict[str, Any], field: str) -> None:
     before = admin.get("/api/tokens").json()
-    assert _error(admin.post("/api/tokens", json=body), 422, "validation_error")["field"] == field
+    assert rest_error(admin.post("/api/tokens", json=body), 422, "validation_error")["field"] == field
     assert admin.get("/api/tokens").json() == before
 
 
@@ -133,9 +127,9 @@ def test_viewers_and_strangers_cannot_see_or_manage_tokens(
         ("POST", "/api/tokens", {"name": "v", "role": "admin"}),
         ("DELETE", f"/api/tokens/{target['id']}", None),
     ):
-        _error(viewer.request(method, path, json=body), 403, "forbidden")
+        rest_error(viewer.request(method, path, json=body), 403, "forbidden")
         with _client(server, None) as anonymous:
-            _error(anonymous.request(method, path, json=body), 401, "unauthorized")
+            rest_error(anonymous.request(method, path, json=body), 401, "unauthorized")
     assert next(r for r in admin.get("/api/tokens").json() if r["id"] == target["id"])["state"] == "active"
 
 
@@ -144,7 +138,7 @@ def test_a_short_admin_token_setting_is_refused(server: LiveServer, length: int)
     short = secrets.token_hex(32)[:length]
     with configured(server.database_url, str(get_settings().data_dir), TOPIC_DASHBOARD_ADMIN_TOKEN=short):
         with _client(server, short) as client:
-            _error(client.get("/api/bots"), 401, "unauthorized")
+            rest_error(client.get("/api/bots"), 401, "unauthorized")
         assert httpx.get(server.base_url + "/api/health").status_code == 200  # the API still answers
 
 

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from sqlmodel import Session, select
 
+from tests.support.rest import rest_error
 from tests.support.server import LiveServer
 from topic_dashboard.models import TopicRuleChange
 from topic_dashboard.services.accounts import create_api_token
@@ -42,16 +43,6 @@ def bot_id(server_session: Session) -> str:
         session=server_session, bot_id=bot.bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=1000)
     )
     return bot.bot_id
-
-
-def _error(response: httpx.Response, status: int, code: str, field: str | None = None) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"} and body["error"]["code"] == code, body
-    assert body["error"]["message"]
-    if field is not None:
-        assert body["error"].get("field") == field, body
-    return body["error"]
 
 
 def _publish(session: Session, bot_id: str, n: int, topic_key: str = "inbox", prefix: str = "item") -> list[int]:
@@ -145,9 +136,9 @@ def test_the_fallback_topic_cannot_be_deactivated_or_deleted(
     before = _topics(admin, bot_id)
 
     response = admin.put(f"/api/bots/{bot_id}/topics/inbox", json={"is_active": False})
-    _error(response, 409, "fallback_protected", "is_active")
+    rest_error(response, 409, "fallback_protected", "is_active")
     for query in ("", "?items=move", "?items=delete"):
-        _error(admin.delete(f"/api/bots/{bot_id}/topics/inbox{query}"), 409, "fallback_protected")
+        rest_error(admin.delete(f"/api/bots/{bot_id}/topics/inbox{query}"), 409, "fallback_protected")
 
     assert _topics(admin, bot_id) == before
     assert len(_item_ids(admin, bot_id)) == 1
@@ -185,14 +176,14 @@ def test_the_fallback_topic_cannot_be_deactivated_or_deleted(
 def test_create_refusals_name_the_field_and_store_nothing(
     admin: httpx.Client, bot_id: str, body: dict[str, Any], status: int, code: str, field: str
 ) -> None:
-    _error(admin.post(f"/api/bots/{bot_id}/topics", json=body), status, code, field)
+    rest_error(admin.post(f"/api/bots/{bot_id}/topics", json=body), status, code, field)
     assert list(_topics(admin, bot_id)) == ["inbox"]
 
 
 def test_a_duplicate_topic_is_409(admin: httpx.Client, bot_id: str) -> None:
     assert admin.post(f"/api/bots/{bot_id}/topics", json=CI_TOPIC).status_code == 201
     response = admin.post(f"/api/bots/{bot_id}/topics", json={**CI_TOPIC, "name": "Other"})
-    _error(response, 409, "topic_exists", "topic_key")
+    rest_error(response, 409, "topic_exists", "topic_key")
     assert _topics(admin, bot_id)["ci"]["name"] == "CI"
 
 
@@ -222,7 +213,7 @@ def test_update_refusals_change_nothing(
 ) -> None:
     assert admin.post(f"/api/bots/{bot_id}/topics", json=CI_TOPIC).status_code == 201
     before = _topics(admin, bot_id)
-    _error(admin.put(f"/api/bots/{bot_id}/topics/{topic_key}", json=body), status, code, field)
+    rest_error(admin.put(f"/api/bots/{bot_id}/topics/{topic_key}", json=body), status, code, field)
     assert _topics(admin, bot_id) == before
 
 
@@ -232,7 +223,7 @@ def test_delete_an_empty_topic(admin: httpx.Client, bot_id: str) -> None:
     assert response.status_code == 200, response.text
     assert response.json() == {"topic_key": "ci", "items": 0, "items_action": None}
     assert list(_topics(admin, bot_id)) == ["inbox"]
-    _error(admin.delete(f"/api/bots/{bot_id}/topics/ci"), 404, "topic_not_found")
+    rest_error(admin.delete(f"/api/bots/{bot_id}/topics/ci"), 404, "topic_not_found")
 
 
 def test_deleting_a_topic_with_items_needs_to_be_told_what_to_do_with_them(
@@ -241,10 +232,10 @@ def test_deleting_a_topic_with_items_needs_to_be_told_what_to_do_with_them(
     assert admin.post(f"/api/bots/{bot_id}/topics", json=CI_TOPIC).status_code == 201
     ci_items = _publish(server_session, bot_id, 3, "ci")
 
-    error = _error(admin.delete(f"/api/bots/{bot_id}/topics/ci"), 409, "conflict", "items")
+    error = rest_error(admin.delete(f"/api/bots/{bot_id}/topics/ci"), 409, "conflict", "items")
     assert error["item_count"] == 3
     assert "ci" in _topics(admin, bot_id) and sorted(_item_ids(admin, bot_id, topic_key="ci")) == ci_items
-    _error(admin.delete(f"/api/bots/{bot_id}/topics/ci?items=archive"), 422, "validation_error", "items")
+    rest_error(admin.delete(f"/api/bots/{bot_id}/topics/ci?items=archive"), 422, "validation_error", "items")
 
     response = admin.delete(f"/api/bots/{bot_id}/topics/ci", params={"items": "move"})
 
@@ -304,7 +295,7 @@ def test_invalid_topic_settings_are_422_and_change_nothing(
     admin: httpx.Client, bot_id: str, body: dict[str, Any], field: str
 ) -> None:
     before = admin.get(f"/api/bots/{bot_id}/topic-settings").json()
-    _error(admin.put(f"/api/bots/{bot_id}/topic-settings", json=body), 422, "validation_error", field)
+    rest_error(admin.put(f"/api/bots/{bot_id}/topic-settings", json=body), 422, "validation_error", field)
     assert admin.get(f"/api/bots/{bot_id}/topic-settings").json() == before
 
 
@@ -390,12 +381,12 @@ def _encoded(raw: str) -> str:
     ],
 )
 def test_a_cursor_this_api_did_not_give_out_is_400(admin: httpx.Client, bot_id: str, cursor: str) -> None:
-    _error(admin.get(f"/api/bots/{bot_id}/topic-items", params={"cursor": cursor}), 400, "invalid_cursor", "cursor")
+    rest_error(admin.get(f"/api/bots/{bot_id}/topic-items", params={"cursor": cursor}), 400, "invalid_cursor", "cursor")
 
 
 @pytest.mark.parametrize("limit", ["0", "201", "-1", "ten"])
 def test_a_limit_out_of_bounds_is_422(admin: httpx.Client, bot_id: str, limit: str) -> None:
-    _error(admin.get(f"/api/bots/{bot_id}/topic-items", params={"limit": limit}), 422, "validation_error", "limit")
+    rest_error(admin.get(f"/api/bots/{bot_id}/topic-items", params={"limit": limit}), 422, "validation_error", "limit")
 
 
 def test_mark_an_item_read(admin: httpx.Client, bot_id: str, server_session: Session) -> None:
@@ -417,8 +408,8 @@ def test_marking_another_bots_item_or_a_missing_one_is_404(
     other, _ = create_bot(session=server_session, name="other")
     [foreign] = _publish(server_session, other.bot_id, 1)
 
-    _error(admin.post(f"/api/bots/{bot_id}/topic-items/{foreign}/read"), 404, "item_not_found")
+    rest_error(admin.post(f"/api/bots/{bot_id}/topic-items/{foreign}/read"), 404, "item_not_found")
     for missing in (999999999, 0, -1, 2**63, 10**20):  # ids past the databases' integers too: 404, not 500
-        _error(admin.post(f"/api/bots/{bot_id}/topic-items/{missing}/read"), 404, "item_not_found")
-    _error(admin.post(f"/api/bots/{bot_id}/topic-items/abc/read"), 422, "validation_error", "item_id")
+        rest_error(admin.post(f"/api/bots/{bot_id}/topic-items/{missing}/read"), 404, "item_not_found")
+    rest_error(admin.post(f"/api/bots/{bot_id}/topic-items/abc/read"), 422, "validation_error", "item_id")
     assert admin.get(f"/api/bots/{other.bot_id}/topic-items").json()["items"][0]["is_read"] is False
