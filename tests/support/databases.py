@@ -17,6 +17,9 @@ from topic_dashboard.db import dispose_engines
 from topic_dashboard.migrate import upgrade_database
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
+# TD_TEST_MIGRATE_EACH=1 migrates every test's database instead of copying a template: the old way,
+# kept only to measure what the template saves (docs/PERFORMANCE.md, "The test suite").
+MIGRATE_EACH = os.environ.get("TD_TEST_MIGRATE_EACH") == "1"
 
 
 def backends() -> list[str]:
@@ -98,8 +101,15 @@ def migrated_database(backend: str, tmp_dir: str) -> Iterator[str]:
     """A database URL of the given backend at the latest migration: a copy of a template migrated once."""
     if backend == "sqlite":
         path = os.path.join(tmp_dir, "topic_dashboard.db")
-        shutil.copyfile(_sqlite_template(), path)
+        if MIGRATE_EACH:
+            upgrade_database(f"sqlite:///{path}")
+            dispose_engines()
+        else:
+            shutil.copyfile(_sqlite_template(), path)
         yield f"sqlite:///{path}"
         return
-    with postgres_database(template=_postgres_template()) as url:
+    with postgres_database(template=None if MIGRATE_EACH else _postgres_template()) as url:
+        if MIGRATE_EACH:
+            upgrade_database(url)
+            dispose_engines()
         yield url
