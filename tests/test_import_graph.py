@@ -62,3 +62,17 @@ def test_no_feature_imports_another_feature() -> None:
             others = [f for f in FEATURES if f != feature]
             bad = {name for name in _imports(path) if any(name.startswith(f"topic_dashboard.{f}") for f in others)}
             assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+@pytest.mark.parametrize("part", [*FEATURES, "auth", "components"])
+def test_adapters_get_public_shapes_not_table_rows(part: str) -> None:
+    """Services hand out *Public models; no page, State or component imports a table class."""
+    for path in _files(part):
+        bad = {name for name in _imports(path) if name.startswith("topic_dashboard.models")}
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def test_the_mcp_and_rest_adapters_import_no_table_class() -> None:
+    for path in sorted((ROOT / "mcp_service").rglob("*.py")):
+        bad = {name for name in _imports(path) if name.startswith("topic_dashboard.models")}
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
