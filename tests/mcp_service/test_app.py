@@ -17,6 +17,8 @@ def test_health_reports_database_and_version(server: LiveServer) -> None:
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok" and body["database"] == "ok" and body["version"]
+    # How routing decides: with the bundled embedding model (it ships in the package, so it loads).
+    assert body["routing"] == "rules+meaning" and "e5" in body["routing_detail"]
 
 
 @pytest.mark.parametrize("path", ["/api/mcp/topic", "/api/mcp/ccweb"])
