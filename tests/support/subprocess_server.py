@@ -1,8 +1,12 @@
-"""The real app (Reflex's ASGI app with the MCP and REST service) under uvicorn in a child process.
+"""The real app in a child process of its own process group, stopped as a group.
 
-Unlike tests/support/server.py (in-process), this one can be killed with SIGKILL mid-request and
-started again on the same database and data dir: what a crash and a restart do to stored data.
-Run as a module, it is the child: `python -m tests.support.subprocess_server PORT`.
+`AppProcess`: the backend alone (Reflex's ASGI app with the MCP and REST service) under uvicorn.
+Unlike tests/support/server.py (in-process), it can be killed with SIGKILL mid-request and started
+again on the same database and data dir: what a crash and a restart do to stored data.
+Run as a module, it is that child: `python -m tests.support.subprocess_server PORT`.
+
+`ReflexRun`: the whole app as `make run` starts it (`reflex run --env prod`: the frontend built and
+served with the backend on one port), for the browser flows.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +26,25 @@ import httpx
 from tests.support.server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
+LOG_TAIL_CHARS = 4000
+
+
+def group_members(pgid: int) -> list[str]:
+    """`pid command` of every live process in process group `pgid` (zombies, already dead, left out)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue  # it exited while we looked
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so split after the last ")".
+        state, _ppid, pgrp = stat.rpartition(")")[2].split()[:3]
+        if int(pgrp) == pgid and state != "Z":
+            members.append(f"{entry.name} {command}")
+    return members
 
 
 @dataclass
@@ -46,6 +69,9 @@ class AppProcess:
     def log_path(self) -> Path:
         return self.data_dir.parent / f"app-{self.port}-{self.starts}.log"
 
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "tests.support.subprocess_server", str(self.port)]
+
     def environment(self) -> dict[str, str]:
         return {
             **os.environ,
@@ -61,12 +87,12 @@ class AppProcess:
         }
 
     def spawn(self) -> None:
-        """Start the child; it is up when `wait_for_health` says so."""
+        """Start the child in a process group of its own; it is up when `wait_for_health` says so."""
         assert self.process is None or self.process.poll() is not None, "the app is still running"
         self.starts += 1
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "tests.support.subprocess_server", str(self.port)],
+                self.command(),
                 cwd=ROOT,
                 env=self.environment(),
                 stdout=log,
@@ -76,16 +102,18 @@ class AppProcess:
 
     def wait_for_health(self, timeout: float = 60.0) -> httpx.Response:
         """The first answer of /api/health (any status); raises when the child exits or the deadline passes."""
-        deadline = time.monotonic() + timeout
+        return self._wait_for_answer(self.base_url + "/api/health", time.monotonic() + timeout, timeout)
+
+    def _wait_for_answer(self, url: str, deadline: float, timeout: float) -> httpx.Response:
         while True:
             assert self.process is not None
             if self.process.poll() is not None:
                 raise RuntimeError(f"the app exited with {self.process.returncode}:\n{self.log()}")
             try:
-                return httpx.get(self.base_url + "/api/health", timeout=5)
+                return httpx.get(url, timeout=5)
             except httpx.TransportError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"the app did not answer /api/health in {timeout} s:\n{self.log()}") from None
+                    raise RuntimeError(f"the app did not answer {url} in {timeout} s:\n{self.log()}") from None
                 time.sleep(0.05)
 
     def start(self, timeout: float = 60.0) -> None:
@@ -96,29 +124,93 @@ class AppProcess:
             raise RuntimeError(f"/api/health answered {response.status_code}: {response.text}\n{self.log()}")
 
     def kill9(self) -> None:
-        """SIGKILL the child: no shutdown, no flush, no lifespan exit."""
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=30)
+        """SIGKILL the child's whole process group: no shutdown, no flush, no lifespan exit."""
+        if self.process is not None:
+            self._end_group(signal.SIGKILL, 0)
 
     def restart(self, timeout: float = 60.0) -> None:
         """kill -9 (if still running), then start again on the same database, data dir and port."""
         self.kill9()
         self.start(timeout)
 
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill9()
+    def stop(self, grace: float = 15.0) -> None:
+        """SIGTERM the child's process group, SIGKILL what is left after `grace` seconds.
 
-    def log(self) -> str:
+        Raises RuntimeError when a process of the group still runs after that.
+        """
+        if self.process is not None:
+            self._end_group(signal.SIGTERM, grace)
+
+    def _end_group(self, sig: signal.Signals, grace: float) -> None:
+        # The whole group, not just the child: `reflex run` starts bun, Vite and Granian's workers,
+        # and a group member can outlive the child that started it.
+        assert self.process is not None
+        pgid = self.process.pid
+        _signal_group(pgid, sig)
+        deadline = time.monotonic() + grace
+        while group_members(pgid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _signal_group(pgid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while left := group_members(pgid):
+            if time.monotonic() > deadline:
+                raise RuntimeError("still running after SIGKILL:\n" + "\n".join(left))
+            time.sleep(0.05)
+
+    def log(self, tail: int = LOG_TAIL_CHARS) -> str:
         try:
-            return self.log_path.read_text(errors="replace")[-4000:]
+            text = self.log_path.read_text(errors="replace")
         except FileNotFoundError:
             return ""
+        return f"[the last {tail} characters of {self.log_path}]\n{text[-tail:]}" if len(text) > tail else text
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass  # nothing left in the group
+
+
+@dataclass
+class ReflexRun(AppProcess):
+    """The project's start command, `reflex run --env prod` (scripts/run.sh), on a free port.
+
+    One port serves the built frontend, Reflex's event socket, /api and MCP, exactly as for users:
+    the HTML comes through HttpGuards with its Content-Security-Policy, and the page's origin is
+    the Host and Origin the allow-lists check. Each start compiles and builds the frontend in .web/.
+    """
+
+    def command(self) -> list[str]:
+        return [str(Path(sys.executable).with_name("reflex")), "run", "--env", "prod"]
+
+    def environment(self) -> dict[str, str]:
+        environment = super().environment()
+        del environment["__REFLEX_SKIP_COMPILE"]
+        return {**environment, "TOPIC_DASHBOARD_PORT": str(self.port)}
+
+    def start(self, timeout: float = 180.0) -> None:
+        """Start `reflex run` and wait until /api/health says ok and / answers with the app's page.
+
+        Raises RuntimeError, with the tail of the log, when the child exits or the deadline passes.
+        """
+        self.spawn()
+        deadline = time.monotonic() + timeout
+        self._wait_until_ready("/api/health", deadline, timeout, lambda answer: answer.status_code == 200)
+        self._wait_until_ready("/", deadline, timeout, _is_page)
+
+    def _wait_until_ready(
+        self, path: str, deadline: float, timeout: float, ready: Callable[[httpx.Response], bool]
+    ) -> None:
+        while not ready(answer := self._wait_for_answer(self.base_url + path, deadline, timeout)):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{path} answered {answer.status_code}: {answer.text[:500]}\n{self.log()}")
+            time.sleep(0.1)
+
+
+def _is_page(answer: httpx.Response) -> bool:
+    return answer.status_code == 200 and answer.headers.get("content-type", "").startswith("text/html")
 
 
 @contextmanager
