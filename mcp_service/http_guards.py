@@ -9,7 +9,8 @@ Before anything behind it runs, in this order:
 4. a request body over the limit is refused: by its Content-Length at once, a streamed one as soon
    as it passes the limit; before auth and before any parsing.
 Every HTTP answer then carries the security headers; an HTML answer's Content-Security-Policy allows
-the inline <script> blocks of that very answer by hash, and no other inline script.
+the inline <script> blocks of that very answer by hash, and no other inline script. A 304 carries no
+policy: the browser keeps the page it has cached, with the policy that came with it.
 """
 
 from __future__ import annotations
@@ -122,6 +123,11 @@ class _SecuredSend:
 
     async def __call__(self, message: Message) -> None:
         if message["type"] == "http.response.start":
+            if message.get("status") == 304:
+                # Not Modified: the browser updates the headers stored with its cached page from these, so a
+                # policy here would replace that page's own, and its script hashes with it.
+                await self._send(self._secured(message, (), with_policy=False))
+                return
             if Headers(raw=message.get("headers", [])).get("content-type", "").startswith("text/html"):
                 self._held_start = message
                 return
@@ -137,10 +143,11 @@ class _SecuredSend:
         else:
             await self._send(message)
 
-    def _secured(self, start: Message, script_hashes: Sequence[str]) -> Message:
+    def _secured(self, start: Message, script_hashes: Sequence[str], *, with_policy: bool = True) -> Message:
         start = {**start, "headers": list(start.get("headers", []))}
         headers = MutableHeaders(scope=start)
-        headers.setdefault("content-security-policy", content_security_policy(self._connect, script_hashes))
+        if with_policy:
+            headers.setdefault("content-security-policy", content_security_policy(self._connect, script_hashes))
         for name, value in SECURITY_HEADERS.items():
             headers.setdefault(name, value)
         return start

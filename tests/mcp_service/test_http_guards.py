@@ -436,3 +436,12 @@ def test_answers_other_than_html_get_no_script_hashes() -> None:
     response = guarded_client(JSONResponse({"html": "<script>alert(1)</script>"})).get("/")
     assert script_sources(response) == ["'self'", "'unsafe-eval'"]
     assert "connect-src 'self' ws://testserver" in response.headers["content-security-policy"]
+
+
+def test_a_not_modified_answer_leaves_the_cached_pages_policy_alone() -> None:
+    """A browser updates the headers stored with its cached page from a 304's: a policy there would replace
+    the page's own, and the page's inline scripts (React Router's hydration data) would no longer run."""
+    response = guarded_client(Response(status_code=304, headers={"etag": '"v1"'})).get("/")
+    assert response.status_code == 304
+    assert "content-security-policy" not in response.headers
+    assert response.headers["x-frame-options"] == "DENY"
