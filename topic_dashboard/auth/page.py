@@ -29,13 +29,19 @@ def _error() -> rx.Component:
     )
 
 
+def _submit(label: str, id_: str) -> rx.Component:
+    # The page is served pre-rendered: until Reflex has hydrated it, the form is a plain HTML form that the
+    # browser would submit itself, as a GET with the password in the URL. Disabled until then, it cannot be.
+    return rx.button(label, type="submit", width="100%", size="3", id=id_, disabled=~rx.State.is_hydrated)
+
+
 def login_form() -> rx.Component:
     return rx.form(
         rx.vstack(
             _field("Username", "username", auto_focus=True, required=True),
             _field("Password", "password", "password", required=True),
             _error(),
-            rx.button("Log in", type="submit", width="100%", size="3", id="login-submit"),
+            _submit("Log in", "login-submit"),
             spacing="4",
             width="100%",
         ),
@@ -57,7 +63,7 @@ def setup_form() -> rx.Component:
             _field("Password", "password", "password", required=True),
             rx.text(PASSWORD_POLICY, size="1", color=rx.color("gray", 10), id="password-policy"),
             _error(),
-            rx.button("Create admin and log in", type="submit", width="100%", size="3", id="setup-submit"),
+            _submit("Create admin and log in", "setup-submit"),
             spacing="4",
             width="100%",
         ),
