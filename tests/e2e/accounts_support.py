@@ -13,7 +13,8 @@ from topic_dashboard.errors import AppError
 from topic_dashboard.services import accounts
 
 PASSWORD = "long enough password"
-# The dev server compiles a route on its first visit; later steps use the default timeout.
+# A page's first load (scripts, hydration, the event socket) can take seconds on a busy machine;
+# later steps use the default timeout.
 PAGE_LOAD_MS = 30_000
 _names = itertools.count(1)
 

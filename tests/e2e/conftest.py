@@ -1,4 +1,11 @@
-"""Browser flows: the real app through Reflex's AppHarness, driven by Playwright in Debian's Chromium."""
+"""Browser flows: the real app, started as `make run` starts it, driven by Playwright in Debian's Chromium.
+
+`e2e_app` runs the project's start command, `reflex run --env prod` (tests/support/subprocess_server.py),
+in a process group of its own on a free port, with the suite's own SQLite database and data dir:
+one port serves the built frontend, the event socket, /api and MCP, behind the same Host/Origin
+allow-lists and Content-Security-Policy as for users. Its log goes to a file in the suite's temp
+dir, shown when the start fails; the whole group (bun, Granian's workers) is stopped at the end.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reflex.testing import AppHarness
 from sqlalchemy.engine import Engine
 
-from tests.support.server import configured, free_port
+from tests.support.server import configured
+from tests.support.subprocess_server import ReflexRun
 from topic_dashboard.db import create_db_engine
 from topic_dashboard.migrate import upgrade_database
 
@@ -65,27 +72,18 @@ def e2e_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EApp]:
     tmp = tmp_path_factory.mktemp("e2e")
     url = f"sqlite:///{tmp}/e2e.db"
     upgrade_database(url)
-    backend_port = free_port()
-    backend_url = f"http://127.0.0.1:{backend_port}"
-    # Bots created in the browser get configs that point at this backend, as they would in production.
+    app = ReflexRun(database_url=url, data_dir=tmp / "data")
+    # The tests' own calls into the services see the settings the app runs with; bots created in the
+    # browser get configs that point at the app, as they would in production.
     with configured(
-        url, str(tmp / "data"), TOPIC_DASHBOARD_PORT=str(free_port()), TOPIC_DASHBOARD_PUBLIC_BASE_URL=backend_url
+        url, str(app.data_dir), TOPIC_DASHBOARD_PORT=str(app.port), TOPIC_DASHBOARD_PUBLIC_BASE_URL=app.base_url
     ):
-        harness = AppHarness.create(root=ROOT, app_name="topic_dashboard")
-        harness._initialize_app()
-        harness._start_backend(port=backend_port)
-        harness._start_frontend()
-        harness._wait_frontend()
         engine = create_db_engine(url)
         try:
-            assert harness.frontend_url
+            app.start()
             yield E2EApp(
-                url=harness.frontend_url,
-                backend_url=backend_url,
-                database_url=url,
-                engine=engine,
-                data_dir=tmp / "data",
+                url=app.base_url, backend_url=app.base_url, database_url=url, engine=engine, data_dir=app.data_dir
             )
         finally:
             engine.dispose()
-            harness.stop()
+            app.stop()

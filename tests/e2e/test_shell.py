@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.accounts_support import ensure_user, submit_login
+from tests.e2e.accounts_support import PAGE_LOAD_MS, PASSWORD, ensure_user, submit_login
 from tests.e2e.conftest import E2EApp
 
 pytestmark = pytest.mark.e2e
@@ -22,6 +22,29 @@ def test_wrong_password_shows_an_error(page: Page, e2e_app: E2EApp) -> None:
     ensure_user(e2e_app, "ada", "admin")
     submit_login(page, e2e_app, "ada", "not the password")
     expect(page.locator("#login-error")).to_contain_text("wrong username or password")
+
+
+def test_the_login_form_cannot_be_sent_before_the_page_is_live(page: Page, e2e_app: E2EApp) -> None:
+    """The login page arrives pre-rendered: until its scripts have run, the browser would send the form
+    itself, as a GET with the password in the URL. Its submit button is disabled until then, which
+    stops the Enter key too."""
+    page.route(re.compile(r"\.js(\?.*)?$"), lambda route: route.abort())
+    page.goto(e2e_app.path("/login"))
+    expect(page.locator("#login-password")).to_be_visible()
+    expect(page.locator("#login-submit")).to_be_disabled()
+
+
+def test_a_reloaded_page_comes_alive_again(page: Page, e2e_app: E2EApp) -> None:
+    """A reload revalidates the cached page (304 Not Modified): the page keeps the Content-Security-Policy
+    that allows its own inline scripts, so it hydrates again and logging in works."""
+    ensure_user(e2e_app, "ada", "admin")
+    page.goto(e2e_app.path("/login"))
+    expect(page.locator("#login-submit")).to_be_enabled(timeout=PAGE_LOAD_MS)
+    page.reload()
+    page.locator("#login-username").fill("ada")
+    page.locator("#login-password").fill(PASSWORD)
+    page.locator("#login-submit").click()
+    expect(page.locator("#current-user")).to_have_text("ada", timeout=PAGE_LOAD_MS)
 
 
 def test_log_in_see_the_shell_navigate_and_log_out(page: Page, e2e_app: E2EApp) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
 from tests.e2e.conftest import E2EApp
@@ -160,15 +160,28 @@ def _assert_detail_is_inert(page: Page) -> None:
     assert page.evaluate("window.__xss") == 0
 
 
-def test_the_trap_springs_when_a_payload_does_run(page: Page, e2e_app: E2EApp) -> None:
-    """The control: the same payloads, inserted as HTML on purpose, do increment the counter."""
-    page.add_init_script("window.__xss = 0;")
-    page.goto(e2e_app.path("/login"))
-    page.evaluate(
-        "(html) => { const box = document.createElement('div'); box.innerHTML = html; document.body.append(box); }",
-        IMG + SVG,
+def test_the_trap_springs_when_a_payload_does_run(page: Page, browser: Browser, e2e_app: E2EApp) -> None:
+    """The control: the same payloads, inserted as HTML on purpose, do increment the counter once nothing
+    stops them; on the app's own pages its Content-Security-Policy refuses their inline handlers first."""
+    insert = "(html) => { const box = document.createElement('div'); box.innerHTML = html; document.body.append(box); }"
+    page.add_init_script(
+        "window.__xss = 0; window.__refused = 0;"
+        "document.addEventListener('securitypolicyviolation', () => window.__refused++);"
     )
-    page.wait_for_function("window.__xss >= 1")
+    page.goto(e2e_app.path("/login"))
+    page.evaluate(insert, IMG + SVG)
+    page.wait_for_function("window.__refused >= 1")
+    assert page.evaluate("window.__xss") == 0
+
+    unprotected = browser.new_context(bypass_csp=True)
+    try:
+        bare = unprotected.new_page()
+        bare.add_init_script("window.__xss = 0;")
+        bare.goto(e2e_app.path("/login"))
+        bare.evaluate(insert, IMG + SVG)
+        bare.wait_for_function("window.__xss >= 1")
+    finally:
+        unprotected.close()
 
 
 def test_unsafe_tags_and_card_links_are_refused(e2e_app: E2EApp) -> None:
