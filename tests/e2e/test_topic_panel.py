@@ -156,6 +156,8 @@ def test_pin_and_archive(page: Page, e2e_app: E2EApp) -> None:
 
     page.locator("#view-all").click()
     row(page, old).click()
+    # The detail's buttons act on the item they show; until this click is answered, that can be `keep`.
+    expect(page.locator("#detail-title")).to_have_text("Nightly build 311")
     page.locator("#detail-toggle-archive").click()
     expect(page.locator("#detail-toggle-archive")).to_have_text("Unarchive")
     expect(row(page, old)).to_have_count(0)  # archived items leave the stream...
@@ -170,6 +172,7 @@ def test_pin_and_archive(page: Page, e2e_app: E2EApp) -> None:
 
     # Unpin: the pinned view empties.
     row(page, keep).click()
+    expect(page.locator("#detail-title")).to_have_text("Release notes 1.4")
     page.locator("#detail-toggle-pin").click()
     expect(page.locator("#detail-toggle-pin")).to_have_text("Pin")
     _count(page, "pinned", "Pinned", 0)

@@ -124,6 +124,8 @@ def test_a_publish_over_mcp_appears_live_in_every_open_panel(
     admin.locator("#detail-toggle-pin").click()
     expect(viewer.locator(f"#item-{item_id} svg.lucide-pin")).to_be_visible(timeout=LIVE_BOUND_MS)
     row(admin, earlier).click()
+    # The detail's buttons act on the item they show: wait for it, as a reader would.
+    expect(admin.locator("#detail-title")).to_have_text("Build 41 passed")
     admin.locator("#detail-toggle-archive").click()
     expect(admin.locator(f"#item-{earlier}")).to_have_count(0)
     expect(viewer.locator(f"#item-{earlier}")).to_have_count(0, timeout=LIVE_BOUND_MS)
