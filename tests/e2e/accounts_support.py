@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
@@ -44,3 +45,9 @@ def log_in(page: Page, app: E2EApp, username: str, role: str = "admin") -> None:
     ensure_user(app, username, role)
     submit_login(page, app, username)
     expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
+
+
+def expect_live(page: Page) -> None:
+    """Wait until a signed-in page is live. Pages are served pre-rendered, so their controls show before
+    Reflex has hydrated them (a click then does nothing); the shell names the user only once it has."""
+    expect(page.locator("#current-user")).to_have_text(re.compile(r"\S"), timeout=PAGE_LOAD_MS)

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
-from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, unique
+from tests.e2e.accounts_support import PAGE_LOAD_MS, expect_live, log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
@@ -47,6 +47,7 @@ def _open_conversations(page: Page, app: E2EApp, bot_id: str, username: str = AD
     log_in(page, app, username, role)
     page.goto(app.path(f"/conversations?bot={bot_id}"))
     expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
+    expect_live(page)
 
 
 def _send(page: Page, role: str, text: str) -> None:

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
+from tests.e2e.accounts_support import expect_live
 from tests.e2e.conftest import E2EApp
 from tests.e2e.topic_panel_support import item_ids, log_in, make_bot, mcp_publish, open_panel, row, rows, seed
 from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_settings
@@ -294,6 +295,7 @@ def test_a_crafted_link_cannot_inject_script_through_the_url(trapped: Page, e2e_
     for view in ("');window.__xss++;('", '"+alert(1)+"', "topic:x');window.__xss++;//", "topic:a b&c=d#e"):
         page.goto(e2e_app.path(f"/?bot={bot_id}&view={quote(view)}"))
         expect(page.locator("#stream-heading")).to_be_visible()
+        expect_live(page)
         writes = page.evaluate("window.__urls.length")
         page.locator("#unread-only").click()  # a filter change writes the URL back
         page.wait_for_function(f"window.__urls.length > {writes}")

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
-from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, unique
+from tests.e2e.accounts_support import PAGE_LOAD_MS, expect_live, log_in, unique
 from tests.e2e.conftest import E2EApp
 from tests.e2e.topic_panel_support import make_bot, open_panel, row, rows
 from tests.e2e.xss_support import (
@@ -334,10 +334,12 @@ def test_bot_names_on_every_page_that_lists_bots(trap: Trap, e2e_app: E2EApp) ->
     trap.assert_clean("rules bot selector")
     page.goto(e2e_app.path(f"/conversations?bot={bot_id}"))
     expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
+    expect_live(page)
     _open_select(page, "#conversations-bot-select", names, "conversations bot selector")
     trap.assert_clean("conversations bot selector")
     page.goto(e2e_app.path("/audit"))
     expect(page.locator("#page-title")).to_have_text("Audit", timeout=PAGE_LOAD_MS)
+    expect_live(page)
     _open_select(page, "[role=combobox] >> nth=0", names, "audit bot selector")
     trap.assert_clean("audit page")
 
