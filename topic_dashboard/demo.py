@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from topic_dashboard.rule_templates import TEMPLATES
+from topic_dashboard.rule_templates import BASE_TEMPLATE_KEYS, TEMPLATES
 from topic_dashboard.services.bots import BotPublic, create_bot
 from topic_dashboard.services.conversations import add_message, create_conversation, submit_guide_card
 from topic_dashboard.services.publishing import PublishRequest, publish_item
@@ -112,7 +112,8 @@ DEMO_ITEMS: list[dict[str, Any]] = [
 def seed_demo(*, session: Session, name: str = "Demo bot") -> tuple[BotPublic, str]:
     """Create a demo bot with the template topics and a few items. Returns the bot and its token."""
     bot, token = create_bot(session=session, name=name)
-    for key, template in TEMPLATES.items():
+    for key in BASE_TEMPLATE_KEYS:  # one topic per subject (each also comes English- and Chinese-only)
+        template = TEMPLATES[key]
         create_topic(
             session=session,
             bot_id=bot.bot_id,

@@ -111,7 +111,7 @@ def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Pag
 
     page.locator("#new-topic").click()
     page.locator("#new-template").click()
-    page.get_by_role("option", name=BUILDS["label"]).click()
+    page.get_by_role("option", name=BUILDS["label"], exact=True).click()
     expect(page.locator("#new-key")).to_have_value("build_results")
     expect(page.locator("#new-name")).to_have_value(BUILDS["name"])
     page.locator("#new-create").click()
@@ -124,7 +124,11 @@ def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Pag
     # Test the message against the template's rule: nothing matches, so it goes to the fallback.
     page.locator("#test-message").fill(MESSAGE)
     expect(page.locator("#decision-topic")).to_have_text("→ inbox")
-    expect(page.locator("#decision-reason")).to_contain_text("no topic's rules match")
+    expect(page.locator("#decision-reason")).to_contain_text("no topic fits clearly")
+    # The explanation shows meaning beside the rule words: the closest rule text and how close.
+    expect(page.locator("#decision-scores")).to_contain_text(
+        re.compile(r"meaning: (include_when|purpose|name|examples)")
+    )
 
     # Add an include condition: the preview changes at once, and nothing is saved yet.
     page.locator("#add-include_when").click()
