@@ -157,7 +157,7 @@ def main() -> None:
         rows = choice_rows.setdefault(path.name, [])
         for case in cases:
             request = request_of(case)
-            scores, vector, sims, pattern_noise = evidence(compiled, request, index)
+            scores, vector, sims, _pattern_noise = evidence(compiled, request, index)
             kind = (case.get("message_type") or "").lower()
             expect = case["expect"]
             # Messages the patterns already catch still teach the noise model (measured: fitting on

@@ -36,6 +36,9 @@ MATCH_THRESHOLD = 0.36  # score a topic needs to count as a clear match (evidenc
 # matched only through synonyms (no rule word literally present) must come closer.
 RELATIVE_FLOOR = 0.6
 RELATIVE_FLOOR_SYNONYMS_ONLY = 0.8
+# Centred cosine above which a message is "like" a negative example (a rewording of it, not merely
+# the same subject): short generic negatives ("好的") sit near many messages below it.
+NEGATIVE_EXAMPLE_LIKENESS = 0.85
 NEAR_MISS = 0.2  # a topic this close to matching may redirect the fallback (its fallback_topic_key)
 _NOISE_REASONS = {
     "empty": "content is empty",
@@ -183,6 +186,10 @@ def _by_meaning(
 ) -> RouteDecision:
     by_key = {s.topic.key: s for s in scores}
     ranked = sorted((k for k in probs if k), key=lambda k: (-probs[k], k))
+    # The owner's constraints hold in meaning too: a message closer to one of a topic's negative
+    # examples than to any of its include texts does not go there.
+    excluded = {k: why for k in ranked if (why := _excluded_by_meaning(sims[k])) is not None}
+    ranked = [k for k in ranked if k not in excluded]
     if ranked and probs[ranked[0]] > probs[""]:
         key = ranked[0]
         win = by_key[key]
@@ -195,6 +202,7 @@ def _by_meaning(
         runner = next((k for k in ranked[1:]), None)
         if runner is not None and probs[runner] >= 0.15:
             parts.append(f"next: {runner} ({probs[runner]:.2f})")
+        parts += [f"not {k}: {why}" for k, why in sorted(excluded.items())]
         return RouteDecision(
             should_publish=True,
             topic_key=key,
@@ -221,6 +229,16 @@ def _by_meaning(
     return decision
 
 
+def _excluded_by_meaning(sim: TopicSimilarity) -> str | None:
+    """A negative example is a concrete message the owner does not want there: a message that is a
+    rewording of one (and closer to it than to any include text) is excluded. (An exclude_when text is a description, close in
+    meaning to much of what the topic is for: measured, excluding by it alone cost the design
+    sets 4 points; the rule engine's veto and the fitted exclude_gap weigh it instead.)"""
+    if sim.negative is not None and sim.negative > max(sim.best, NEGATIVE_EXAMPLE_LIKENESS):
+        return f"the message is like its {sim.negative_label}"
+    return None
+
+
 def _check_proposal(
     compiled: CompiledRules,
     proposed: str,
@@ -237,8 +255,12 @@ def _check_proposal(
     if score.vetoed_by is not None:
         return None, f"proposed topic {key!r} is excluded by its {score.vetoed_by}"
     sim = sims.get(key) if sims is not None else None
+    why = _excluded_by_meaning(sim) if sim is not None else None
     if sim is not None and sim.exclude is not None and sim.exclude > sim.best:
-        return None, f"proposed topic {key!r} is excluded: the message means what its {sim.exclude_label} says"
+        # A proposal has no competing evidence to outweigh an exclusion, so its description suffices.
+        why = f"the message means what its {sim.exclude_label} says"
+    if why is not None:
+        return None, f"proposed topic {key!r} is excluded: {why}"
     if probs is not None and key in probs:
         confidence = probs[key]
     else:
