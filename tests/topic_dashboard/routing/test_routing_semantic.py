@@ -217,6 +217,8 @@ def test_rules_alone_do_not_claim_confidence_without_evidence() -> None:
 
 def test_what_is_embedded_of_a_message_is_bounded() -> None:
     assert len(message_text("Title", None, "x" * 5000)) <= 400
+    assert len(message_text(None, None, "word " * 1000).split()) <= 50
+    assert len(message_text(None, None, "房租" * 1000)) <= 64
     assert message_text("T", "S", "body").split("\n") == ["T", "S", "body"]
     assert cjk_share("房租") == 1.0 and cjk_share("rent") == 0.0
 
