@@ -322,6 +322,14 @@ def _store_vectors(session: Session, topic: Topic) -> None:
 
 def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: str) -> TopicPublic:
     """Change a topic. Raises topic_not_found, immutable_field, fallback_protected, invalid_rule, validation_error."""
+    after = apply_topic_update(session=session, bot_id=bot_id, topic_key=topic_key, data=data, actor=actor)
+    session.commit()
+    return after
+
+
+def apply_topic_update(*, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: str) -> TopicPublic:
+    """`update_topic` in the caller's transaction (which commits it), for services that change more
+    than the topic at once. Same checks, history row and version bumps; raises what it raises."""
     load_settings(session=session, bot_id=bot_id, for_update=True)
     topic = topic_row(session=session, bot_id=bot_id, topic_key=topic_key)
     before = topic_public(topic)
@@ -356,7 +364,6 @@ def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUp
     )
     bump_rules_version(session, bot_id)
     _store_vectors(session, topic)
-    session.commit()
     return after
 
 

@@ -1,0 +1,163 @@
+"""Learning from corrections: an admin moves an item to another topic, and may teach the rules with it
+(docs/DESIGN.md §4.4). Undo moves it back and restores the rules it changed, if nobody changed them since.
+
+The item moves and the rules change in one transaction, through the topic service's own update (so
+each rule change has its history row and bumps `rules_version`; the next route uses it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import BaseModel
+from sqlmodel import Session
+
+from topic_dashboard.errors import AppError
+from topic_dashboard.routing.examples import ExampleKind, example_text, with_example
+from topic_dashboard.services.items import item_row
+from topic_dashboard.services.topics import TopicUpdate, apply_topic_update, load_settings, topic_row
+from topic_dashboard.services.versions import bump_items_version
+
+
+class RuleRevision(BaseModel):
+    """One topic's rule as a move found it and as the move left it."""
+
+    topic_key: str
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
+class ItemMovePublic(BaseModel):
+    """What a move did, and all that undoing it needs."""
+
+    item_id: int
+    from_topic_key: str
+    to_topic_key: str
+    taught: bool  # the caller asked to teach the rules
+    positive_added: bool  # the item became an example of `to_topic_key`
+    negative_added: bool  # ... and a counter-example of `from_topic_key`
+    rule_revisions: list[RuleRevision]
+
+
+class MoveUndonePublic(BaseModel):
+    item_id: int
+    topic_key: str  # where the item is again
+    rules_restored: bool
+    rules_changed_since: list[str]  # topics whose rule someone changed after the move: left as they are
+
+
+def move_item(
+    *, session: Session, bot_id: str, item_id: int, to_topic_key: str, teach: bool, actor: str
+) -> ItemMovePublic:
+    """Move an item to another active topic of its bot; with `teach`, it also becomes a positive example
+    of that topic and (unless it comes from the fallback topic) a negative example of the one it left.
+
+    Raises bot_not_found, item_not_found, topic_not_found, invalid_argument (the item is in that
+    topic already, or the topic is inactive), invalid_rule and validation_error (from the rule update).
+    """
+    load_settings(session=session, bot_id=bot_id, for_update=True)
+    item = item_row(session=session, bot_id=bot_id, item_id=item_id)
+    target = topic_row(session=session, bot_id=bot_id, topic_key=to_topic_key)
+    source_key = item.topic_key
+    if target.topic_key == source_key:
+        raise AppError("invalid_argument", f"the item is in topic {source_key!r} already", field="to_topic_key")
+    if not target.is_active:
+        raise AppError(
+            "invalid_argument", f"topic {to_topic_key!r} is inactive: activate it first", field="to_topic_key"
+        )
+    source = topic_row(session=session, bot_id=bot_id, topic_key=source_key)
+    lessons: list[tuple[str, ExampleKind]] = []
+    if teach:
+        lessons.append((target.topic_key, "positive"))
+        if not source.is_default_fallback:  # "not the inbox" says nothing about a topic
+            lessons.append((source_key, "negative"))
+    text = example_text(item.title, item.content)
+    revisions: list[RuleRevision] = []
+    with _all_or_nothing(session):
+        item.topic_key = target.topic_key
+        session.add(item)
+        bump_items_version(session, bot_id)
+        for topic_key, kind in lessons:
+            revision = _teach(session, bot_id=bot_id, topic_key=topic_key, text=text, kind=kind, actor=actor)
+            if revision is not None:
+                revisions.append(revision)
+    changed = {revision.topic_key for revision in revisions}
+    return ItemMovePublic(
+        item_id=item_id,
+        from_topic_key=source_key,
+        to_topic_key=target.topic_key,
+        taught=teach,
+        positive_added=target.topic_key in changed,
+        negative_added=source_key in changed,
+        rule_revisions=revisions,
+    )
+
+
+@contextmanager
+def _all_or_nothing(session: Session) -> Iterator[None]:
+    """Commit the block's changes together, or none of them (a rule update may refuse midway)."""
+    try:
+        yield
+    except BaseException:
+        session.rollback()
+        raise
+    session.commit()
+
+
+def _teach(
+    session: Session, *, bot_id: str, topic_key: str, text: str, kind: ExampleKind, actor: str
+) -> RuleRevision | None:
+    """Add the example through the topic service; None when the rule has it already."""
+    before = dict(topic_row(session=session, bot_id=bot_id, topic_key=topic_key).routing_json or {})
+    rule = with_example(before, text, kind)
+    if rule == before:
+        return None
+    after = apply_topic_update(
+        session=session, bot_id=bot_id, topic_key=topic_key, data=TopicUpdate(routing_json=rule), actor=actor
+    )
+    return RuleRevision(topic_key=topic_key, before=before, after=after.routing_json)
+
+
+def undo_move(*, session: Session, bot_id: str, move: ItemMovePublic, actor: str) -> MoveUndonePublic:
+    """Move the item back and restore the rules the move changed, exactly as they were; when someone
+    changed one of those rules since, no rule is touched (the answer names them) and only the item moves.
+
+    Raises bot_not_found, item_not_found, topic_not_found (the old topic is gone), conflict (the item
+    has moved again since), invalid_rule and validation_error (from the rule update).
+    """
+    load_settings(session=session, bot_id=bot_id, for_update=True)
+    item = item_row(session=session, bot_id=bot_id, item_id=move.item_id)
+    if item.topic_key != move.to_topic_key:
+        raise AppError(
+            "conflict",
+            f"the item has moved to {item.topic_key!r} since; move it yourself if it should go back",
+            field="item_id",
+        )
+    source = topic_row(session=session, bot_id=bot_id, topic_key=move.from_topic_key)
+    changed_since = [
+        revision.topic_key
+        for revision in move.rule_revisions
+        if dict(topic_row(session=session, bot_id=bot_id, topic_key=revision.topic_key).routing_json or {})
+        != revision.after
+    ]
+    restore = bool(move.rule_revisions) and not changed_since
+    with _all_or_nothing(session):
+        item.topic_key = source.topic_key
+        session.add(item)
+        bump_items_version(session, bot_id)
+        for revision in move.rule_revisions if restore else []:
+            apply_topic_update(
+                session=session,
+                bot_id=bot_id,
+                topic_key=revision.topic_key,
+                data=TopicUpdate(routing_json=revision.before),
+                actor=actor,
+            )
+    return MoveUndonePublic(
+        item_id=move.item_id,
+        topic_key=source.topic_key,
+        rules_restored=restore,
+        rules_changed_since=changed_since,
+    )
