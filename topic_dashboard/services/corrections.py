@@ -32,6 +32,7 @@ class RuleRevision(BaseModel):
 class ItemMovePublic(BaseModel):
     """What a move did, and all that undoing it needs."""
 
+    bot_id: str
     item_id: int
     from_topic_key: str
     to_topic_key: str
@@ -85,6 +86,7 @@ def move_item(
                 revisions.append(revision)
     changed = {revision.topic_key for revision in revisions}
     return ItemMovePublic(
+        bot_id=bot_id,
         item_id=item_id,
         from_topic_key=source_key,
         to_topic_key=target.topic_key,

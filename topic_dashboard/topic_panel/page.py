@@ -9,6 +9,8 @@ from topic_dashboard.components.bot_choice import BotOption
 from topic_dashboard.components.keyboard import hidden_button, key_hint, shortcuts
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.item_views.limits import LEVELS
+from topic_dashboard.topic_panel.move_control import move_control
+from topic_dashboard.topic_panel.move_state import MoveItemState
 from topic_dashboard.topic_panel.rows import ItemRow, TopicRow
 from topic_dashboard.topic_panel.state import TopicPanelState
 from topic_dashboard.topic_panel.view_renderers import level_color, level_swatch, safe_html, view_renderer
@@ -405,6 +407,7 @@ def _shared_flag_buttons() -> rx.Component:
             on_click=S.toggle_archive(D.id),
             id="detail-toggle-archive",
         ),
+        move_control(),
         wrap="wrap",
     )
 
@@ -444,7 +447,7 @@ def detail_column() -> rx.Component:
                 rx.heading(D.title, size="5", id="detail-title"),
                 rx.hstack(
                     rx.badge(D.level, color_scheme=level_color(D.level), variant="solid", id="detail-level"),
-                    rx.badge(D.topic_key, variant="soft"),
+                    rx.badge(D.topic_key, variant="soft", id="detail-topic"),
                     rx.foreach(D.tags, _tag),
                     rx.text("via " + D.source, size="1", color=rx.color("gray", 10)),
                     rx.moment(
@@ -469,6 +472,7 @@ def detail_column() -> rx.Component:
                     key_hint("j / k", "next / previous"),
                     key_hint("o / Enter", "open"),
                     rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
+                    rx.cond(AuthState.is_admin, key_hint("v", "move to topic")),
                     spacing="4",
                     wrap="wrap",
                     justify="center",
@@ -489,11 +493,22 @@ def detail_column() -> rx.Component:
 
 def keyboard() -> rx.Component:
     return rx.fragment(
-        shortcuts({"j": "kbd-next", "k": "kbd-prev", "o": "kbd-open", "Enter": "kbd-open", "m": "kbd-toggle-read"}),
+        shortcuts(
+            {
+                "j": "kbd-next",
+                "k": "kbd-prev",
+                "o": "kbd-open",
+                "Enter": "kbd-open",
+                "m": "kbd-toggle-read",
+                "v": "kbd-move",
+            }
+        ),
         hidden_button("kbd-next", S.cursor_next),
         hidden_button("kbd-prev", S.cursor_prev),
         hidden_button("kbd-open", S.open_cursor),
         hidden_button("kbd-toggle-read", S.toggle_read_cursor),
+        # Only admins have the Move control: for anyone else the key clicks nothing.
+        rx.cond(AuthState.is_admin & S.has_detail, hidden_button("kbd-move", MoveItemState.show_move(True))),
     )
 
 
@@ -526,6 +541,7 @@ def topic_panel_page() -> rx.Component:
                     key_hint("j / k", "move"),
                     key_hint("o", "open"),
                     rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
+                    rx.cond(AuthState.is_admin, key_hint("v", "move to topic")),
                     spacing="4",
                     padding_top="0.5rem",
                     id="key-hints",

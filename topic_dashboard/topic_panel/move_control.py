@@ -1,0 +1,89 @@
+"""The detail pane's Move to topic… control (admins only): a topic, Teach the rules, Move."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from topic_dashboard.topic_panel.move_state import MoveItemState
+from topic_dashboard.topic_panel.rows import TopicRow
+
+M = MoveItemState
+D = MoveItemState.detail
+
+
+def _choice(topic: TopicRow) -> rx.Component:
+    return rx.select.item(
+        rx.cond(topic.is_fallback, topic.name + " (fallback)", topic.name), value=topic.key, id="move-to-" + topic.key
+    )
+
+
+def _form() -> rx.Component:
+    return rx.vstack(
+        rx.select.root(
+            rx.select.trigger(placeholder="Choose a topic", width="100%", id="move-target"),
+            rx.select.content(rx.foreach(M.move_choices, _choice), position="popper"),
+            value=M.move_target,
+            on_change=M.set_move_target,
+        ),
+        rx.el.label(
+            rx.hstack(
+                rx.switch(checked=M.teach, on_change=M.set_teach, id="move-teach", color_scheme="green"),
+                rx.text("Teach the rules", size="2", weight="medium"),
+                align="center",
+                spacing="2",
+            ),
+            cursor="pointer",
+        ),
+        rx.text(M.teach_hint, size="1", color=rx.color("gray", 11), id="move-teach-hint"),
+        rx.hstack(
+            rx.popover.close(rx.button("Cancel", size="2", variant="soft", color_scheme="gray")),
+            rx.button(
+                rx.icon("folder-input", size=14),
+                "Move",
+                size="2",
+                on_click=M.move_item(D.id),
+                disabled=M.move_target == "",
+                id="move-confirm",
+            ),
+            justify="end",
+            width="100%",
+        ),
+        spacing="3",
+        width="100%",
+    )
+
+
+def move_control() -> rx.Component:
+    return rx.popover.root(
+        rx.popover.trigger(
+            rx.button(rx.icon("folder-input", size=14), "Move to topic…", size="1", variant="soft", id="detail-move"),
+        ),
+        rx.popover.content(
+            rx.vstack(
+                rx.hstack(
+                    rx.text("Move to topic", size="2", weight="bold"),
+                    rx.spacer(),
+                    rx.text("from ", rx.code(D.topic_key, size="1"), size="1", color=rx.color("gray", 10)),
+                    width="100%",
+                    align="center",
+                ),
+                rx.cond(
+                    M.move_choices.length() > 0,
+                    _form(),
+                    rx.text(
+                        "This bot has no other active topic: create one on the Rules page.",
+                        size="2",
+                        color=rx.color("gray", 11),
+                    ),
+                ),
+                spacing="3",
+                width="100%",
+            ),
+            width="20rem",
+            side="bottom",
+            align="start",
+            id="move-popover",
+        ),
+        open=M.move_open,
+        on_open_change=M.show_move,
+    )

@@ -1,0 +1,143 @@
+"""Move to topic…: an admin moves the open item to another topic and may teach the rules with it;
+the toast's Undo puts both back (docs/DESIGN.md §4.4). A thin adapter over services/corrections.py."""
+
+from __future__ import annotations
+
+import secrets
+
+import reflex as rx
+
+from topic_dashboard.auth.guard import admin_only
+from topic_dashboard.db import read_session, write_session
+from topic_dashboard.errors import AppError
+from topic_dashboard.services import corrections as correction_service
+from topic_dashboard.services import items as item_service
+from topic_dashboard.topic_panel.detail import item_detail
+from topic_dashboard.topic_panel.rows import TopicRow
+from topic_dashboard.topic_panel.state import TopicPanelState
+
+UNDO_TOAST_MS = 12_000
+KEPT_MOVES = 20  # the moves whose Undo a tab can still offer
+
+
+class MoveItemState(TopicPanelState):
+    move_open: bool = False
+    move_target: str = ""
+    teach: bool = True
+    # What each recent move did, by the id its toast's Undo names; kept on the server only.
+    _moves: dict[str, correction_service.ItemMovePublic] = {}
+
+    @rx.var
+    def move_choices(self) -> list[TopicRow]:
+        """The open item's bot's other active topics."""
+        return [topic for topic in self.topics if topic.is_active and topic.key != self.detail.topic_key]
+
+    @rx.var
+    def teach_hint(self) -> str:
+        if not self.teach:
+            return "Only the item moves; the rules stay as they are."
+        names = {topic.key: topic.name for topic in self.topics}
+        target = names.get(self.move_target, "the new topic")
+        here = next((topic for topic in self.topics if topic.key == self.detail.topic_key), None)
+        if here is None or here.is_fallback:  # the fallback gets no counter-example (DESIGN §4.4)
+            return f"Adds this item to the rules: an example for {target}."
+        return f"Adds this item to the rules: an example for {target}, a counter-example for {here.name}."
+
+    @rx.event
+    def show_move(self, value: bool) -> None:
+        """Open (with no topic chosen and teaching on) or close the Move control."""
+        if value and not self.detail.id:
+            return
+        if value and not self.move_open:
+            self.move_target, self.teach = "", True
+        self.move_open = value
+
+    @rx.event
+    def set_move_target(self, topic_key: str) -> None:
+        self.move_target = topic_key
+
+    @rx.event
+    def set_teach(self, value: bool) -> None:
+        self.teach = value
+
+    def _name(self, topic_key: str) -> str:
+        return next((topic.name for topic in self.topics if topic.key == topic_key), topic_key)
+
+    def _show_item(self, item_id: int) -> None:
+        """Counts and the list as they are now (the item left or joined the shown topic); the open item too."""
+        self._load_topics()
+        self._load_items()
+        if self.detail.id == item_id:
+            with read_session() as session:
+                public = item_service.get_item(session=session, bot_id=self.bot_id, item_id=item_id)
+            self.detail = item_detail(public, allow_images=self.allow_images)
+        self.cursor_index = next((i for i, row in enumerate(self.items) if row.id == item_id), self.cursor_index)
+
+    @rx.event
+    @admin_only
+    def move_item(self, item_id: int) -> rx.event.EventSpec:
+        if not self.move_target:
+            return rx.toast.error("Choose the topic the item belongs to.")
+        try:
+            with write_session() as session:
+                move = correction_service.move_item(
+                    session=session,
+                    bot_id=self.bot_id,
+                    item_id=item_id,
+                    to_topic_key=self.move_target,
+                    teach=self.teach,
+                    actor=self._principal().name,
+                )
+            self.move_open = False
+            self._show_item(item_id)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        move_id = secrets.token_hex(8)
+        recent = list(self._moves.items())[-(KEPT_MOVES - 1) :]
+        self._moves = {**dict(recent), move_id: move}
+        return rx.toast.success(
+            f"Moved to {self._name(move.to_topic_key)}",
+            description=self._lesson(move),
+            action={"label": "Undo", "on_click": MoveItemState.undo_move(move_id)},
+            duration=UNDO_TOAST_MS,
+            close_button=True,
+        )
+
+    def _lesson(self, move: correction_service.ItemMovePublic) -> str:
+        if not move.taught:
+            return "The rules were not changed."
+        learned = []
+        if move.positive_added:
+            learned.append(f"an example for {self._name(move.to_topic_key)}")
+        if move.negative_added:
+            learned.append(f"a counter-example for {self._name(move.from_topic_key)}")
+        if not learned:
+            return "The rules had this example already."
+        return "The rules learned " + " and ".join(learned) + "."
+
+    @rx.event
+    @admin_only
+    def undo_move(self, move_id: str) -> rx.event.EventSpec:
+        move = self._moves.get(move_id)
+        if move is None:
+            return rx.toast.error("This move can no longer be undone here; move the item back yourself.")
+        self._moves = {key: value for key, value in self._moves.items() if key != move_id}
+        try:
+            with write_session() as session:
+                undone = correction_service.undo_move(
+                    session=session, bot_id=move.bot_id, move=move, actor=self._principal().name
+                )
+            self._show_item(move.item_id)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        back = f"Moved back to {self._name(undone.topic_key)}"
+        if undone.rules_changed_since:
+            changed = ", ".join(self._name(key) for key in undone.rules_changed_since)
+            return rx.toast.warning(
+                back,
+                description=f"The rules were left as they are: {changed} changed since the move.",
+                duration=UNDO_TOAST_MS,
+                close_button=True,
+            )
+        restored = " The rules are as they were." if undone.rules_restored else ""
+        return rx.toast.success(back + "." + restored)
