@@ -87,6 +87,12 @@ def test_move_with_teaching_then_undo(page: Page, new_context: CreateContextCall
     rules.goto(e2e_app.path(f"/rules?bot={bot_id}"))
     expect(rules.locator(f"#rule-row-{TO}")).to_be_visible(timeout=PAGE_LOAD_MS)
 
+    # Someone else reads the old topic meanwhile: their panel follows through items_version.
+    other = new_context(viewport={"width": 1400, "height": 900}).new_page()
+    log_in(other, e2e_app, VIEWER, "viewer")
+    open_panel(other, e2e_app, bot_id, f"&view=topic:{FROM}")
+    expect(row(other, item_id)).to_be_visible()
+
     open_panel(page, e2e_app, bot_id)
     row(page, item_id).click()
     expect(page.locator("#detail-title")).to_have_text(TITLE)
@@ -111,6 +117,8 @@ def test_move_with_teaching_then_undo(page: Page, new_context: CreateContextCall
     expect(page.locator(f"#topic-{TO}")).to_contain_text(str(_total(e2e_app, bot_id, TO)))
     expect(page.locator(f"#topic-{FROM}")).to_contain_text(str(_total(e2e_app, bot_id, FROM)))
     assert (_total(e2e_app, bot_id, TO), _total(e2e_app, bot_id, FROM)) == (1, 0)
+    expect(row(other, item_id)).to_have_count(0)
+    expect(other.locator(f"#topic-{TO}")).to_contain_text("1")
     toast.hover()  # a hovered toast stays (Sonner pauses its timer): Undo stays reachable while we check
     page.screenshot(path=str(screenshot_path("topic-panel-move-toast.png")))
 
@@ -143,6 +151,8 @@ def test_move_with_teaching_then_undo(page: Page, new_context: CreateContextCall
     expect(page.locator(f"#topic-{FROM}")).to_contain_text(str(_total(e2e_app, bot_id, FROM)))
     page.locator(f"#topic-{FROM}").click()
     expect(row(page, item_id)).to_be_visible()
+    expect(other.locator(f"#topic-{FROM}")).to_contain_text("1")
+    expect(other.locator(f"#topic-{TO}")).to_contain_text("0")
 
 
 def test_the_move_key_and_the_control_are_for_admins_only(

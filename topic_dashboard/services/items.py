@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import sqlalchemy as sa
 from pydantic import BaseModel
@@ -224,15 +224,30 @@ def pinned_count(*, session: Session, bot_id: str) -> int:
     )
 
 
-def item_flags(*, session: Session, bot_id: str, item_ids: list[int]) -> dict[int, tuple[bool, bool, bool]]:
-    """id -> (is_read, is_pinned, is_archived) for the given items of a bot."""
+class ItemFlags(NamedTuple):
+    is_read: bool
+    is_pinned: bool
+    is_archived: bool
+    topic_key: str
+
+
+def item_flags(*, session: Session, bot_id: str, item_ids: list[int]) -> dict[int, ItemFlags]:
+    """id -> what may have changed since a panel loaded it (reading state, topic) for the given items of a bot."""
     if not item_ids:
         return {}
-    rows = session.exec(
-        select(TopicItem.id, TopicItem.is_read, TopicItem.is_pinned, TopicItem.is_archived).where(
-            TopicItem.bot_id == bot_id,
-            col(TopicItem.id).in_(item_ids),
+    # SQLModel's select() is typed for up to four columns: SQLAlchemy's, in the session's transaction.
+    rows = (
+        session.connection()
+        .execute(
+            sa.select(
+                col(TopicItem.id),
+                col(TopicItem.is_read),
+                col(TopicItem.is_pinned),
+                col(TopicItem.is_archived),
+                col(TopicItem.topic_key),
+            ).where(col(TopicItem.bot_id) == bot_id, col(TopicItem.id).in_(item_ids))
         )
-    ).all()
+        .all()
+    )
     # A stored row's id is never None (the model allows None only before the insert).
-    return {cast(int, row[0]): (bool(row[1]), bool(row[2]), bool(row[3])) for row in rows}
+    return {cast(int, row[0]): ItemFlags(bool(row[1]), bool(row[2]), bool(row[3]), str(row[4])) for row in rows}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from urllib.parse import urlencode
 
@@ -389,18 +390,14 @@ class TopicPanelState(SignedInState):
             flags = item_service.item_flags(
                 session=session, bot_id=self.bot_id, item_ids=[row.id for row in self.items]
             )
+        topic = self.selected_topic_key
         self.items = [
-            ItemRow(
-                **{
-                    **row.__dict__,
-                    "is_read": flags[row.id][0],
-                    "is_pinned": flags[row.id][1],
-                    "is_archived": flags[row.id][2],
-                }
-            )
-            if row.id in flags
-            else row
+            ItemRow(**{**row.__dict__, **flags[row.id]._asdict()}) if row.id in flags else row
             for row in self.items
-            # An item archived in another panel leaves this one too (as it does where it was archived).
-            if self.show_archived or not (row.id in flags and flags[row.id][2])
+            # An item archived or moved to another topic in another panel leaves this one too (as it
+            # does where that happened). One moved or unarchived into this view shows on the next load.
+            if row.id not in flags
+            or ((self.show_archived or not flags[row.id].is_archived) and topic in ("", flags[row.id].topic_key))
         ]
+        if self.detail.id in flags and flags[self.detail.id].topic_key != self.detail.topic_key:
+            self.detail = dataclasses.replace(self.detail, topic_key=flags[self.detail.id].topic_key)
