@@ -189,3 +189,30 @@ def test_the_move_key_and_the_control_are_for_admins_only(
     viewer.keyboard.press("v")
     expect(viewer.locator("#move-popover")).to_have_count(0)
     expect(viewer.locator("#key-hints")).not_to_contain_text("move to topic")
+
+
+def test_undo_after_someone_changed_a_rule_only_moves_the_item_back(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = _bot(e2e_app)
+    item_id = seed(e2e_app, bot_id, topic_key=FROM, title=TITLE, content=CI_CONTENT)
+    log_in(page, e2e_app)
+    open_panel(page, e2e_app, bot_id, f"&item={item_id}")
+    expect(page.locator("#detail-title")).to_have_text(TITLE)
+    page.locator("#detail-move").click()
+    _choose_target(page, "Flaky Tests")
+    page.locator("#move-confirm").click()
+    toast = _toast(page, "Moved to Flaky Tests")
+    toast.hover()
+    # Another admin edits the new topic's rule before Undo.
+    edited = {**_rule(e2e_app, bot_id, TO), "priority": 70}
+    with Session(e2e_app.engine) as session:
+        update_topic(session=session, bot_id=bot_id, topic_key=TO, data=TopicUpdate(routing_json=edited), actor="bo")
+    taught_from = _rule(e2e_app, bot_id, FROM)
+
+    toast.get_by_role("button", name="Undo").click()
+    expect(_toast(page, "Moved back to Builds")).to_contain_text(
+        "The rules were left as they are: the rule of Flaky Tests changed since the move."
+    )
+    assert _item_topic(e2e_app, item_id) == FROM
+    assert _rule(e2e_app, bot_id, TO) == edited
+    assert _rule(e2e_app, bot_id, FROM) == taught_from
+    expect(page.locator("#detail-topic")).to_have_text(FROM)

@@ -88,13 +88,16 @@ class MoveItemState(TopicPanelState):
                     teach=self.teach,
                     actor=self._principal().name,
                 )
-            self.move_open = False
-            self._show_item(item_id)
         except AppError as error:
             return rx.toast.error(error.message)
+        self.move_open = False
         move_id = secrets.token_hex(8)
         recent = list(self._moves.items())[-(KEPT_MOVES - 1) :]
         self._moves = {**dict(recent), move_id: move}
+        try:
+            self._show_item(item_id)
+        except AppError as error:  # moved all the same (e.g. deleted meanwhile): say so, keep Undo's record
+            return rx.toast.warning(f"Moved, but the panel could not show it: {error.message}")
         return rx.toast.success(
             f"Moved to {self._name(move.to_topic_key)}",
             description=self._lesson(move),
@@ -127,15 +130,18 @@ class MoveItemState(TopicPanelState):
                 undone = correction_service.undo_move(
                     session=session, bot_id=move.bot_id, move=move, actor=self._principal().name
                 )
-            self._show_item(move.item_id)
         except AppError as error:
             return rx.toast.error(error.message)
+        try:
+            self._show_item(move.item_id)
+        except AppError as error:
+            return rx.toast.warning(f"Moved back, but the panel could not show it: {error.message}")
         back = f"Moved back to {self._name(undone.topic_key)}"
         if undone.rules_changed_since:
             changed = ", ".join(self._name(key) for key in undone.rules_changed_since)
             return rx.toast.warning(
                 back,
-                description=f"The rules were left as they are: {changed} changed since the move.",
+                description=f"The rules were left as they are: the rule of {changed} changed since the move.",
                 duration=UNDO_TOAST_MS,
                 close_button=True,
             )
