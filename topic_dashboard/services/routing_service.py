@@ -77,7 +77,9 @@ def store_rule_vectors(*, session: Session, topics: Sequence[TopicSpec]) -> None
 
 def warm_rule_vectors() -> int:
     """Store the vectors of every bot's active rules that are missing (after an upgrade or a model
-    change). Run once at start-up, in the background. Returns how many bots it looked at."""
+    change) and prime the compiled rules and indexes. Run once at start-up, in the background, so
+    a bot's first route after a restart waits for neither the model nor its rules. Returns how many
+    bots it looked at."""
     embedder = default_embedder().embedder
     if embedder is None:
         return 0
@@ -93,6 +95,10 @@ def warm_rule_vectors() -> int:
                     session=session, topics=[topic_spec(t) for t in topic_rows(session=session, bot_id=bot_id)]
                 )
                 session.commit()
+                # Prime this process's caches (and the word segmenter) so the bot's first route is quick.
+                version = load_settings(session=session, bot_id=bot_id).rules_version
+                compiled_rules(session=session, bot_id=bot_id, rules_version=version)
+                semantic_index(session=session, bot_id=bot_id, rules_version=version)
             except (sa.exc.SQLAlchemyError, AppError):  # a bot deleted meanwhile, a busy database: next start
                 session.rollback()
     return len(bot_ids)
