@@ -38,7 +38,7 @@ from topic_dashboard.routing.calibration import (
     noise_signals,
 )
 from topic_dashboard.routing.compiler import compile_rules
-from topic_dashboard.routing.engine import MATCH_THRESHOLD, evidence, feature_rows
+from topic_dashboard.routing.engine import evidence, feature_rows, matches, route_message, rules_score
 from topic_dashboard.routing.evaluation import load_eval_set, request_of
 from topic_dashboard.routing.semantic import LanguageCentring, build_index, cjk_share, message_text, rule_texts
 
@@ -178,13 +178,10 @@ def main() -> None:
                 continue
             label = keys.index(expect) if expect in keys else len(keys)
             rows.append((np.array([f for _, f in features]), label))
-            live = [s for s in scores if s.vetoed_by is None and s.score >= MATCH_THRESHOLD]
-            best = max((s.score for s in scores if not s.topic.is_fallback), default=0.0)
-            if live:
-                win = min(live, key=lambda s: (-s.topic.priority, -s.score, s.topic.key))
-                rules_points.append((win.score, True, win.topic.key == expect))
-            else:
-                rules_points.append((best, False, expect == fallback))
+            # The rules-only decision exactly as route_message makes it, and the score it rests on.
+            rules_alone = route_message(compiled, request, topic_enabled=True, fallback_policy="inbox")
+            live = matches(scores)
+            rules_points.append((rules_score(scores, live), bool(live), rules_alone.topic_key == expect))
     embedder.save()
     for item in corpus:
         vector = centring.apply(embedder.embed([item["text"]])[0], item["text"])

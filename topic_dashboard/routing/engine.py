@@ -103,7 +103,7 @@ def route_message(
 
     proposal = None
     if request.proposed_topic_key is not None:
-        kept, proposal = _check_proposal(compiled, request.proposed_topic_key, scores, sims, probs, fitted)
+        kept, proposal = _check_proposal(request.proposed_topic_key, scores, sims, probs, candidates, fitted)
         if kept is not None:
             return kept
     if probs is not None and sims is not None:
@@ -123,24 +123,31 @@ def _by_rules(
     policy: FallbackPolicy,
     fitted: Calibration,
 ) -> RouteDecision:
-    live = [s for s in scores if s.vetoed_by is None and s.score >= MATCH_THRESHOLD]
-    strongest = max((s.evidence for s in live), default=0.0)
-    live = [
-        s for s in live if s.evidence >= strongest * (RELATIVE_FLOOR if s.anchored else RELATIVE_FLOOR_SYNONYMS_ONLY)
-    ]
+    live = matches(scores)
     if live:
         decision = _matched(compiled, live, scores, candidates)
-        decision.confidence = round(fitted.rules_confidence(decision_score(live), matched=True), 3)
+        decision.confidence = round(fitted.rules_confidence(rules_score(scores, live), matched=True), 3)
         return decision
     decision = _fallback(compiled, scores, candidates, policy)
-    best = max((s.score for s in scores if not s.topic.is_fallback), default=0.0)
-    decision.confidence = round(fitted.rules_confidence(best, matched=False), 3)
+    decision.confidence = round(fitted.rules_confidence(rules_score(scores, live), matched=False), 3)
     return decision
 
 
-def decision_score(live: list[TopicScore]) -> float:
-    """The rule score the rules-only decision rests on: its winner's (priority first, then score)."""
-    return min(live, key=lambda s: (-s.topic.priority, -s.score, s.topic.key)).score
+def matches(scores: list[TopicScore]) -> list[TopicScore]:
+    """The topics the rules alone count as clear matches (score, no veto, near the strongest)."""
+    live = [s for s in scores if s.vetoed_by is None and s.score >= MATCH_THRESHOLD]
+    strongest = max((s.evidence for s in live), default=0.0)
+    return [
+        s for s in live if s.evidence >= strongest * (RELATIVE_FLOOR if s.anchored else RELATIVE_FLOOR_SYNONYMS_ONLY)
+    ]
+
+
+def rules_score(scores: list[TopicScore], live: list[TopicScore]) -> float:
+    """The rule score a rules-only decision's confidence rests on: the winner's (priority first, then
+    score) when something matched, else the best topic's (how near the fallback came to a match)."""
+    if live:
+        return min(live, key=lambda s: (-s.topic.priority, -s.score, s.topic.key)).score
+    return max((s.score for s in scores if not s.topic.is_fallback), default=0.0)
 
 
 def feature_rows(scores: list[TopicScore], sims: dict[str, TopicSimilarity]) -> list[tuple[str, list[float]]]:
@@ -240,11 +247,11 @@ def _excluded_by_meaning(sim: TopicSimilarity) -> str | None:
 
 
 def _check_proposal(
-    compiled: CompiledRules,
     proposed: str,
     scores: list[TopicScore],
     sims: dict[str, TopicSimilarity] | None,
     probs: dict[str, float] | None,
+    candidates: list[ScoredCandidate],
     fitted: Calibration,
 ) -> tuple[RouteDecision | None, str]:
     """Keep the bot's own choice when the topic is active and no exclusion applies; else say why not."""
@@ -274,7 +281,7 @@ def _check_proposal(
         topic_key=key,
         confidence=round(confidence, 3),
         reason=reason,
-        candidates=_candidates(compiled.topics, scores, sims, probs),
+        candidates=candidates,
         filtered=None,
         fallback=False,
         evidence="rules+meaning" if sims is not None else "rules",

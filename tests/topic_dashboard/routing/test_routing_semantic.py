@@ -8,7 +8,7 @@ lists, the bot's own proposal, and what happens without the model.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from hashlib import sha256
 from pathlib import Path
 
@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from topic_dashboard.routing import RouteRequest, TopicSpec, compile_rules, route_message
+from topic_dashboard.routing import RouteDecision, RouteRequest, TopicSpec, compile_rules, route_message
 from topic_dashboard.routing.calibration import calibration
 from topic_dashboard.routing.semantic import (
     DISABLE_SETTING,
@@ -75,7 +75,7 @@ class MemoryStore:
     def get_many(self, model_id: str, digests: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         return {d: self.rows[(model_id, d)] for d in digests if (model_id, d) in self.rows}
 
-    def put_many(self, model_id: str, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
+    def put_many(self, model_id: str, vectors: Mapping[str, npt.NDArray[np.float32]]) -> None:
         self.rows.update({(model_id, d): v for d, v in vectors.items()})
 
 
@@ -92,10 +92,10 @@ def index(embedder: E5Embedder) -> SemanticIndex:
     return build_index(TOPICS, embedder, calibration().centring)
 
 
-def route(index: SemanticIndex | None, content: str, **fields: object) -> object:
+def route(index: SemanticIndex | None, content: str, proposed_topic_key: str | None = None) -> RouteDecision:
     return route_message(
         compile_rules(TOPICS),
-        RouteRequest(content=content, **fields),  # type: ignore[arg-type]
+        RouteRequest(content=content, proposed_topic_key=proposed_topic_key),
         topic_enabled=True,
         fallback_policy="inbox",
         semantic=index,
@@ -115,18 +115,18 @@ def route(index: SemanticIndex | None, content: str, **fields: object) -> object
 def test_meaning_routes_what_the_rule_words_miss(index: SemanticIndex, content: str, topic: str) -> None:
     rules_alone = route(None, content)
     with_meaning = route(index, content)
-    assert with_meaning.topic_key == topic, with_meaning.reason  # type: ignore[attr-defined]
-    assert with_meaning.evidence == "rules+meaning"  # type: ignore[attr-defined]
-    assert rules_alone.evidence == "rules"  # type: ignore[attr-defined]
+    assert with_meaning.topic_key == topic, with_meaning.reason
+    assert with_meaning.evidence == "rules+meaning"
+    assert rules_alone.evidence == "rules"
 
 
 def test_the_reason_and_candidates_name_the_rule_text_that_was_close_in_meaning(index: SemanticIndex) -> None:
     d = route(index, "4 号房的租客这个月房租到现在还没交，已经晚了五天。")
-    assert "meaning close to" in d.reason and "include_when[" in d.reason  # type: ignore[attr-defined]
-    best = d.candidates[0]  # type: ignore[attr-defined]
+    assert "meaning close to" in d.reason and "include_when[" in d.reason
+    best = d.candidates[0]
     assert best.topic_key == "rent" and best.meaning_of and best.meaning is not None
-    assert 0 < best.probability <= 1
-    assert abs(sum(c.probability for c in d.candidates if c.probability) - 1) < 0.25  # type: ignore[attr-defined]
+    assert best.probability is not None and 0 < best.probability <= 1
+    assert abs(sum(c.probability for c in d.candidates if c.probability) - 1) < 0.25
 
 
 @pytest.mark.parametrize(
@@ -141,18 +141,18 @@ def test_the_reason_and_candidates_name_the_rule_text_that_was_close_in_meaning(
 )
 def test_conversation_is_not_published(index: SemanticIndex, content: str) -> None:
     d = route(index, content)
-    assert d.should_publish is False and d.filtered == "noise", d.reason  # type: ignore[attr-defined]
+    assert d.should_publish is False and d.filtered == "noise", d.reason
 
 
 def test_a_short_result_is_kept(index: SemanticIndex) -> None:
     d = route(index, "Rent received from flat 7: €950 ✅")
-    assert (d.should_publish, d.topic_key) == (True, "rent")  # type: ignore[attr-defined]
+    assert (d.should_publish, d.topic_key) == (True, "rent")
 
 
 def test_the_bots_proposal_is_kept_when_nothing_excludes_it(index: SemanticIndex) -> None:
     d = route(index, "Lease for flat 9 signed with the new tenant, keys handed over.", proposed_topic_key="viewings")
-    assert (d.topic_key, d.proposal) == ("viewings", "kept")  # type: ignore[attr-defined]
-    assert "kept the bot's proposal" in d.reason  # type: ignore[attr-defined]
+    assert (d.topic_key, d.proposal) == ("viewings", "kept")
+    assert "kept the bot's proposal" in d.reason
 
 
 def test_a_proposal_the_exclusion_forbids_is_refused_and_the_rules_choose(index: SemanticIndex) -> None:
@@ -161,14 +161,14 @@ def test_a_proposal_the_exclusion_forbids_is_refused_and_the_rules_choose(index:
         "The deposit of flat 4 was returned to the tenant in full now that the lease has ended.",
         proposed_topic_key="rent",
     )
-    assert d.topic_key != "rent"  # type: ignore[attr-defined]
-    assert d.proposal and "exclu" in d.proposal  # type: ignore[attr-defined]
+    assert d.topic_key != "rent"
+    assert d.proposal and "exclu" in d.proposal
 
 
 def test_an_unknown_proposal_is_explained(index: SemanticIndex) -> None:
     d = route(index, "The plumber fixed the leak in 3B.", proposed_topic_key="plumbing")
-    assert d.topic_key == "repairs"  # type: ignore[attr-defined]
-    assert "'plumbing' is not an active topic" in d.reason  # type: ignore[attr-defined]
+    assert d.topic_key == "repairs"
+    assert "'plumbing' is not an active topic" in d.reason
 
 
 def test_language_centring_brings_the_other_language_closer(embedder: E5Embedder) -> None:
@@ -206,13 +206,13 @@ def test_without_the_model_routing_runs_on_the_rules_and_says_so(monkeypatch: py
     status = load_embedder()
     assert status.embedder is None and "rules alone" in status.detail
     d = route(None, "Flat 12's tenant transferred March rent, received today.")
-    assert d.evidence == "rules"  # type: ignore[attr-defined]
+    assert d.evidence == "rules"
 
 
 def test_rules_alone_do_not_claim_confidence_without_evidence() -> None:
     """A fallback with nothing matching used to report 0.95."""
     d = route(None, "The weather in Lisbon is lovely today, 24 degrees.")
-    assert d.fallback and d.confidence < 0.8  # type: ignore[attr-defined]
+    assert d.fallback and d.confidence < 0.8
 
 
 def test_what_is_embedded_of_a_message_is_bounded() -> None:
