@@ -158,6 +158,7 @@ def main() -> None:
         for case in cases:
             request = request_of(case)
             scores, vector, sims, _pattern_noise = evidence(compiled, request, index)
+            assert vector is not None and sims is not None  # an index was given
             kind = (case.get("message_type") or "").lower()
             expect = case["expect"]
             # Messages the patterns already catch still teach the noise model (measured: fitting on

@@ -65,13 +65,8 @@ def route_message(
     """
     check_fallback_policy(fallback_policy)
     fitted = fitted or calibration()
-    message = analyse(compiled, request)
-    scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
-    vector = sims = probs = None
-    if semantic is not None:
-        vector = semantic.embed_message(message_text(request.title, request.summary, request.content))
-        sims = similarities(semantic, vector)
-        probs = _probabilities(fitted, feature_rows(scores, sims))
+    scores, vector, sims, noise = evidence(compiled, request, semantic)
+    probs = _probabilities(fitted, feature_rows(scores, sims)) if sims is not None else None
     candidates = _candidates(compiled.topics, scores, sims, probs)
 
     if not topic_enabled:
@@ -85,7 +80,6 @@ def route_message(
         )
     if kind == "chat":
         return _filtered("chat", "message_type 'chat' is conversation, not a result: never published", 1.0, candidates)
-    noise = message.noise_kind()
     if noise is not None:
         excerpt = request.content.strip()[:40]
         return _filtered("noise", f"{_NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
@@ -165,12 +159,15 @@ def feature_rows(scores: list[TopicScore], sims: dict[str, TopicSimilarity]) -> 
 
 
 def evidence(
-    compiled: CompiledRules, request: RouteRequest, semantic: SemanticIndex
-) -> tuple[list[TopicScore], Vector, dict[str, TopicSimilarity], str | None]:
-    """The evidence `route_message` weighs (rule scores, the message vector, similarities, the
-    noise patterns' verdict), for fitting the calibration on labelled sets."""
+    compiled: CompiledRules, request: RouteRequest, semantic: SemanticIndex | None
+) -> tuple[list[TopicScore], Vector | None, dict[str, TopicSimilarity] | None, str | None]:
+    """What a decision weighs: the rule scores, the message's vector and its similarities (None
+    without the model) and the noise patterns' verdict. `route_message` decides from it; the
+    calibration is fitted on it."""
     message = analyse(compiled, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
+    if semantic is None:
+        return scores, None, None, message.noise_kind()
     vector = semantic.embed_message(message_text(request.title, request.summary, request.content))
     return scores, vector, similarities(semantic, vector), message.noise_kind()
 
