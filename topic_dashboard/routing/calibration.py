@@ -39,6 +39,8 @@ TOPIC_FEATURES = (
     "sem_best",  # centred cosine to the topic's closest include-side text
     "sem_top2",  # mean of its two closest
     "sem_margin",  # sem_best minus the best other topic's sem_best
+    "sem_centroid",  # centred cosine to the mean of its include-side texts (the topic as a whole)
+    "centroid_margin",  # sem_centroid minus the best other topic's
     "rule_score",  # the rule engine's score (0..1)
     "rule_anchored",  # a rule word or positive example matched literally
     "rule_vetoed",  # an exclude_when or negative example vetoed it in the rule engine
@@ -93,12 +95,20 @@ class Calibration:
 
 
 def topic_features(
-    sim: TopicSimilarity, best_other: float, rule_score: float, anchored: bool, vetoed: bool, priority: int
+    sim: TopicSimilarity,
+    best_other: float,
+    centroid_other: float,
+    rule_score: float,
+    anchored: bool,
+    vetoed: bool,
+    priority: int,
 ) -> list[float]:
     return [
         sim.best,
         sim.top2,
         sim.best - best_other,
+        sim.centroid,
+        sim.centroid - centroid_other,
         rule_score,
         float(anchored),
         float(vetoed),

@@ -96,14 +96,23 @@ def route_message(
             )
 
     proposal = None
+    refused: str | None = None
     if request.proposed_topic_key is not None:
         kept, proposal = _check_proposal(request.proposed_topic_key, scores, sims, probs, candidates, fitted)
         if kept is not None:
             return kept
+        if " is excluded" in proposal:
+            # The exclusion that refused the bot's choice also binds the engine's own choice.
+            refused = request.proposed_topic_key.strip()
     if probs is not None and sims is not None:
+        if refused is not None and refused in probs:
+            probs = {k: v for k, v in probs.items() if k != refused}
+            total = sum(probs.values()) or 1.0
+            probs = {k: v / total for k, v in probs.items()}
         decision = _by_meaning(compiled, scores, sims, probs, candidates, fallback_policy)
     else:
-        decision = _by_rules(compiled, scores, candidates, fallback_policy, fitted)
+        rule_scores = [s for s in scores if s.topic.key != refused]
+        decision = _by_rules(compiled, rule_scores, candidates, fallback_policy, fitted)
     decision.proposal = proposal
     if proposal is not None:
         decision.reason = f"{proposal}; {decision.reason}"
@@ -148,11 +157,13 @@ def feature_rows(scores: list[TopicScore], sims: dict[str, TopicSimilarity]) -> 
     """(topic key, its features) for every topic with vectors: what the topic-choice model weighs."""
     ranked = [s for s in scores if s.topic.key in sims]
     bests = {s.topic.key: sims[s.topic.key].best for s in ranked}
+    centroids = {s.topic.key: sims[s.topic.key].centroid for s in ranked}
     rows = []
     for s in ranked:
         other = max((v for k, v in bests.items() if k != s.topic.key), default=0.0)
+        centroid_other = max((v for k, v in centroids.items() if k != s.topic.key), default=0.0)
         features = topic_features(
-            sims[s.topic.key], other, s.score, s.anchored, s.vetoed_by is not None, s.topic.priority
+            sims[s.topic.key], other, centroid_other, s.score, s.anchored, s.vetoed_by is not None, s.topic.priority
         )
         rows.append((s.topic.key, features))
     return rows

@@ -18,7 +18,7 @@ _LEADING_FILLER = re.compile(
 )
 _TRIM = re.compile(r"^[\s\W_]+|[\s\W_]+$")
 
-_TOOL_CALL = re.compile(r"^[a-z_][\w.\-]*\s*\(.*\)$")
+_TOOL_CALL = re.compile(r"^(?:[a-z_][\w\-]*|[a-z_][\w\-]*[._][\w.\-]+\s?)\(.*\)$")
 _TOOL_LEAD = re.compile(
     r"^(?:(?:using|calling|invoking|running|executing) (?:the )?(?:tool|function|command|mcp)s?\b|"
     r"(?:tool|function|mcp)(?: ?call| ?use)?\s*[:：]|tool_call\b|"
@@ -39,7 +39,7 @@ _PROGRESS_LEAD = re.compile(
     r"|^(?:i'?m|i am|we'?re|we are)?\s*(?:(?:now|currently|still|just|already)\s+)*"
     r"(?:starting|started|working|looking|checking|searching|fetching|running|analy[sz]ing|processing|"
     r"reviewing|reading|gathering|collecting|compiling|preparing|downloading|uploading|generating|"
-    r"pulling|querying|scanning|investigating|digging|trying|writing|drafting|thinking|loading|"
+    r"pulling|querying|scanning|investigating|digging|trying|writing|drafting|thinking|loading|waiting|"
     r"crawling|browsing|calculating|computing|retrieving|going to|about to|on it)\b"
     r"(?! (?:(?:ahead|forward|back|today|tomorrow|tonight|point|total|theory|list)\b|"
     r"(?:on|at|in|from|next|this) (?:now|today|tomorrow|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|"
@@ -103,6 +103,27 @@ _ONGOING = re.compile(
 )
 
 
+# A short message that trails off ("……", "...") while something is still going ("正在比价……",
+# "评分在跑了，已处理 120/340 个账户…", "still waiting for the portal, will retry...").
+_TRAILING = re.compile(r"(?:…+|\.{3,})\s*\W{0,3}$")
+_UNDER_WAY = re.compile(
+    r"正在|在跑|还在|仍在|处理中|进行中|加载中|\b(?:still|currently) \w+ing\b|\bwill retry\b|\bretrying\b"
+    r"|\b(?:is|are|am|i'm|we're|it's)\s+(?:still\s+|now\s+)?\w+ing\b"
+)
+_STILL_WAITING = re.compile(r"^(?:still )?waiting (?:for|on)\b.{0,80}\bwill (?:retry|try again|check again)\b")
+
+
+def _under_way(norm: str) -> bool:
+    if len(norm) > 160:
+        return False
+    if _STILL_WAITING.search(norm):
+        return True
+    if not _TRAILING.search(norm):
+        return False
+    last = _sentences(norm)[-1:] or [norm]
+    return bool(_UNDER_WAY.search(last[0]))
+
+
 def _sentences(norm: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(norm) if s and s.strip()]
 
@@ -116,8 +137,10 @@ def _is_tool_hint(norm: str) -> bool:
         return False
     if norm[0] in _TOOL_EMOJI:
         return True
+    # "get_weather(city='paris'), search(q=...)": the split takes every ")" but the last one's.
+    # "joão (graça) would like to renew..." is a sentence: a call's name has no space before "(".
     parts = [p.strip() for p in re.split(r"\),\s*", norm)]
-    if all(_TOOL_CALL.match(p if p.endswith(")") else p + ")") for p in parts):
+    if all(_TOOL_CALL.match(p if i == len(parts) - 1 else p + ")") for i, p in enumerate(parts)):
         return True
     return bool(_TOOL_LEAD.match(norm))
 
@@ -153,6 +176,8 @@ def classify_noise(norm: str) -> str | None:
     if _is_tool_hint(norm):
         return "tool_hint"
     if len(norm) <= 200 and _COUNTER.search(norm) and _ONGOING.search(norm):
+        return "progress"
+    if _under_way(norm):
         return "progress"
     kinds: set[str] = set()
     for sentence in _sentences(norm):

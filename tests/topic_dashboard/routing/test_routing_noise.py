@@ -41,6 +41,11 @@ def kind(text: str) -> str | None:
         ("Using tool: web_search", "tool_hint"),
         ('Calling web_search with query "fed"', "tool_hint"),
         ('🔧 exec("git log -5")', "tool_hint"),
+        ("tools.read_file (path='notes.md')", "tool_hint"),
+        ("已经找到 4 家有空房的酒店，正在比价……", "progress"),
+        ("客户健康度评分在跑了，已处理 120/340 个账户…", "progress"),
+        ("Still waiting for the portal to load, will retry in a minute.", "progress"),
+        ("Still checking the last two invoices...", "progress"),
         ("   ", "empty"),
         ("👍", "empty"),
     ],
@@ -53,6 +58,13 @@ def test_noise_kinds(text: str, expected: str) -> None:
     "text",
     [
         "部署成功",
+        # a name with a place in brackets is a sentence, not a tool call
+        "João (Graça) would like to renew for another two years if the rent can stay the same.",
+        "Priya (Alfama T1) asked whether her brother can stay with her for three weeks in August.",
+        # trailing off is progress only while something is still going
+        "Build #12 passed: 120/124 tests…",
+        "Quarterly meeting notes are ready...",
+        "The invoice is still unpaid...",
         "构建成功：main@3f2a1c，用时 4m12s",
         "准备金率下调 25bp",  # starts like 准备 (preparing) but is a rate decision
         "来自 Grafana 的告警：订单服务 5xx 错误率 12%",

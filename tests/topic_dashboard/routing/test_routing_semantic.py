@@ -8,6 +8,7 @@ lists, the bot's own proposal, and what happens without the model.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from hashlib import sha256
 from pathlib import Path
@@ -20,6 +21,7 @@ from topic_dashboard.routing import RouteDecision, RouteRequest, TopicSpec, comp
 from topic_dashboard.routing.calibration import calibration
 from topic_dashboard.routing.semantic import (
     DISABLE_SETTING,
+    THREADS_SETTING,
     E5Embedder,
     SemanticIndex,
     build_index,
@@ -28,6 +30,7 @@ from topic_dashboard.routing.semantic import (
     message_text,
 )
 from topic_dashboard.routing.semantic import _load as load_embedder
+from topic_dashboard.routing.semantic import _threads_setting as threads_setting
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -233,3 +236,18 @@ def test_the_calibration_was_fitted_on_dev_sets_only_and_the_blind_sets_are_unch
         data = (ROOT / "bench/routing_sets" / name).read_bytes()
         assert sha256(data).hexdigest() == entry["sha256"], f"{name} changed after it was frozen"
         assert len(json.loads(data)["cases"]) >= 150
+
+
+@pytest.mark.parametrize(("value", "expected"), [("1", 1), ("3", 3), ("", None), ("zero", None), ("0", None)])
+def test_the_models_threads_follow_the_setting_else_two_at_most(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: int | None
+) -> None:
+    monkeypatch.setenv(THREADS_SETTING, value)
+    default = max(1, min(2, os.cpu_count() or 1))
+    assert threads_setting() == (expected if expected is not None else default)
+
+
+def test_the_message_is_cut_where_its_start_says_what_it_is() -> None:
+    long = "Build #88 failed on main: " + " ".join(f"word{i}" for i in range(200))
+    cut = message_text("CI", None, long)
+    assert cut.startswith("CI\nBuild #88 failed on main:") and len(cut.split()) < 40
