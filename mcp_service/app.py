@@ -9,6 +9,7 @@ runs the session managers of the servers built last.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator
 
@@ -26,9 +27,12 @@ from mcp_service.rest import build_rest_router
 from mcp_service.rest.errors import install_error_handlers
 from mcp_service.tooling import StrictMCPServer
 from topic_dashboard import __version__
+from topic_dashboard.chat.worker import ChatWorker
 from topic_dashboard.errors import AppError
 from topic_dashboard.services.routing_service import warm_rule_vectors
 from topic_dashboard.settings import get_settings
+
+logger = logging.getLogger(__name__)
 
 TOPIC_MCP_PATH = "/api/mcp/topic"
 CCWEB_MCP_PATH = "/api/mcp/ccweb"
@@ -100,7 +104,27 @@ async def mcp_lifespan() -> AsyncIterator[None]:
     routing model and store any missing rule vectors in the background, so the first topic_route
     waits for neither."""
     threading.Thread(target=warm_rule_vectors, name="load-embedding-model", daemon=True).start()
-    async with contextlib.AsyncExitStack() as stack:
-        for server in _current_servers:
-            await stack.enter_async_context(server.session_manager.run())
-        yield
+    threading.Thread(target=_upgrade_bot_configs, name="upgrade-bot-configs", daemon=True).start()
+    worker = ChatWorker()
+    await worker.start()
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            for server in _current_servers:
+                await stack.enter_async_context(server.session_manager.run())
+            yield
+    finally:
+        await worker.stop()
+
+
+def _upgrade_bot_configs() -> None:
+    """Existing bots' config.json files get the managed entries added since they were written (ccweb)."""
+    from topic_dashboard.db import write_session
+    from topic_dashboard.services.bots import upgrade_managed_configs
+
+    try:
+        with write_session() as session:
+            changed = upgrade_managed_configs(session=session)
+        if changed:
+            logger.info("added the managed MCP entries to %d bot config(s)", changed)
+    except Exception:
+        logger.exception("upgrading the bots' config files failed")

@@ -13,6 +13,7 @@ from mcp_service.context import current_bot_id, request_header
 from mcp_service.tooling import StrictMCPServer, ok_result
 from topic_dashboard import __version__
 from topic_dashboard.db import read_session
+from topic_dashboard.services.chat import source_conversation_id
 from topic_dashboard.services.conversations import list_user_inputs
 from topic_dashboard.user_inputs import (
     DEFAULT_LIMIT,
@@ -33,8 +34,8 @@ INSTRUCTIONS = (
 DESCRIPTION = (
     "Read back what the user actually asked: returns the most recent user inputs (default 15) of a conversation, "
     "oldest first, at most 1000 characters in total (newest inputs keep their text first; an older input that does "
-    "not fit is cut and marked truncated). Defaults to the current conversation (the one you are working in); pass "
-    "conversationId for another. Read-only. Use it before implementing a request and before accepting or reporting "
+    "not fit is cut and marked truncated). Defaults to the current conversation (the one you are answering in the "
+    "dashboard); pass conversationId for another. Read-only. Use it before implementing a request and before accepting or reporting "
     "work as done, to check the work against the user's request. Returns only what the user typed (and forms they "
     "submitted), never assistant, tool or system messages."
 )
@@ -74,7 +75,14 @@ def list_user_inputs_tool(
     maxChars: Annotated[Any, WithJsonSchema(INPUT_SCHEMA["properties"]["maxChars"])] = None,
 ) -> CallToolResult:
     bot_id = current_bot_id(ctx)
-    conversation_id = resolve_conversation_id(conversationId, request_header(ctx, SOURCE_HEADER))
+    header = request_header(ctx, SOURCE_HEADER)
+    with read_session() as session:
+        # nanobot sends the same headers for every conversation: with no header, the source is the
+        # conversation the dashboard is relaying to this bot right now (one at a time per bot).
+        running = (
+            source_conversation_id(session=session, bot_id=bot_id) if conversationId is None and not header else None
+        )
+    conversation_id = resolve_conversation_id(conversationId, header or running)
     used_limit = clamp_int(limit, name="limit", default=DEFAULT_LIMIT, lo=MIN_LIMIT, hi=MAX_LIMIT)
     used_chars = clamp_int(maxChars, name="maxChars", default=DEFAULT_MAX_CHARS, lo=MIN_MAX_CHARS, hi=MAX_MAX_CHARS)
     with read_session() as session:

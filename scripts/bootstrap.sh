@@ -8,6 +8,7 @@ cd "$ROOT"
 PYTHON="${PYTHON:-python3}"
 BUN_VERSION="1.4.4"          # the version Reflex 0.10.1 pins
 NANOBOT_VERSION="0.3.5"
+NANOBOT_AIOHTTP_VERSION="3.14.5"  # what nanobot-ai 0.3.5's `api` extra (aiohttp>=3.9,<4) resolves to; `nanobot serve` needs it
 
 log() { printf '\033[1;34m[bootstrap]\033[0m %s\n' "$*" >&2; }
 
@@ -38,10 +39,12 @@ if [ "${1:-}" = "--test" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
   fi
-  # 4. nanobot in its own venv: it needs mcp<2 and cannot share ours.
-  if [ ! -x .tools/nanobot-venv/bin/python ] || ! .tools/nanobot-venv/bin/python -c "import nanobot" 2>/dev/null; then
-    log "installing nanobot-ai $NANOBOT_VERSION into .tools/nanobot-venv (compatibility tests)"
-    "$PYTHON" -m venv .tools/nanobot-venv
-    .tools/nanobot-venv/bin/python -m pip install --quiet --disable-pip-version-check "nanobot-ai==$NANOBOT_VERSION"
+  # 4. nanobot in its own venv: it needs mcp<2 and cannot share ours. With its `api` extra (aiohttp),
+  #    which `nanobot serve` needs; a venv made before that gets only what is missing.
+  if [ ! -x .tools/nanobot-venv/bin/python ] || ! .tools/nanobot-venv/bin/python -c "import nanobot, aiohttp" 2>/dev/null; then
+    log "installing nanobot-ai $NANOBOT_VERSION (aiohttp $NANOBOT_AIOHTTP_VERSION) into .tools/nanobot-venv (compatibility tests)"
+    [ -x .tools/nanobot-venv/bin/python ] || "$PYTHON" -m venv .tools/nanobot-venv
+    .tools/nanobot-venv/bin/python -m pip install --quiet --disable-pip-version-check \
+      "nanobot-ai[api]==$NANOBOT_VERSION" "aiohttp==$NANOBOT_AIOHTTP_VERSION"
   fi
 fi

@@ -67,6 +67,16 @@ CATALOGUE: dict[str, int] = {
     "message_not_found": 404,
     "not_a_guide_card": 409,
     "guide_card_already_submitted": 409,
+    # the dashboard channel: relaying a conversation to the bot (services/chat.py, chat/relay.py)
+    "invalid_chat_url": 422,
+    "no_chat_endpoint": 409,
+    "bot_unreachable": 502,
+    "bot_timeout": 504,
+    "bot_auth_failed": 502,
+    "bot_error": 502,
+    "not_nanobot": 502,
+    "run_in_progress": 409,
+    "nothing_to_retry": 409,
 }
 
 

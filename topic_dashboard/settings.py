@@ -66,6 +66,13 @@ class Settings(BaseSettings):
     admin_token: SecretStr | None = Field(default=None, description="Accepted as an admin API token when set.")
     session_ttl_hours: int = Field(default=DEFAULT_SESSION_TTL_HOURS, ge=1)
     sqlite_busy_timeout_seconds: float = Field(default=15.0, gt=0)
+    chat_timeout_seconds: int = Field(
+        default=300,
+        ge=5,
+        le=3600,
+        description="How long the dashboard waits for a bot's next streamed part before the run fails "
+        "(nanobot serve's own per-request timeout is 120 s by default).",
+    )
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod
@@ -81,6 +88,10 @@ class Settings(BaseSettings):
     @property
     def mcp_topic_url(self) -> str:
         return self.public_base_url.rstrip("/") + "/api/mcp/topic"
+
+    @property
+    def mcp_ccweb_url(self) -> str:
+        return self.public_base_url.rstrip("/") + "/api/mcp/ccweb"
 
 
 def exposure_warning(listen_host: str) -> str | None:

@@ -154,12 +154,13 @@ def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_chec
     page.locator(f"#config-{bot_id}").click()
     editor = page.locator("#config-editor")
     expect(editor).to_contain_text(f"MCP servers of {name}")
-    locked = page.locator("#server-locked")
+    locked = page.locator("#server-locked-topic_mcp")
     expect(locked).to_contain_text("topic_mcp")
+    expect(page.locator("#server-locked-ccweb")).to_contain_text("/api/mcp/ccweb")  # the second managed entry
     expect(locked).to_contain_text("locked")
     expect(locked).to_contain_text("x-topic-mcp-token: ***")
     expect(editor.locator(".remove-server")).to_have_count(0)
-    timeout = page.locator("#locked-timeout")
+    timeout = page.locator("#locked-timeout-topic_mcp")
     expect(timeout).to_have_value(str(_topic_mcp(path)["toolTimeout"]))
 
     timeout.fill("120")
@@ -203,7 +204,7 @@ def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_chec
     expect(page.locator("#config-error")).to_have_count(0)
     expect(page.locator("#config-notice")).to_contain_text("Saved to config.json")
     servers = _config(path)["tools"]["mcpServers"]
-    assert list(servers) == ["topic_mcp", "files"]
+    assert list(servers) == ["ccweb", "topic_mcp", "files"]  # managed entries first, as the editor lists them
     assert servers["files"] == {"type": "stdio", "command": "npx", "args": ["-y", "files-mcp"]}
     assert servers["topic_mcp"]["toolTimeout"] == 120
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -247,7 +248,7 @@ def test_adopting_an_existing_config_keeps_its_other_servers_and_unknown_keys(pa
 
     # The editor shows both servers; the adopted one can be removed, topic_mcp cannot.
     page.locator(f"#config-{bot.id}").click()
-    expect(page.locator("#server-locked")).to_contain_text("topic_mcp")
+    expect(page.locator("#server-locked-topic_mcp")).to_contain_text("topic_mcp")
     expect(page.locator("#server-json-search")).to_have_value(
         json.dumps(existing["tools"]["mcpServers"]["search"], indent=2)
     )
@@ -284,8 +285,8 @@ def test_a_viewer_sees_the_list_without_create_rotate_or_delete(page: Page, e2e_
     expect(page.locator("[id^=rotate-], [id^=delete-]")).to_have_count(0)
 
     page.locator(f"#config-{bot_id}").click()
-    expect(page.locator("#server-locked")).to_contain_text("topic_mcp")
-    expect(page.locator("#locked-timeout")).to_have_attribute("readonly", "")
+    expect(page.locator("#server-locked-topic_mcp")).to_contain_text("topic_mcp")
+    expect(page.locator("#locked-timeout-topic_mcp")).to_have_attribute("readonly", "")
     expect(page.locator("#save-config")).to_have_count(0)
     expect(page.locator("#add-server")).to_have_count(0)
     expect(page.locator("#save-settings")).to_have_count(0)

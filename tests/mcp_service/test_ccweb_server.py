@@ -558,3 +558,61 @@ def test_reading_changes_no_conversation_or_message_row(server: LiveServer, serv
     ]
     assert _contents(answers[0])[0] == "first request" and answers[1]["items"][0]["truncated"] is True
     assert _rows(server_session) == before
+
+
+# --- the source conversation without a header: what the dashboard is relaying ------------------------
+
+
+def _relaying(session: Session, bot_id: str, *contents: str) -> str:
+    """A conversation the dashboard is relaying to the bot right now (its run claimed, `running`)."""
+    from topic_dashboard.services import chat
+
+    chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url="http://127.0.0.1:9")
+    conversation_id, _ = _conversation(session, bot_id, *_user(*contents[:-1]))
+    chat.send_message(session=session, conversation_id=conversation_id, content=contents[-1])
+    job = chat.claim_next_run(session=session, worker="test")
+    assert job is not None and job.conversation_id == conversation_id
+    session.commit()
+    return conversation_id
+
+
+def test_without_a_header_the_source_is_the_conversation_being_relayed(
+    server: LiveServer, server_session: Session
+) -> None:
+    """nanobot sends one set of headers for every conversation: the dashboard knows which one it relays."""
+    from topic_dashboard.services import chat
+
+    bot_id, token = _bot(server_session)
+    other_bot, other_token = _bot(server_session, "other")
+    relayed = _relaying(server_session, bot_id, "first ask", "run the build and tell me")
+    waiting, _ = _conversation(server_session, bot_id)
+    chat.send_message(session=server_session, conversation_id=waiting, content="and the other thing")
+    server_session.commit()
+
+    body = _ok(_call(server, token, {}))
+    assert body["conversationId"] == relayed
+    assert _contents(body) == ["first ask", "run the build and tell me"]
+    # The header, when sent, still wins; another bot never sees this bot's conversation.
+    assert _ok(_call(server, token, {}, source=waiting))["conversationId"] == waiting
+    assert _error(_call(server, other_token, {}))["code"] == "missing_source_conversation"
+    assert other_bot != bot_id
+
+    # When that run ends, the queued conversation runs next and becomes the source.
+    job = chat.claim_next_run(session=server_session, worker="test")
+    assert job is None  # the bot is busy with `relayed`
+    running = chat.source_conversation_id(session=server_session, bot_id=bot_id)
+    assert running == relayed
+    from topic_dashboard.models import ChatRun
+
+    run_id = server_session.exec(sa.select(ChatRun.id).where(ChatRun.conversation_id == relayed)).scalar_one()
+    chat.finish_done(session=server_session, run_id=run_id, text="done")
+    assert chat.claim_next_run(session=server_session, worker="test") is not None
+    server_session.commit()
+    body = _ok(_call(server, token, {}))
+    assert (body["conversationId"], _contents(body)) == (waiting, ["and the other thing"])
+
+
+def test_with_no_run_in_progress_the_error_stays_missing_source(server: LiveServer, server_session: Session) -> None:
+    bot_id, token = _bot(server_session)
+    _conversation(server_session, bot_id, *_user("hello"))
+    assert _error(_call(server, token, {}))["code"] == "missing_source_conversation"

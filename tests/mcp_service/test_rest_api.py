@@ -188,7 +188,8 @@ def test_nobody_sees_the_bot_token_in_the_mcp_config_after_it_was_shown_once(
     assert seen.status_code == 200
     assert world.token not in seen.text
     assert seen.json()["servers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": "***"}
-    assert seen.json()["locked"] == {"topic_mcp": True}
+    assert seen.json()["locked"] == {"topic_mcp": True, "ccweb": True}
+    assert seen.json()["servers"]["ccweb"]["headers"] == {"x-topic-mcp-token": "***"}
     full = admin.get(world.url("/api/bots/{bot_id}/mcp-config")).json()
     assert world.token not in json.dumps(full)
     assert full["servers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": "***"}

@@ -99,7 +99,13 @@ def test_create_returns_the_token_once_and_writes_the_workspace_config(
             "url": server.topic_mcp_url,
             "headers": {"x-topic-mcp-token": created["token"]},
             "toolTimeout": 30,
-        }
+        },
+        "ccweb": {
+            "type": "streamableHttp",
+            "url": server.topic_mcp_url.replace("/api/mcp/topic", "/api/mcp/ccweb"),
+            "headers": {"x-topic-mcp-token": created["token"]},
+            "toolTimeout": 30,
+        },
     }
     assert config["tools"]["ssrfWhitelist"] == ["127.0.0.1/32"]
     assert _resolves(server_session, created["token"]) == created["bot_id"]
@@ -135,7 +141,7 @@ def test_create_adopts_an_existing_config(admin: httpx.Client, server: LiveServe
     assert created["config_path"] == str(path.resolve())
     written = json.loads(path.read_text(encoding="utf-8"))
     assert list(written) == ["agents", "zz", "tools"] and written["zz"] == [1, 2]
-    assert list(written["tools"]["mcpServers"]) == ["filesystem", "remote", "topic_mcp"]
+    assert list(written["tools"]["mcpServers"]) == ["filesystem", "remote", "topic_mcp", "ccweb"]
     assert written["tools"]["mcpServers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": created["token"]}
     assert written["tools"]["ssrfWhitelist"] == ["127.0.0.0/8"]
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -288,15 +294,20 @@ def _masked(server: LiveServer, timeout: int = 30) -> dict[str, Any]:
     return _managed(server, "***", timeout)
 
 
+def _ccweb(server: LiveServer, token: str, timeout: int = 30) -> dict[str, Any]:
+    """The second managed entry (ccweb_list_user_inputs): the same token, its own URL."""
+    return {**_managed(server, token, timeout), "url": server.topic_mcp_url.replace("/api/mcp/topic", "/api/mcp/ccweb")}
+
+
 def test_get_mcp_config_marks_topic_mcp_locked(
     admin: httpx.Client, server: LiveServer, adopted: dict[str, Any]
 ) -> None:
     response = admin.get(f"/api/bots/{adopted['bot_id']}/mcp-config")
     assert response.status_code == 200, response.text
     body = response.json()
-    assert body["servers"] == {**OTHER_SERVERS, "topic_mcp": _masked(server)}
+    assert body["servers"] == {**OTHER_SERVERS, "topic_mcp": _masked(server), "ccweb": _ccweb(server, "***")}
     assert adopted["token"] not in response.text
-    assert body["locked"] == {"filesystem": False, "remote": False, "topic_mcp": True}
+    assert body["locked"] == {"filesystem": False, "remote": False, "topic_mcp": True, "ccweb": True}
     assert body["config_path"] == adopted["config_path"] and body["restored"] is False
 
 
@@ -313,10 +324,14 @@ def test_put_replaces_the_whole_map_and_restores_topic_mcp(
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["restored"] is True
-    assert body["servers"] == {**servers, "topic_mcp": _masked(server)}
-    assert body["locked"] == {"remote": False, "local": False, "topic_mcp": True}
+    assert body["servers"] == {**servers, "topic_mcp": _masked(server), "ccweb": _ccweb(server, "***")}
+    assert body["locked"] == {"remote": False, "local": False, "topic_mcp": True, "ccweb": True}
     written = json.loads(Path(adopted["config_path"]).read_text(encoding="utf-8"))
-    assert written["tools"]["mcpServers"] == {**servers, "topic_mcp": _managed(server, adopted["token"])}
+    assert written["tools"]["mcpServers"] == {
+        **servers,
+        "topic_mcp": _managed(server, adopted["token"]),
+        "ccweb": _ccweb(server, adopted["token"]),
+    }
     assert written["keep"] == {"me": True}
     assert admin.get(f"/api/bots/{adopted['bot_id']}/mcp-config").json()["servers"] == body["servers"]
     # topic_mcp still works for the bot
@@ -341,11 +356,12 @@ def test_put_may_change_the_tool_timeout_and_it_survives_rotation(
 ) -> None:
     bot_id = adopted["bot_id"]
     response = admin.put(
-        f"/api/bots/{bot_id}/mcp-config", json={"mcpServers": {"topic_mcp": _managed(server, adopted["token"], 120)}}
+        f"/api/bots/{bot_id}/mcp-config",
+        json={"mcpServers": {"topic_mcp": _managed(server, adopted["token"], 120), "ccweb": {"toolTimeout": 30}}},
     )
     assert response.status_code == 200, response.text
     assert response.json()["restored"] is False
-    assert response.json()["servers"] == {"topic_mcp": _masked(server, 120)}
+    assert response.json()["servers"] == {"topic_mcp": _masked(server, 120), "ccweb": _ccweb(server, "***")}
 
     new = admin.post(f"/api/bots/{bot_id}/token").json()["token"]
 

@@ -75,6 +75,11 @@ def _nanobot_reads(path: Path) -> dict[str, Any]:
     return report
 
 
+def _expected_ccweb(token: str, timeout: int = 30) -> dict[str, Any]:
+    """The ccweb entry (ccweb_list_user_inputs) as nanobot reads it: like topic_mcp, its own URL."""
+    return {**_expected_topic_mcp(token, timeout), "url": get_settings().mcp_ccweb_url}
+
+
 def _expected_topic_mcp(token: str, timeout: int = 30) -> dict[str, Any]:
     """topic_mcp as nanobot's MCPServerConfig dumps it: every field we wrote, none dropped."""
     return {
@@ -122,7 +127,7 @@ def test_nanobot_reads_a_new_workspace_config(session: Session) -> None:
 
     report = _nanobot_reads(Path(bot.config_path or ""))
 
-    assert report["servers"] == {"topic_mcp": _expected_topic_mcp(token)}
+    assert report["servers"] == {"topic_mcp": _expected_topic_mcp(token), "ccweb": _expected_ccweb(token)}
     assert report["ssrf_whitelist"] == ["127.0.0.1/32"]
     assert report["topic_url_allowed_without_whitelist"] is False  # the entry is what lets the bot connect
 
@@ -176,14 +181,15 @@ def test_nanobot_reads_the_config_after_a_put_and_after_rotation(session: Sessio
     after_put = _nanobot_reads(path)
 
     assert after_put["servers"]["topic_mcp"] == _expected_topic_mcp(token, 90)
-    assert set(after_put["servers"]) == {"topic_mcp", "remote", "local", "oauth"}
+    assert set(after_put["servers"]) == {"topic_mcp", "ccweb", "remote", "local", "oauth"}
     assert after_put["servers"]["local"]["tool_timeout"] == 5 and after_put["servers"]["local"]["cwd"] == "/srv"
     assert after_put["servers"]["oauth"]["auth"] == "oauth"
 
     bots.put_mcp_config(session=session, bot_id=bot.bot_id, servers={"remote": OTHER_SERVERS["remote"]})
     restored = _nanobot_reads(path)  # topic_mcp left out: put back as the dashboard manages it
     assert restored["servers"]["topic_mcp"] == _expected_topic_mcp(token)
-    assert set(restored["servers"]) == {"remote", "topic_mcp"}
+    assert set(restored["servers"]) == {"remote", "topic_mcp", "ccweb"}
+    assert restored["servers"]["ccweb"] == _expected_ccweb(token)
 
     new = bots.rotate_token(session=session, bot_id=bot.bot_id)
     rotated = _nanobot_reads(path)
@@ -244,8 +250,8 @@ def test_nanobot_connects_from_the_file_a_rest_created_bot_got(
 
     report = _run("connect", path)
 
-    assert report["connected"] == ["topic_mcp"]
-    assert TOPIC_TOOLS <= set(report["tools"])
+    assert report["connected"] == ["ccweb", "topic_mcp"]
+    assert TOPIC_TOOLS | {"mcp_ccweb_ccweb_list_user_inputs"} <= set(report["tools"])
     loaded = _nanobot_reads(path)
     assert loaded["servers"]["topic_mcp"]["url"] == server.topic_mcp_url
     assert loaded["servers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": created.json()["token"]}

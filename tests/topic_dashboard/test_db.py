@@ -63,6 +63,19 @@ def test_migrations_reach_head_and_ping_answers(db_url: str, engine: Engine) -> 
     assert ping(engine)
 
 
+def test_the_migrated_schema_is_the_models_schema(db_url: str, engine: Engine) -> None:
+    """A column, index or constraint added to a model without a migration (or the reverse) fails here."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlmodel import SQLModel
+
+    import topic_dashboard.models  # noqa: F401  (registers every table)
+
+    with engine.connect() as connection:
+        diffs = compare_metadata(MigrationContext.configure(connection, opts={"compare_type": True}), SQLModel.metadata)
+    assert diffs == []
+
+
 def test_ping_reports_an_unreachable_database() -> None:
     engine = create_db_engine("postgresql://nobody@127.0.0.1:1/none")
     assert ping(engine) is False

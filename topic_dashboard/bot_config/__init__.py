@@ -2,6 +2,7 @@
 
 from topic_dashboard.bot_config.files import read_config, write_config_atomic
 from topic_dashboard.bot_config.nanobot import (
+    CCWEB_SERVER,
     LOCKED_SERVER,
     ensure_topic_mcp,
     managed_entry,
@@ -15,6 +16,7 @@ from topic_dashboard.bot_config.nanobot import (
 from topic_dashboard.bot_config.paths import check_nanobot_config, confined_config_path
 
 __all__ = [
+    "CCWEB_SERVER",
     "LOCKED_SERVER",
     "check_nanobot_config",
     "confined_config_path",

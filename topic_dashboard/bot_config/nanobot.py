@@ -18,6 +18,8 @@ from topic_dashboard.errors import AppError
 from topic_dashboard.settings import DEFAULT_TOOL_TIMEOUT_SECONDS
 
 LOCKED_SERVER = "topic_mcp"
+# The second managed entry: `ccweb_list_user_inputs` (docs/DESIGN.md §7), the same token, locked the same way.
+CCWEB_SERVER = "ccweb"
 TOKEN_HEADER = "x-topic-mcp-token"
 TOOL_TIMEOUT_RANGE = (1, 600)
 SERVER_TYPES = ("stdio", "sse", "streamableHttp")
@@ -95,8 +97,11 @@ def ssrf_entries_for(url: str) -> list[str]:
     return entries
 
 
-def ensure_topic_mcp(config: dict[str, Any], entry: dict[str, Any], *, mcp_url: str) -> dict[str, Any]:
-    """`config` with `tools.mcpServers.topic_mcp` set to `entry` and the SSRF allowance for `mcp_url`.
+def ensure_topic_mcp(
+    config: dict[str, Any], entry: dict[str, Any], *, mcp_url: str, extra: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """`config` with `tools.mcpServers.topic_mcp` set to `entry` (and each `extra` managed entry, such as
+    `ccweb`, set the same way) and the SSRF allowance for `mcp_url` and theirs.
 
     Everything else survives: unknown keys, other servers, their order.
     """
@@ -104,17 +109,20 @@ def ensure_topic_mcp(config: dict[str, Any], entry: dict[str, Any], *, mcp_url: 
     tools = dict(config.get("tools") or {}) if isinstance(config.get("tools"), dict) else {}
     servers_key = _key(tools, "mcpServers")
     servers = dict(tools.get(servers_key) or {}) if isinstance(tools.get(servers_key), dict) else {}
-    current = servers.get(LOCKED_SERVER)
-    if isinstance(current, dict):  # keep a toolTimeout the user chose (the one field they may change)
-        timeout = current.get("toolTimeout", current.get("tool_timeout"))
-        low, high = TOOL_TIMEOUT_RANGE
-        if isinstance(timeout, int) and not isinstance(timeout, bool) and low <= timeout <= high:
-            entry = {**entry, "toolTimeout": timeout}
-    servers[LOCKED_SERVER] = entry
+    managed = {LOCKED_SERVER: entry, **(extra or {})}
+    for name, wanted in managed.items():
+        current = servers.get(name)
+        if isinstance(current, dict):  # keep a toolTimeout the user chose (the one field they may change)
+            timeout = current.get("toolTimeout", current.get("tool_timeout"))
+            low, high = TOOL_TIMEOUT_RANGE
+            if isinstance(timeout, int) and not isinstance(timeout, bool) and low <= timeout <= high:
+                wanted = {**wanted, "toolTimeout": timeout}
+        servers[name] = wanted
     tools[servers_key] = servers
     whitelist_key = _key(tools, "ssrfWhitelist")
     whitelist = list(tools.get(whitelist_key) or []) if isinstance(tools.get(whitelist_key), list) else []
-    for cidr in ssrf_entries_for(mcp_url):
+    urls = dict.fromkeys([mcp_url, *(str(e.get("url", "")) for e in (extra or {}).values())])
+    for cidr in (c for url in urls if url for c in ssrf_entries_for(url)):
         if not _admitted(cidr, whitelist):
             whitelist.append(cidr)
     if whitelist or whitelist_key in tools:
@@ -196,29 +204,34 @@ def validate_server_entry(name: str, entry: Any) -> dict[str, Any]:
     return entry
 
 
-def merge_mcp_servers(submitted: Any, managed: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """Apply a full replacement of `mcpServers`, enforcing the lock. Returns (servers, restored).
+def merge_mcp_servers(
+    submitted: Any, managed: dict[str, Any], extra: dict[str, dict[str, Any]] | None = None
+) -> tuple[dict[str, Any], bool]:
+    """Apply a full replacement of `mcpServers`, enforcing the lock on topic_mcp (`managed`) and on
+    every `extra` managed entry. Returns (servers, restored).
 
-    Raises invalid_mcp_config (bad entries) and locked_field (a change to topic_mcp's managed fields).
+    Raises invalid_mcp_config (bad entries) and locked_field (a change to a managed entry's fields).
     """
     if not isinstance(submitted, dict):
         raise AppError("invalid_mcp_config", "mcpServers must be an object of server entries", field="mcpServers")
+    locked = {LOCKED_SERVER: managed, **(extra or {})}
     servers: dict[str, Any] = {}
-    restored = LOCKED_SERVER not in submitted
+    restored = any(name not in submitted for name in locked)
     for name, entry in submitted.items():
         if not isinstance(name, str) or not name.strip():
             raise AppError("invalid_mcp_config", "server names must be non-empty strings", field="mcpServers")
-        if name == LOCKED_SERVER:
-            servers[name] = _checked_locked_entry(entry, managed)
+        if name in locked:
+            servers[name] = _checked_locked_entry(entry, locked[name], name)
         else:
             servers[name] = validate_server_entry(name, entry)
-    if restored:
-        servers[LOCKED_SERVER] = dict(managed)
+    for name, entry in locked.items():
+        if name not in servers:
+            servers[name] = dict(entry)
     return servers, restored
 
 
-def _checked_locked_entry(entry: Any, managed: dict[str, Any]) -> dict[str, Any]:
-    path = f"mcpServers.{LOCKED_SERVER}"
+def _checked_locked_entry(entry: Any, managed: dict[str, Any], name: str = LOCKED_SERVER) -> dict[str, Any]:
+    path = f"mcpServers.{name}"
     if not isinstance(entry, dict):
         raise AppError("invalid_mcp_config", f"{path} must be an object", field=path)
     allowed = {"type", "url", "headers", "toolTimeout", "tool_timeout"}
@@ -251,12 +264,14 @@ def _masked_headers(headers: Any) -> Any:
 
 
 def mask_bot_token(servers: dict[str, Any]) -> dict[str, Any]:
-    """The servers with the bot's own token in `topic_mcp` replaced by "***": the token is shown
-    only when it is made (create, rotate), never read back, to admins neither."""
-    entry = servers.get(LOCKED_SERVER)
-    if not isinstance(entry, dict) or "headers" not in entry:
-        return servers
-    return {**servers, LOCKED_SERVER: {**entry, "headers": _masked_headers(entry["headers"])}}
+    """The servers with the bot's own token (in `topic_mcp`, `ccweb`) replaced by "***": the token is
+    shown only when it is made (create, rotate), never read back, to admins neither."""
+    masked = dict(servers)
+    for name in (LOCKED_SERVER, CCWEB_SERVER):
+        entry = servers.get(name)
+        if isinstance(entry, dict) and "headers" in entry:
+            masked[name] = {**entry, "headers": _masked_headers(entry["headers"])}
+    return masked
 
 
 def redact_secrets(servers: dict[str, Any]) -> dict[str, Any]:

@@ -264,21 +264,21 @@ def _server_card(server: ServerEntry) -> rx.Component:
                     rx.text("toolTimeout (s)", size="2"),
                     rx.input(
                         value=server.tool_timeout.to_string(),
-                        on_change=S.set_locked_timeout,
+                        on_change=lambda value: S.set_locked_timeout(server.name, value),
                         type="number",
                         min=1,
                         max=600,
                         width="6rem",
                         size="1",
                         read_only=~AuthState.is_admin,
-                        id="locked-timeout",
+                        id="locked-timeout-" + server.name,
                         debounce_timeout=300,
                     ),
                     align="center",
                     spacing="2",
                 ),
                 spacing="2",
-                id="server-locked",
+                id="server-locked-" + server.name,
             ),
             rx.vstack(
                 rx.hstack(
@@ -415,11 +415,119 @@ def delivery_settings() -> rx.Component:
     )
 
 
+def chat_endpoint() -> rx.Component:
+    """Where the dashboard reaches the bot to chat: its `nanobot serve` address and key."""
+    read_only = ~AuthState.is_admin
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.heading("Chat endpoint", size="3"),
+                rx.spacer(),
+                rx.cond(
+                    AuthState.is_admin,
+                    rx.hstack(
+                        rx.button(
+                            rx.cond(S.chat_checking, rx.spinner(size="1"), rx.icon("plug-zap", size=14)),
+                            "Test connection",
+                            size="2",
+                            variant="soft",
+                            on_click=[S.set_chat_checking(True), S.test_chat_endpoint, S.set_chat_checking(False)],
+                            id="test-chat-endpoint",
+                        ),
+                        rx.button(
+                            rx.icon("save", size=14),
+                            "Save",
+                            size="2",
+                            on_click=S.save_chat_endpoint,
+                            id="save-chat-endpoint",
+                        ),
+                        spacing="2",
+                    ),
+                ),
+                width="100%",
+                align="center",
+            ),
+            rx.text(
+                "The dashboard relays conversations to the bot's ",
+                rx.code("nanobot serve"),
+                " (OpenAI-compatible API). Start it with ",
+                rx.code("nanobot serve -c <config.json> -p 8900"),
+                " and put its address here.",
+                size="2",
+                color=rx.color("gray", 10),
+            ),
+            rx.hstack(
+                rx.vstack(
+                    rx.text("URL", size="1", weight="medium"),
+                    rx.input(
+                        value=S.chat_url,
+                        on_change=S.set_chat_url,
+                        placeholder="http://127.0.0.1:8900",
+                        disabled=read_only,
+                        width="100%",
+                        id="chat-url",
+                    ),
+                    spacing="1",
+                    flex="2",
+                ),
+                rx.vstack(
+                    rx.text(
+                        "Key ",
+                        rx.cond(
+                            S.chat_key_set,
+                            rx.badge("set", size="1", color_scheme="green"),
+                            rx.badge("none", size="1", color_scheme="gray"),
+                        ),
+                        size="1",
+                        weight="medium",
+                    ),
+                    rx.input(
+                        value=S.chat_key_draft,
+                        on_change=S.set_chat_key_draft,
+                        type="password",
+                        placeholder=rx.cond(
+                            S.chat_key_set, "•••••• (type to replace)", "nanobot's api key, if it has one"
+                        ),
+                        disabled=read_only,
+                        width="100%",
+                        id="chat-key",
+                        auto_complete="off",
+                    ),
+                    spacing="1",
+                    flex="1",
+                ),
+                width="100%",
+                spacing="3",
+            ),
+            rx.cond(
+                S.chat_error != "",
+                rx.callout(S.chat_error, color_scheme="red", icon="triangle-alert", size="1", id="chat-error"),
+            ),
+            rx.cond(
+                S.chat_check != "",
+                rx.callout(
+                    S.chat_check,
+                    color_scheme=rx.cond(S.chat_check_ok, "green", "red"),
+                    icon=rx.cond(S.chat_check_ok, "check", "triangle-alert"),
+                    size="1",
+                    id="chat-check",
+                    data_ok=rx.cond(S.chat_check_ok, "true", "false"),
+                ),
+            ),
+            spacing="3",
+            width="100%",
+        ),
+        width="100%",
+        id="chat-endpoint",
+    )
+
+
 def config_editor() -> rx.Component:
     return rx.cond(
         S.config_bot_id != "",
         rx.vstack(
             delivery_settings(),
+            chat_endpoint(),
             rx.hstack(
                 rx.heading("MCP servers of " + S.config_bot_name, size="4"),
                 rx.spacer(),

@@ -10,12 +10,16 @@ import reflex as rx
 from pydantic import ValidationError
 
 from topic_dashboard.auth.guard import SignedInState, admin_only
-from topic_dashboard.bot_config import LOCKED_SERVER, redact_secrets
+from topic_dashboard.bot_config import CCWEB_SERVER, LOCKED_SERVER, redact_secrets
+from topic_dashboard.chat.relay import check_endpoint
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import bots as bot_service
+from topic_dashboard.services import chat as chat_service
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.settings import get_settings
+
+MANAGED_SERVERS = (LOCKED_SERVER, CCWEB_SERVER)  # written and locked by the dashboard
 
 
 @dataclasses.dataclass
@@ -60,6 +64,14 @@ class BotsState(SignedInState):
     confirm_action: str = ""  # rotate | delete
     # mcp config editor
     config_bot_id: str = ""
+    # The chat endpoint (the bot's `nanobot serve`): the key is write-only, shown as set or not.
+    chat_url: str = ""
+    chat_key_draft: str = ""
+    chat_key_set: bool = False
+    chat_error: str = ""
+    chat_check: str = ""
+    chat_check_ok: bool = False
+    chat_checking: bool = False
     config_bot_name: str = ""
     servers: list[ServerEntry] = []
     config_error: str = ""
@@ -133,12 +145,7 @@ class BotsState(SignedInState):
         self.adopt_existing = value
 
     def _show_token(self, name: str, token: str, config_path: str) -> None:
-        settings = get_settings()
-        from topic_dashboard.bot_config import ensure_topic_mcp, managed_entry
-
-        snippet = ensure_topic_mcp(
-            {}, managed_entry(mcp_url=settings.mcp_topic_url, token=token), mcp_url=settings.mcp_topic_url
-        )
+        snippet = bot_service.with_managed_entries({}, token)
         self.shown_token, self.shown_bot_name, self.shown_config_path = token, name, config_path
         self.shown_snippet = json.dumps(snippet, indent=2)
         self.token_open = True
@@ -204,12 +211,72 @@ class BotsState(SignedInState):
             f"{counts['conversations']} conversations"
         )
 
+    # --- chat endpoint ------------------------------------------------------------------------
+
+    @rx.event
+    def set_chat_url(self, value: str) -> None:
+        self.chat_url = value
+
+    @rx.event
+    def set_chat_key_draft(self, value: str) -> None:
+        self.chat_key_draft = value
+
+    @rx.event
+    def set_chat_checking(self, value: bool) -> None:
+        self.chat_checking = value
+
+    @rx.event
+    @admin_only
+    def save_chat_endpoint(self) -> rx.event.EventSpec | None:
+        """Save the URL; a typed key replaces the stored one (an empty box keeps it)."""
+        try:
+            with write_session() as session:
+                saved = chat_service.set_chat_endpoint(
+                    session=session,
+                    bot_id=self.config_bot_id,
+                    chat_url=self.chat_url.strip() or None,
+                    chat_key=self.chat_key_draft.strip() if self.chat_key_draft.strip() else chat_service.KEEP,
+                )
+        except AppError as error:
+            self.chat_error = error.message
+            return None
+        self.chat_error, self.chat_key_draft = "", ""
+        self.chat_url, self.chat_key_set = saved.chat_url or "", saved.key_set
+        return rx.toast.success("Chat endpoint saved" if saved.chat_url else "Chat endpoint removed")
+
+    @rx.event
+    @admin_only
+    def clear_chat_key(self) -> rx.event.EventSpec | None:
+        with write_session() as session:
+            saved = chat_service.set_chat_endpoint(
+                session=session, bot_id=self.config_bot_id, chat_url=self.chat_url.strip() or None, chat_key=None
+            )
+        self.chat_key_set = saved.key_set
+        return rx.toast.success("Key removed")
+
+    @rx.event
+    @admin_only
+    async def test_chat_endpoint(self) -> None:
+        """Ask the endpoint typed in the box (with the typed key, else the stored one) whether it is nanobot."""
+        try:
+            url = chat_service.check_chat_url(self.chat_url)
+        except AppError as error:
+            self.chat_check, self.chat_check_ok = error.message, False
+            return
+        key = self.chat_key_draft.strip() or None
+        if key is None:
+            with read_session() as session:
+                _stored_url, key = chat_service.endpoint_secret(session=session, bot_id=self.config_bot_id)
+        result = await check_endpoint(url, key)
+        self.chat_check, self.chat_check_ok = result.message, result.ok
+
     # --- MCP config ---------------------------------------------------------------------------
 
     @rx.event
     def open_config(self, bot_id: str) -> rx.event.EventSpec | None:
         try:
             with read_session() as session:
+                endpoint = chat_service.get_chat_endpoint(session=session, bot_id=bot_id)
                 config = bot_service.get_mcp_config(session=session, bot_id=bot_id)
                 delivery = topic_service.get_topic_settings(session=session, bot_id=bot_id)
         except AppError as error:
@@ -220,6 +287,8 @@ class BotsState(SignedInState):
             str(delivery.dedupe_window_seconds),
         )
         self.settings_error = ""
+        self.chat_url, self.chat_key_set, self.chat_key_draft = endpoint.chat_url or "", endpoint.key_set, ""
+        self.chat_error, self.chat_check, self.chat_check_ok = "", "", False
         self.config_bot_id = bot_id
         self.config_bot_name = next((bot.name for bot in self.bots if bot.id == bot_id), bot_id)
         self.config_error, self.config_notice = "", ""
@@ -231,12 +300,12 @@ class BotsState(SignedInState):
         masked = redact_secrets(servers)
         for name, entry in servers.items():
             entry = entry if isinstance(entry, dict) else {}
-            shown = entry if show_secrets and name != LOCKED_SERVER else masked[name]
+            shown = entry if show_secrets and name not in MANAGED_SERVERS else masked[name]
             timeout = entry.get("toolTimeout", entry.get("tool_timeout", 30))
             entries.append(
                 ServerEntry(
                     name=name,
-                    locked=name == LOCKED_SERVER,
+                    locked=name in MANAGED_SERVERS,
                     kind=str(entry.get("type") or ("stdio" if entry.get("command") else "")),
                     url=str(entry.get("url", "")),
                     tool_timeout=timeout if isinstance(timeout, int) else 30,
@@ -247,13 +316,16 @@ class BotsState(SignedInState):
         self.servers = entries
 
     @rx.event
-    def set_locked_timeout(self, value: str) -> None:
+    def set_locked_timeout(self, name: str, value: str) -> None:
+        """The one field of a managed entry (topic_mcp, ccweb) a person may change."""
         try:
             timeout = int(value)
         except ValueError:
             self.config_error = "toolTimeout must be a whole number of seconds"
             return
-        self.servers = [dataclasses.replace(s, tool_timeout=timeout) if s.locked else s for s in self.servers]
+        self.servers = [
+            dataclasses.replace(s, tool_timeout=timeout) if s.locked and s.name == name else s for s in self.servers
+        ]
         self.config_error = ""
 
     @rx.event
@@ -300,17 +372,18 @@ class BotsState(SignedInState):
         try:
             with write_session() as session:
                 current = bot_service.get_mcp_config(session=session, bot_id=self.config_bot_id)
-                locked = dict(current.servers.get(LOCKED_SERVER) or {})
-                servers[LOCKED_SERVER] = {
-                    **locked,
-                    "toolTimeout": servers.get(LOCKED_SERVER, {}).get("toolTimeout", 30),
-                }
+                for name in MANAGED_SERVERS:
+                    if name in current.servers:
+                        servers[name] = {
+                            **dict(current.servers.get(name) or {}),
+                            "toolTimeout": servers.get(name, {}).get("toolTimeout", 30),
+                        }
                 saved = bot_service.put_mcp_config(session=session, bot_id=self.config_bot_id, servers=servers)
         except AppError as error:
             self.config_error = f"{error.field}: {error.message}" if error.field else error.message
             return None
         self.config_error = ""
-        self.config_notice = "Saved to config.json" + (" (topic_mcp was put back)" if saved.restored else "")
+        self.config_notice = "Saved to config.json" + (" (the managed entries were put back)" if saved.restored else "")
         self._set_servers(saved.servers, show_secrets=True)
         return rx.toast.success(self.config_notice)
 

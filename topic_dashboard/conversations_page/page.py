@@ -12,6 +12,7 @@ from topic_dashboard.conversations_page.state import (
     ConversationsState,
     GuideFieldRow,
     MessageRow,
+    PublishedRow,
 )
 
 S = ConversationsState
@@ -31,7 +32,11 @@ def _conversation(row: ConversationRow) -> rx.Component:
             ),
             rx.hstack(
                 rx.badge(row.run_status, size="1", variant="soft", color_scheme="gray"),
-                rx.text(row.message_count.to_string() + " messages", size="1", color=rx.color("gray", 10)),
+                rx.text(
+                    row.message_count.to_string() + rx.cond(row.message_count == 1, " message", " messages"),
+                    size="1",
+                    color=rx.color("gray", 10),
+                ),
                 rx.moment(row.updated_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10)),
                 spacing="2",
                 align="center",
@@ -123,6 +128,16 @@ def _message(message: MessageRow) -> rx.Component:
                 _guide_card(message),
                 rx.box(
                     rx.text(message.content, white_space="pre-wrap", size="2"),
+                    rx.cond(
+                        message.streaming,
+                        rx.hstack(
+                            rx.spinner(size="1"),
+                            rx.text("answering…", size="1", color=rx.color("gray", 10)),
+                            spacing="1",
+                            align="center",
+                            class_name="msg-streaming",
+                        ),
+                    ),
                     background=rx.color("gray", 3),
                     padding="0.5rem 0.75rem",
                     border_radius="12px 12px 12px 2px",
@@ -161,6 +176,96 @@ def _message(message: MessageRow) -> rx.Component:
     )
 
 
+RUN_LABELS = {
+    "queued": ("waiting for the bot", "amber"),
+    "running": ("the bot is answering", "blue"),
+    "failed": ("not answered", "red"),
+    "stopped": ("stopped", "gray"),
+}
+
+
+def run_bar() -> rx.Component:
+    """The open conversation's run: what the bot is doing, why it failed, stop and retry."""
+    status = rx.match(
+        S.run_status,
+        *[
+            (key, rx.badge(label, color_scheme=color, variant="soft", id="run-status", data_status=key))
+            for key, (label, color) in RUN_LABELS.items()
+        ],
+        rx.badge("idle", color_scheme="gray", variant="soft", id="run-status", data_status="idle"),
+    )
+    return rx.vstack(
+        rx.hstack(
+            status,
+            rx.cond(S.run_status == "running", rx.spinner(size="1")),
+            rx.spacer(),
+            rx.cond(
+                AuthState.is_admin & ((S.run_status == "running") | (S.run_status == "queued")),
+                rx.button(
+                    rx.icon("square", size=12),
+                    "Stop",
+                    size="1",
+                    variant="soft",
+                    color_scheme="red",
+                    on_click=S.stop_run,
+                    id="stop-run",
+                ),
+            ),
+            rx.cond(
+                AuthState.is_admin & ((S.run_status == "failed") | (S.run_status == "stopped")),
+                rx.button(
+                    rx.icon("rotate-ccw", size=12),
+                    "Retry",
+                    size="1",
+                    variant="soft",
+                    on_click=S.retry_run,
+                    id="retry-run",
+                ),
+            ),
+            width="100%",
+            align="center",
+            spacing="2",
+        ),
+        rx.cond(
+            S.run_error != "",
+            rx.callout(
+                S.run_error + " — your message is kept; Retry sends it again.",
+                color_scheme=rx.cond(S.run_status == "failed", "red", "gray"),
+                icon="triangle-alert",
+                size="1",
+                id="run-error",
+                width="100%",
+            ),
+        ),
+        rx.cond(
+            S.published.length() > 0,
+            rx.hstack(
+                rx.icon("rss", size=14, color=rx.color("accent", 10)),
+                rx.text("Published from this conversation:", size="1", color=rx.color("gray", 11)),
+                rx.foreach(S.published, _published),
+                spacing="2",
+                align="center",
+                wrap="wrap",
+                id="published-results",
+            ),
+        ),
+        width="100%",
+        spacing="2",
+    )
+
+
+def _published(row: PublishedRow) -> rx.Component:
+    return rx.link(
+        rx.badge(
+            row.count.to_string() + rx.cond(row.count == 1, " result", " results") + " to " + row.topic_name,
+            variant="surface",
+            size="1",
+        ),
+        href=row.href,
+        class_name="published-link",
+    )
+
+
 def composer() -> rx.Component:
     return rx.cond(
         AuthState.is_admin,
@@ -181,7 +286,18 @@ def composer() -> rx.Component:
                     size="2",
                     id="message-role",
                 ),
-                rx.text("send as", size="1", color=rx.color("gray", 10)),
+                rx.text(
+                    rx.cond(
+                        S.draft_role == "user",
+                        rx.cond(
+                            S.chat_ready, "relayed to the bot", "stored; this bot has no chat endpoint yet (Bots page)"
+                        ),
+                        "stored only, not sent",
+                    ),
+                    size="1",
+                    color=rx.color("gray", 10),
+                    id="send-hint",
+                ),
                 rx.spacer(),
                 rx.button(
                     rx.icon("clipboard-list", size=14),
@@ -190,7 +306,12 @@ def composer() -> rx.Component:
                     on_click=S.open_card_editor,
                     id="add-guide-card",
                 ),
-                rx.button(rx.icon("send", size=14), "Send", on_click=S.send, id="send-message"),
+                rx.button(
+                    rx.icon("send", size=14),
+                    rx.cond(S.draft_role == "user", "Send to bot", "Add to conversation"),
+                    on_click=S.send,
+                    id="send-message",
+                ),
                 width="100%",
                 align="center",
                 spacing="2",
@@ -293,6 +414,7 @@ def conversations_page() -> rx.Component:
                     S.conversation_id != "",
                     rx.vstack(
                         rx.heading(S.conversation_title, size="4"),
+                        run_bar(),
                         rx.vstack(
                             rx.foreach(S.messages, _message),
                             spacing="2",
@@ -319,5 +441,6 @@ def conversations_page() -> rx.Component:
             ),
         ),
         card_dialog(),
+        rx.moment(interval=600, on_change=S.poll, display="none"),
         title="Conversations",
     )

@@ -12,6 +12,7 @@ from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
+from topic_dashboard.services import chat as chat_service
 from topic_dashboard.services import conversations as service
 
 # The hidden form field that carries a guide card's message id (field names cannot start with "_").
@@ -59,6 +60,15 @@ class MessageRow:
     card_submit_label: str = ""
     card_fields: list[GuideFieldRow] = dataclasses.field(default_factory=list)
     card_submitted: bool = False
+    streaming: bool = False
+
+
+@dataclasses.dataclass
+class PublishedRow:
+    topic_key: str = ""
+    topic_name: str = ""
+    count: int = 0
+    href: str = ""
 
 
 def message_row(message: service.MessagePublic) -> MessageRow:
@@ -83,6 +93,7 @@ def message_row(message: service.MessagePublic) -> MessageRow:
             for f in card.get("fields", [])
         ],
         card_submitted=message.guide_state == "submitted",
+        streaming=message.streaming,
     )
 
 
@@ -98,6 +109,13 @@ class ConversationsState(SignedInState):
     card_open: bool = False
     card_json: str = ""
     card_error: str = ""
+    # The open conversation's run: idle | queued | running | failed | stopped, and why it failed.
+    run_status: str = "idle"
+    run_error: str = ""
+    published: list[PublishedRow] = []
+    chat_ready: bool = False  # the bot has a chat endpoint
+    _revision: int = -1
+    _list_signature: str = ""
 
     @rx.var
     def conversation_title(self) -> str:
@@ -127,6 +145,8 @@ class ConversationsState(SignedInState):
     def _load_conversations(self) -> None:
         with read_session() as session:
             rows = service.list_conversations(session=session, bot_id=self.bot_id)
+            self.chat_ready = bool(chat_service.get_chat_endpoint(session=session, bot_id=self.bot_id).chat_url)
+        self._list_signature = _signature(rows)
         self.conversations = [
             ConversationRow(
                 id=r.conversation_id,
@@ -171,6 +191,7 @@ class ConversationsState(SignedInState):
             return rx.toast.error(error.message)
         self.conversation_id = conversation_id
         self.messages = [message_row(m) for m in messages]
+        self._show_run(conversation)
         self._load_conversations()
         url = "/conversations?" + urlencode({"bot": self.bot_id, "conversation": conversation_id})
         return rx.call_script(f"window.history.replaceState(null, '', {json.dumps(url)})")
@@ -182,9 +203,42 @@ class ConversationsState(SignedInState):
                 message_row(m)
                 for m in service.list_messages(session=session, conversation_id=self.conversation_id, limit=1000)
             ]
-            if self._is_admin():
+            conversation = service.get_conversation(session=session, conversation_id=self.conversation_id)
+            if self._is_admin() and conversation.unread:
                 service.mark_conversation_read(session=session, conversation_id=self.conversation_id)
+        self._show_run(conversation)
         self._load_conversations()
+
+    def _show_run(self, conversation: service.ConversationPublic) -> None:
+        self._revision = conversation.revision
+        self.run_status = conversation.run_status
+        self.run_error = conversation.run_error or "" if conversation.run_status in ("failed", "stopped") else ""
+        with read_session() as session:
+            groups = chat_service.published_from(session=session, conversation_id=conversation.conversation_id)
+        self.published = [
+            PublishedRow(
+                topic_key=g.topic_key,
+                topic_name=g.topic_name,
+                count=g.count,
+                href="/?" + urlencode({"bot": self.bot_id, "view": f"topic:{g.topic_key}", "item": g.latest_item_id}),
+            )
+            for g in groups
+        ]
+
+    @rx.event
+    def poll(self, _tick: str = "") -> None:
+        """Every open page polls: the bot's conversation list (one indexed query) and the open
+        conversation's revision; what changed is reloaded, so answers stream in within a second."""
+        if not self.bot_id:
+            return
+        with read_session() as session:
+            rows = service.list_conversations(session=session, bot_id=self.bot_id)
+        if _signature(rows) != self._list_signature:
+            self._load_conversations()
+        if self.conversation_id:
+            current = next((r for r in rows if r.conversation_id == self.conversation_id), None)
+            if current is not None and current.revision != self._revision:
+                self._reload_messages()
 
     @rx.event
     def set_draft(self, value: str) -> None:
@@ -197,15 +251,46 @@ class ConversationsState(SignedInState):
     @rx.event
     @admin_only
     def send(self) -> rx.event.EventSpec | None:
+        """A user message goes to the bot (stored first, then relayed); other roles are only stored."""
         if not self.draft.strip():
             return rx.toast.error("Type a message first")
-        with write_session() as session:
-            service.add_message(
-                session=session, conversation_id=self._open_conversation_id(), role=self.draft_role, content=self.draft
-            )
+        try:
+            with write_session() as session:
+                if self.draft_role == "user":
+                    chat_service.send_message(
+                        session=session, conversation_id=self._open_conversation_id(), content=self.draft
+                    )
+                else:
+                    service.add_message(
+                        session=session,
+                        conversation_id=self._open_conversation_id(),
+                        role=self.draft_role,
+                        content=self.draft,
+                    )
+        except AppError as error:
+            return rx.toast.error(error.message)
         self.draft = ""
         self._reload_messages()
         return None
+
+    @rx.event
+    @admin_only
+    def stop_run(self) -> rx.event.EventSpec | None:
+        with write_session() as session:
+            stopped = chat_service.stop(session=session, conversation_id=self._open_conversation_id())
+        self._reload_messages()
+        return rx.toast.info("Stopping the bot's answer" if stopped else "Nothing is running")
+
+    @rx.event
+    @admin_only
+    def retry_run(self) -> rx.event.EventSpec | None:
+        try:
+            with write_session() as session:
+                chat_service.retry(session=session, conversation_id=self._open_conversation_id())
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self._reload_messages()
+        return rx.toast.info("Sent to the bot again")
 
     @rx.event
     def open_card_editor(self) -> None:
@@ -257,9 +342,21 @@ class ConversationsState(SignedInState):
             answers[field.name] = (
                 (value not in (None, "", "false", "off")) if field.type == "checkbox" else (value or "")
             )
-        with write_session() as session:
-            service.submit_guide_card(
-                session=session, conversation_id=self._open_conversation_id(), message_id=message_id, answers=answers
-            )
+        try:
+            with write_session() as session:
+                # The answers become the person's next message, relayed to the bot like any other.
+                chat_service.submit_guide_card_to_bot(
+                    session=session,
+                    conversation_id=self._open_conversation_id(),
+                    message_id=message_id,
+                    answers=answers,
+                )
+        except AppError as error:
+            return rx.toast.error(error.message)
         self._reload_messages()
         return rx.toast.success("Submitted")
+
+
+def _signature(rows: list[service.ConversationPublic]) -> str:
+    """What the list shows, in one string: a change anywhere (new, unread, status, title) differs."""
+    return "|".join(f"{r.conversation_id}:{r.revision}:{r.unread}:{r.run_status}:{r.title}" for r in rows)

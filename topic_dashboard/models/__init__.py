@@ -4,7 +4,7 @@ from topic_dashboard.models._common import iso_utc, utcnow
 from topic_dashboard.models.accounts import ApiToken, LoginSession, LoginThrottle, SetupToken, User
 from topic_dashboard.models.audit import AuditLog
 from topic_dashboard.models.bots import Bot, TopicBotSettings
-from topic_dashboard.models.conversations import Conversation, Message
+from topic_dashboard.models.conversations import ChatRun, Conversation, Message
 from topic_dashboard.models.topics import Topic, TopicItem, TopicRuleChange
 from topic_dashboard.models.vectors import RuleVector
 
@@ -12,6 +12,7 @@ __all__ = [
     "ApiToken",
     "AuditLog",
     "Bot",
+    "ChatRun",
     "Conversation",
     "LoginSession",
     "LoginThrottle",

@@ -25,6 +25,10 @@ class Bot(SQLModel, table=True):
     token_created_at: datetime = Field(default_factory=utcnow)
     config_path: str | None = Field(default=None, max_length=1000)
     workspace_dir: str | None = Field(default=None, max_length=1000)
+    # Where the dashboard reaches the bot to chat (its `nanobot serve` base URL) and the key that
+    # endpoint wants (nanobot's api key; sent as Bearer, never shown back).
+    chat_url: str | None = Field(default=None, max_length=500)
+    chat_key: str | None = Field(default=None, max_length=500)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

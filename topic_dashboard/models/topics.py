@@ -57,6 +57,13 @@ class TopicItem(SQLModel, table=True):
     is_read: bool = Field(default=False)
     is_pinned: bool = Field(default=False)
     is_archived: bool = Field(default=False)
+    # The dashboard conversation the bot was answering when it published this (see ChatRun).
+    conversation_id: str | None = Field(
+        default=None,
+        sa_column=sa.Column(
+            sa.String(64), sa.ForeignKey("conversation.id", ondelete="SET NULL"), nullable=True, index=True
+        ),
+    )
     created_at: datetime = Field(default_factory=utcnow)
 
 

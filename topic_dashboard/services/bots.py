@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, SQLModel, select
 
 from topic_dashboard.bot_config import (
+    CCWEB_SERVER,
     LOCKED_SERVER,
     check_nanobot_config,
     confined_config_path,
@@ -80,8 +81,20 @@ def config_roots() -> list[Path]:
     return [get_settings().data_dir]
 
 
+def managed_entries(token: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The locked `topic_mcp` entry and the other managed entries (`ccweb`), for this bot token."""
+    settings = get_settings()
+    topic = managed_entry(mcp_url=settings.mcp_topic_url, token=token)
+    return topic, {CCWEB_SERVER: managed_entry(mcp_url=settings.mcp_ccweb_url, token=token)}
+
+
+def with_managed_entries(config: dict[str, Any], token: str) -> dict[str, Any]:
+    topic, extra = managed_entries(token)
+    return ensure_topic_mcp(config, topic, mcp_url=get_settings().mcp_topic_url, extra=extra)
+
+
 def _write_managed_config(bot: Bot, token: str) -> None:
-    """(Re)write the bot's config.json with the managed topic_mcp entry.
+    """(Re)write the bot's config.json with the managed entries (topic_mcp, ccweb).
 
     Raises config_path_not_allowed, config_io_error, invalid_mcp_config.
     """
@@ -89,8 +102,32 @@ def _write_managed_config(bot: Bot, token: str) -> None:
         return
     path = confined_config_path(bot.config_path, roots=config_roots())
     config = read_config(path) if path.exists() else {}
-    mcp_url = get_settings().mcp_topic_url
-    write_config_atomic(path, ensure_topic_mcp(config, managed_entry(mcp_url=mcp_url, token=token), mcp_url=mcp_url))
+    write_config_atomic(path, with_managed_entries(config, token))
+
+
+def upgrade_managed_configs(*, session: Session) -> int:
+    """Give every bot's config.json the managed entries it lacks (after an upgrade: `ccweb`), with the
+    token its `topic_mcp` entry already holds when that is still the bot's token. Returns how many
+    files changed. A file that cannot be read or does not hold the current token is left alone."""
+    changed = 0
+    for bot in session.exec(select(Bot).where(sa.and_(Bot.config_path.is_not(None)))).all():  # type: ignore[union-attr]
+        path = _managed_path(bot)
+        if path is None or not path.exists():
+            continue
+        try:
+            config = read_config(path)
+            entry = mcp_servers_of(config).get(LOCKED_SERVER) or {}
+            headers = entry.get("headers") if isinstance(entry, dict) else None
+            token = headers.get("x-topic-mcp-token") if isinstance(headers, dict) else None
+            if not token or not token_matches(token, bot.token_hash):
+                continue
+            upgraded = with_managed_entries(config, token)
+            if upgraded != config:
+                write_config_atomic(path, upgraded)
+                changed += 1
+        except AppError as error:
+            logger.warning("bot %s: config.json not upgraded: %s", bot.id, error.message)
+    return changed
 
 
 def _adoptable_config_path(session: Session, config_path: str, *, adopt_existing: bool) -> Path:
@@ -285,7 +322,7 @@ def count_bots(*, session: Session) -> int:
 
 
 def _locked_flags(servers: dict[str, Any]) -> dict[str, bool]:
-    return {name: name == LOCKED_SERVER for name in servers}
+    return {name: name in (LOCKED_SERVER, CCWEB_SERVER) for name in servers}
 
 
 def _managed_path(bot: Bot) -> Path | None:
@@ -335,12 +372,17 @@ def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigP
             field="config_path",
         )
     mcp_url = get_settings().mcp_topic_url
-    managed = managed_entry(mcp_url=mcp_url, token=token)
-    merged, restored = merge_mcp_servers(servers, managed)
+    managed, extra = managed_entries(token)
+    merged, restored = merge_mcp_servers(servers, managed, extra)
     tools = dict(config.get("tools") or {})
     servers_key = "mcp_servers" if "mcp_servers" in tools and "mcpServers" not in tools else "mcpServers"
     tools[servers_key] = merged
-    config = ensure_topic_mcp({**config, "tools": tools}, merged[LOCKED_SERVER], mcp_url=mcp_url)
+    config = ensure_topic_mcp(
+        {**config, "tools": tools},
+        merged[LOCKED_SERVER],
+        mcp_url=mcp_url,
+        extra={name: merged[name] for name in extra},
+    )
     write_config_atomic(path, config)
     final = mask_bot_token(mcp_servers_of(config))
     return McpConfigPublic(

@@ -46,6 +46,8 @@ class ConversationPublic(BaseModel):
     title: str
     unread: bool
     run_status: str
+    run_error: str | None = None
+    revision: int = 0
     message_count: int
     created_at: str | None
     updated_at: str | None
@@ -60,6 +62,7 @@ class MessagePublic(BaseModel):
     kind: str
     guide_card: dict[str, Any] | None
     guide_state: str | None
+    streaming: bool = False
     created_at: str | None
 
 
@@ -70,6 +73,8 @@ def conversation_public(row: Conversation) -> ConversationPublic:
         title=row.title,
         unread=row.unread,
         run_status=row.run_status,
+        run_error=row.run_error,
+        revision=row.revision,
         message_count=row.last_seq,
         created_at=iso_utc(row.created_at),
         updated_at=iso_utc(row.updated_at),
@@ -86,6 +91,7 @@ def message_public(row: Message) -> MessagePublic:
         kind=row.kind,
         guide_card=row.guide_card_json,
         guide_state=row.guide_state,
+        streaming=row.streaming,
         created_at=iso_utc(row.created_at),
     )
 
@@ -205,6 +211,7 @@ def _append(
         created_at=now,
     )
     conversation.updated_at = now
+    conversation.revision += 1
     if role != "user":
         conversation.unread = True
     session.add(conversation)

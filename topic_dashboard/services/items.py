@@ -35,6 +35,7 @@ class ItemPublic(BaseModel):
     is_read: bool
     is_pinned: bool
     is_archived: bool
+    conversation_id: str | None = None  # the dashboard conversation the bot was answering
     created_at: str | None
 
 
@@ -67,6 +68,7 @@ def item_public(item: TopicItem) -> ItemPublic:
         is_read=item.is_read,
         is_pinned=item.is_pinned,
         is_archived=item.is_archived,
+        conversation_id=item.conversation_id,
         created_at=iso_utc(item.created_at),
     )
 

@@ -124,6 +124,12 @@ def _resolve_topic(
     return fallback, True, why
 
 
+def _answering(session: Session, bot_id: str) -> str | None:
+    from topic_dashboard.services.chat import source_conversation_id
+
+    return source_conversation_id(session=session, bot_id=bot_id)
+
+
 def publish_item(
     *, session: Session, bot_id: str, request: PublishRequest, source: str = "mcp", audit: CallAudit | None = None
 ) -> PublishResult:
@@ -192,6 +198,8 @@ def publish_item(
         source=source if source in SOURCES else "system",
         message_type=request.message_type,
         dedupe_key=dedupe_key,
+        # What the bot was answering in the dashboard when it published this (services/chat.py).
+        conversation_id=_answering(session, bot_id) if source == "mcp" else None,
         created_at=now,
     )
     session.add(item)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlencode
 
 from topic_dashboard.item_views import safe_url
 from topic_dashboard.item_views.markdown import render_markdown
@@ -62,6 +63,11 @@ def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
         level=item.level,
         tags=list(item.tags),
         source=item.source,
+        conversation_href=(
+            "/conversations?" + urlencode({"bot": item.bot_id, "conversation": item.conversation_id})
+            if item.conversation_id
+            else ""
+        ),
         created_at=item.created_at or "",
         content_html=render_markdown(item.content, allow_images=allow_images),
         content_is_long=len(item.content) > LONG_CONTENT_CHARS or item.content.count("\n") > 24,

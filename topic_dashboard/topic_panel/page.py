@@ -450,6 +450,17 @@ def detail_column() -> rx.Component:
                     rx.badge(D.topic_key, variant="soft", id="detail-topic"),
                     rx.foreach(D.tags, _tag),
                     rx.text("via " + D.source, size="1", color=rx.color("gray", 10)),
+                    rx.cond(
+                        D.conversation_href != "",
+                        rx.link(
+                            rx.hstack(
+                                rx.icon("messages-square", size=12), "from a conversation", spacing="1", align="center"
+                            ),
+                            href=D.conversation_href,
+                            size="1",
+                            id="detail-conversation",
+                        ),
+                    ),
                     rx.moment(
                         D.created_at,
                         format="YYYY-MM-DD HH:mm",

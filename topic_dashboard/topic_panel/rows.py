@@ -59,6 +59,7 @@ class ItemDetail:
     level: str = "info"
     tags: list[str] = dataclasses.field(default_factory=list)
     source: str = ""
+    conversation_href: str = ""  # the dashboard conversation that produced it, when there is one
     created_at: str = ""
     content_html: str = ""
     content_is_long: bool = False

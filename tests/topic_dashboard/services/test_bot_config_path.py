@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from topic_dashboard.bot_config import LOCKED_SERVER
+from topic_dashboard.bot_config import CCWEB_SERVER, LOCKED_SERVER
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import Bot
 from topic_dashboard.services import bots
@@ -152,7 +152,7 @@ def test_an_existing_file_is_adopted_only_when_confirmed(session: Session) -> No
     bot, _ = bots.create_bot(session=session, name="adopted", config_path=str(path), adopt_existing=True)
     written = json.loads(path.read_text(encoding="utf-8"))
     assert written["agents"] == NANOBOT_CONFIG["agents"]
-    assert list(written["tools"]["mcpServers"]) == ["fs", LOCKED_SERVER]
+    assert list(written["tools"]["mcpServers"]) == ["fs", LOCKED_SERVER, CCWEB_SERVER]
     assert bot.config_path == str(path)
 
 

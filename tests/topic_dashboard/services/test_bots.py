@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from topic_dashboard.bot_config import LOCKED_SERVER, managed_entry
+from topic_dashboard.bot_config import CCWEB_SERVER, LOCKED_SERVER, managed_entry
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import AuditLog, Bot, Conversation, Message, Topic, TopicBotSettings, TopicItem, utcnow
 from topic_dashboard.services import bots
@@ -61,6 +61,20 @@ def _managed(token: str, **overrides: Any) -> dict[str, Any]:
     return {**managed_entry(mcp_url=get_settings().mcp_topic_url, token=token), **overrides}
 
 
+def _ccweb(token: str) -> dict[str, Any]:
+    return managed_entry(mcp_url=get_settings().mcp_ccweb_url, token=token)
+
+
+def _both(token: str, **overrides: Any) -> dict[str, Any]:
+    """Both managed entries as written: topic_mcp (with `overrides`) and ccweb."""
+    return {LOCKED_SERVER: _managed(token, **overrides), CCWEB_SERVER: _ccweb(token)}
+
+
+def _both_masked(token: str) -> dict[str, Any]:
+    masked = {"x-topic-mcp-token": "***"}
+    return {LOCKED_SERVER: _masked(token), CCWEB_SERVER: {**_ccweb(token), "headers": masked}}
+
+
 def _masked(token: str, **overrides: Any) -> dict[str, Any]:
     """topic_mcp as reads show it: the bot's token is never read back."""
     return {**_managed(token, **overrides), "headers": {"x-topic-mcp-token": "***"}}
@@ -95,7 +109,7 @@ def test_create_writes_a_workspace_config_only_the_owner_can_read(session: Sessi
     assert bot.config_path == str(expected_path)
     assert stat.S_IMODE(expected_path.stat().st_mode) == 0o600
     config = _config(bot)
-    assert config["tools"]["mcpServers"] == {LOCKED_SERVER: _managed(token)}
+    assert config["tools"]["mcpServers"] == _both(token)
     assert config["tools"]["ssrfWhitelist"] == ["127.0.0.1/32"]  # the test settings' base URL is on loopback
     assert list(expected_path.parent.iterdir()) == [expected_path]
     assert session.get(Bot, bot.bot_id).workspace_dir == str(expected_path.parent.parent)
@@ -124,7 +138,7 @@ def test_create_adopts_an_existing_config_and_keeps_everything_in_it(session: Se
     for key in ("agents", "zzUnknown", "channels"):
         assert written[key] == original[key]
     assert written["tools"]["web"] == original["tools"]["web"] and written["tools"]["futureKey"] == "kept"
-    assert list(written["tools"]["mcpServers"]) == ["filesystem", "remote", LOCKED_SERVER]
+    assert list(written["tools"]["mcpServers"]) == ["filesystem", "remote", LOCKED_SERVER, CCWEB_SERVER]
     assert {k: written["tools"]["mcpServers"][k] for k in OTHER_SERVERS} == OTHER_SERVERS
     assert written["tools"]["mcpServers"][LOCKED_SERVER] == _managed(token)
     assert written["tools"]["ssrfWhitelist"] == ["100.64.0.0/10", "127.0.0.1/32"]
@@ -206,7 +220,7 @@ def test_rotation_rewrites_the_config_and_the_old_token_stops_working(session: S
     assert _topic_mcp(bot) == _managed(new)
     assert old not in path.read_text(encoding="utf-8")
     written = _config(bot)
-    assert list(written["tools"]["mcpServers"]) == ["filesystem", "remote", LOCKED_SERVER]
+    assert list(written["tools"]["mcpServers"]) == ["filesystem", "remote", LOCKED_SERVER, CCWEB_SERVER]
     assert written["tools"]["ssrfWhitelist"] == ["100.64.0.0/10", "127.0.0.1/32"]
     assert written["zzUnknown"] == _adopted_config()["zzUnknown"]
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -323,8 +337,8 @@ def test_get_mcp_config_marks_topic_mcp_locked(session: Session, home: Path) -> 
 
     config = bots.get_mcp_config(session=session, bot_id=bot.bot_id)
 
-    assert config.servers == {**OTHER_SERVERS, LOCKED_SERVER: _masked(token)}
-    assert config.locked == {"filesystem": False, "remote": False, LOCKED_SERVER: True}
+    assert config.servers == {**OTHER_SERVERS, **_both_masked(token)}
+    assert config.locked == {"filesystem": False, "remote": False, LOCKED_SERVER: True, CCWEB_SERVER: True}
     assert config.config_path == str(path) and config.restored is False
 
 
@@ -343,11 +357,11 @@ def test_put_replaces_the_whole_map_and_restores_topic_mcp(session: Session, hom
     config = bots.put_mcp_config(session=session, bot_id=bot.bot_id, servers=submitted)
 
     assert config.restored is True
-    assert config.servers == {**submitted, LOCKED_SERVER: _masked(token)}
-    assert config.locked == {"remote": False, "local": False, LOCKED_SERVER: True}
+    assert config.servers == {**submitted, **_both_masked(token)}
+    assert config.locked == {"remote": False, "local": False, LOCKED_SERVER: True, CCWEB_SERVER: True}
     written = _config(bot)
-    assert written["tools"]["mcpServers"] == {**submitted, LOCKED_SERVER: _managed(token)}
-    assert list(written["tools"]["mcpServers"]) == ["remote", "local", LOCKED_SERVER]
+    assert written["tools"]["mcpServers"] == {**submitted, **_both(token)}
+    assert list(written["tools"]["mcpServers"]) == ["remote", "local", LOCKED_SERVER, CCWEB_SERVER]
     assert list(written) == list(_adopted_config())
     assert written["zzUnknown"] == _adopted_config()["zzUnknown"]
     assert written["tools"]["futureKey"] == "kept"
@@ -358,9 +372,7 @@ def test_put_replaces_the_whole_map_and_restores_topic_mcp(session: Session, hom
 
 def test_put_with_topic_mcp_unchanged_is_not_a_restore_and_may_set_the_timeout(session: Session) -> None:
     bot, token = bots.create_bot(session=session, name="timer")
-    config = bots.put_mcp_config(
-        session=session, bot_id=bot.bot_id, servers={LOCKED_SERVER: _managed(token, toolTimeout=300)}
-    )
+    config = bots.put_mcp_config(session=session, bot_id=bot.bot_id, servers=_both(token, toolTimeout=300))
     assert config.restored is False
     assert _topic_mcp(bot) == _managed(token, toolTimeout=300)
 
@@ -376,7 +388,7 @@ def test_put_keeps_a_snake_case_file_snake_case(session: Session, home: Path) ->
 
     tools = _config(bot)["tools"]
     assert set(tools) == {"mcp_servers", "ssrf_whitelist"}
-    assert tools["mcp_servers"] == {"fs2": OTHER_SERVERS["filesystem"], LOCKED_SERVER: _managed(token)}
+    assert tools["mcp_servers"] == {"fs2": OTHER_SERVERS["filesystem"], **_both(token)}
     assert tools["ssrf_whitelist"] == ["127.0.0.0/8"]
 
 

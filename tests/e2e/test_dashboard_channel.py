@@ -1,0 +1,248 @@
+"""The dashboard channel end to end: a person chats with a real `nanobot serve` (nanobot-ai 0.3.5,
+its own venv) in the browser, the bot's scripted model reads the conversation back with
+`ccweb_list_user_inputs` (no arguments), routes and publishes through `topic_mcp`, and the answer
+streams into the page while the item appears in the Topic panel, linked to the conversation.
+No network: the model is tests/support/scripted_llm.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlmodel import Session, select
+
+from tests.e2e.accounts_support import PAGE_LOAD_MS, expect_live, log_in, unique
+from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.support.nanobot_serve import NanobotServe, nanobot_serve_available
+from tests.support.scripted_llm import Reply, ScriptedLLM, Text, ToolCall, called, last_user_text, tool_results
+from tests.support.topics import CI_RULE
+from topic_dashboard.models import TopicItem
+from topic_dashboard.services import chat
+from topic_dashboard.services.bots import create_bot
+from topic_dashboard.services.conversations import create_conversation, get_conversation, list_messages
+from topic_dashboard.services.topics import TopicCreate, create_topic
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        not nanobot_serve_available(), reason="nanobot's venv (with aiohttp) is missing; `make test` installs it"
+    ),
+]
+
+ADMIN = "channel-admin"
+API_KEY = "nanobot-api-key"
+CCWEB = "mcp_ccweb_ccweb_list_user_inputs"
+ROUTE = "mcp_topic_mcp_topic_route"
+PUBLISH = "mcp_topic_mcp_topic_publish"
+BUILD = "Build #88 on main passed: 412 tests green, artifact web-1.8.0.tar.gz uploaded."
+ANSWER_PARTS = ("Build #88 ", "passed ", "on main. ", "I published ", "it to ", "Builds.")
+CARD = {
+    "title": "Before I start",
+    "fields": [
+        {"name": "scope", "label": "What should I cover?", "type": "textarea", "required": True},
+        {"name": "format", "label": "Format", "type": "select", "options": ["summary", "table"]},
+    ],
+    "submit_label": "Start",
+}
+
+
+def script(request: dict[str, Any]) -> Reply:
+    """The bot's model: what a careful agent does with each kind of request."""
+    user = last_user_text(request)
+    if "run the build" in user:
+        if not called(request, CCWEB):
+            return [ToolCall(CCWEB, {})]  # no arguments: the conversation being answered
+        if not called(request, ROUTE):
+            return [ToolCall(ROUTE, {"content": BUILD, "title": "Build #88 passed", "message_type": "result"})]
+        if not called(request, PUBLISH):
+            return [ToolCall(PUBLISH, {"topic_key": "builds", "title": "Build #88 passed", "content": BUILD})]
+        return Text(*ANSWER_PARTS, delay=0.4)
+    if "make a report" in user:
+        return Text("Sure. A few details first:\n```guide_card\n" + json.dumps(CARD) + "\n```")
+    if user.startswith("Before I start"):
+        return Text("Thanks: starting on " + user.splitlines()[1].split(": ", 1)[1] + ".")
+    if "what did I ask" in user:
+        if not called(request, CCWEB):
+            return [ToolCall(CCWEB, {})]
+        inputs = json.loads(tool_results(request)[-1].text)
+        return Text("You asked: " + " | ".join(item["content"] for item in inputs["items"]))
+    return Text("Hello! (" + user[:40] + ")")
+
+
+@pytest.fixture(scope="module")
+def bot(e2e_app: E2EApp) -> tuple[str, Path]:
+    with Session(e2e_app.engine) as session:
+        bot, _ = create_bot(session=session, name=unique("channel-bot"))
+        create_topic(
+            session=session,
+            bot_id=bot.bot_id,
+            actor="test",
+            data=TopicCreate(topic_key="builds", name="Builds", routing_json=CI_RULE),
+        )
+    assert bot.config_path
+    return bot.bot_id, Path(bot.config_path)
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM(script) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def nanobot(
+    bot: tuple[str, Path], llm: ScriptedLLM, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[NanobotServe]:
+    config = json.loads(bot[1].read_text(encoding="utf-8"))  # exactly what the dashboard wrote
+    assert set(config["tools"]["mcpServers"]) == {"topic_mcp", "ccweb"}
+    with NanobotServe(
+        config, llm_base_url=llm.base_url, workdir=tmp_path_factory.mktemp("nanobot"), api_key=API_KEY
+    ) as serve:
+        yield serve
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _open_conversation(page: Page, app: E2EApp, bot_id: str, title: str) -> str:
+    page.goto(app.path(f"/conversations?bot={bot_id}"))
+    expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
+    expect_live(page)
+    page.locator("#new-conversation-title").fill(title)
+    page.locator("#new-conversation").click()
+    expect(page.locator("#message-draft")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"conversation=\w+"))
+    return page.url.split("conversation=", 1)[1].split("&", 1)[0]
+
+
+def _write(page: Page, text: str) -> None:
+    page.locator("#message-draft").fill(text)
+    page.locator("#send-message").click()
+    expect(page.locator("#messages")).to_contain_text(text)
+
+
+def _wait_idle(app: E2EApp, conversation_id: str, timeout: float = 60.0) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with Session(app.engine) as session:
+            status = get_conversation(session=session, conversation_id=conversation_id).run_status
+        if status in ("idle", "failed", "stopped"):
+            return status
+        time.sleep(0.1)
+    raise AssertionError("the run did not end")
+
+
+def test_a_person_chats_with_a_real_nanobot_and_the_result_lands_in_topics(
+    page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe, llm: ScriptedLLM
+) -> None:
+    bot_id, _ = bot
+    log_in(page, e2e_app, ADMIN)
+
+    # 1. The admin points the dashboard at the bot; "test connection" says what is wrong, then that it works.
+    page.goto(e2e_app.path("/bots"))
+    expect_live(page)
+    page.locator(f"#config-{bot_id}").click()
+    page.locator("#chat-url").fill(nanobot.url)
+    page.locator("#chat-key").fill("not-the-key")
+    page.locator("#test-chat-endpoint").click()
+    expect(page.locator("#chat-check")).to_contain_text("refused the key")
+    page.locator("#chat-key").fill(API_KEY)
+    page.locator("#test-chat-endpoint").click()
+    expect(page.locator("#chat-check")).to_contain_text("nanobot is answering")
+    page.locator("#chat-endpoint").screenshot(path=str(screenshot_path("bots-chat-endpoint.png")))
+    page.locator("#save-chat-endpoint").click()
+    expect(page.locator("#chat-key")).to_have_attribute("placeholder", "•••••• (type to replace)")
+
+    # 2. The chat: the answer streams in live; the bot read this conversation back and published.
+    conversation_id = _open_conversation(page, e2e_app, bot_id, "Release")
+    _write(page, "run the build and tell me")
+    expect(page.locator(".msg-streaming")).to_be_visible(timeout=30_000)  # seen while it arrives
+    expect(page.locator("#run-status")).to_have_attribute("data-status", "running")
+    page.screenshot(path=str(screenshot_path("dashboard-channel-streaming.png")))
+    expect(page.locator("#messages")).to_contain_text("I published it to Builds.", timeout=30_000)
+    expect(page.locator(".msg-streaming")).to_have_count(0)
+    expect(page.locator("#run-status")).to_have_attribute("data-status", "idle")
+    expect(page.locator("#published-results")).to_contain_text("1 result to Builds")
+    page.screenshot(path=str(screenshot_path("dashboard-channel.png")), full_page=True)
+
+    seen = [r for request in llm.requests for r in tool_results(request) if r.name == CCWEB]
+    assert seen, "the model never saw ccweb_list_user_inputs' answer"
+    inputs = json.loads(seen[0].text)
+    assert inputs["conversationId"] == conversation_id
+    assert [item["content"] for item in inputs["items"]] == ["run the build and tell me"]
+    with Session(e2e_app.engine) as session:
+        items = session.exec(select(TopicItem).where(TopicItem.bot_id == bot_id)).all()
+        assert [(i.topic_key, i.title, i.conversation_id) for i in items] == [
+            ("builds", "Build #88 passed", conversation_id)
+        ]
+        messages = list_messages(session=session, conversation_id=conversation_id)
+        assert [(m.role, m.content) for m in messages] == [
+            ("user", "run the build and tell me"),
+            ("assistant", "".join(ANSWER_PARTS)),
+        ]
+
+    # 3. From the result to the request that produced it, and back.
+    page.locator("#published-results .published-link").first.click()
+    expect(page.locator("#detail-title")).to_have_text("Build #88 passed", timeout=PAGE_LOAD_MS)
+    page.locator("#detail-conversation").click()
+    expect(page.locator("#messages")).to_contain_text("run the build and tell me", timeout=PAGE_LOAD_MS)
+
+    # 4. A guide card from the bot: rendered as the form; the answers go back to the bot as the next message.
+    _write(page, "make a report")
+    card = page.locator(".guide-card").last
+    expect(card).to_contain_text("Before I start", timeout=30_000)
+    card.locator("textarea[name=scope]").fill("Q3 revenue by region")
+    card.locator(".guide-card-submit").click()
+    expect(page.locator("#messages")).to_contain_text("Thanks: starting on Q3 revenue by region.", timeout=30_000)
+    expect(card).to_contain_text("submitted")
+
+
+def test_a_bot_that_is_down_keeps_the_message_and_retry_delivers_it(
+    page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe
+) -> None:
+    bot_id, _ = bot
+    with Session(e2e_app.engine) as session:
+        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=f"http://127.0.0.1:{_free_port()}")
+    log_in(page, e2e_app, ADMIN)
+    _open_conversation(page, e2e_app, bot_id, "Down")
+    _write(page, "are you there?")
+    expect(page.locator("#run-error")).to_contain_text("cannot connect", timeout=30_000)
+    expect(page.locator("#run-error")).to_contain_text("your message is kept")
+    expect(page.locator("#messages")).to_contain_text("are you there?")
+    page.screenshot(path=str(screenshot_path("dashboard-channel-down.png")))
+
+    with Session(e2e_app.engine) as session:  # the bot is back
+        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
+    page.locator("#retry-run").click()
+    expect(page.locator("#messages")).to_contain_text("Hello! (are you there?)", timeout=30_000)
+    expect(page.locator("#run-error")).to_have_count(0)
+    expect(page.locator("#run-status")).to_have_attribute("data-status", "idle")
+
+
+def test_two_conversations_at_once_each_reads_back_its_own_inputs(
+    e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe
+) -> None:
+    """nanobot sends the same headers for both: the dashboard relays one at a time, so the header-less
+    ccweb call always means the conversation being answered."""
+    bot_id, _ = bot
+    with Session(e2e_app.engine) as session:
+        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
+        a = create_conversation(session=session, bot_id=bot_id, title="A").conversation_id
+        b = create_conversation(session=session, bot_id=bot_id, title="B").conversation_id
+        chat.send_message(session=session, conversation_id=a, content="alpha: what did I ask?")
+        chat.send_message(session=session, conversation_id=b, content="beta: what did I ask?")
+    assert _wait_idle(e2e_app, a) == "idle" and _wait_idle(e2e_app, b) == "idle"
+    with Session(e2e_app.engine) as session:
+        answers = {cid: list_messages(session=session, conversation_id=cid)[-1].content for cid in (a, b)}
+    assert answers[a] == "You asked: alpha: what did I ask?"
+    assert answers[b] == "You asked: beta: what did I ask?"
