@@ -175,6 +175,9 @@ def test_a_person_chats_with_a_real_nanobot_and_the_result_lands_in_topics(
     expect(page.locator("#published-results")).to_contain_text("1 result to Builds")
     page.screenshot(path=str(screenshot_path("dashboard-channel.png")), full_page=True)
 
+    # The model was told about the dashboard (the skill the dashboard wrote into the bot's workspace).
+    system = json.dumps(llm.requests[0]["messages"][0])
+    assert "Topic Dashboard" in system and "guide_card" in system and "ccweb_list_user_inputs" in system
     seen = [r for request in llm.requests for r in tool_results(request) if r.name == CCWEB]
     assert seen, "the model never saw ccweb_list_user_inputs' answer"
     inputs = json.loads(seen[0].text)

@@ -51,7 +51,8 @@ def serve_config(
     merged = copy.deepcopy(config)
     merged.setdefault("providers", {})["custom"] = {"apiKey": "scripted", "apiBase": llm_base_url}
     defaults = merged.setdefault("agents", {}).setdefault("defaults", {})
-    defaults.update({"model": model, "provider": "custom", "workspace": str(workspace)})
+    defaults.update({"model": model, "provider": "custom"})
+    defaults.setdefault("workspace", str(workspace))  # the one the dashboard gave the bot, if it did
     api = merged.setdefault("api", {})
     api["apiKey"] = api_key
     return merged

@@ -24,6 +24,7 @@ from topic_dashboard.bot_config import (
     read_config,
     write_config_atomic,
 )
+from topic_dashboard.bot_config.skill import workspace_of, write_skill
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import AuditLog, Bot, Conversation, Topic, TopicBotSettings, TopicItem, iso_utc, utcnow
 from topic_dashboard.security import BOT_TOKEN_PREFIX, hash_token, new_token, token_matches
@@ -94,7 +95,8 @@ def with_managed_entries(config: dict[str, Any], token: str) -> dict[str, Any]:
 
 
 def _write_managed_config(bot: Bot, token: str) -> None:
-    """(Re)write the bot's config.json with the managed entries (topic_mcp, ccweb).
+    """(Re)write the bot's config.json with the managed entries (topic_mcp, ccweb), and the dashboard's
+    skill into its workspace (a new bot's config names its workspace in the bot's folder).
 
     Raises config_path_not_allowed, config_io_error, invalid_mcp_config.
     """
@@ -102,7 +104,25 @@ def _write_managed_config(bot: Bot, token: str) -> None:
         return
     path = confined_config_path(bot.config_path, roots=config_roots())
     config = read_config(path) if path.exists() else {}
+    if not config and bot.workspace_dir:  # a workspace the dashboard made: nanobot's files live in it
+        config = {"agents": {"defaults": {"workspace": str(Path(bot.workspace_dir) / "workspace")}}}
     write_config_atomic(path, with_managed_entries(config, token))
+    _write_skill(bot, config)
+
+
+def _write_skill(bot: Bot, config: dict[str, Any]) -> None:
+    """The skill that tells the bot's model about topics, ccweb and guide cards (bot_config/skill.py),
+    written only into a workspace inside the data directory; a failure is logged, never fatal."""
+    workspace = workspace_of(config)
+    if workspace is None:
+        return
+    try:
+        resolved = workspace.resolve()
+        if not any(resolved.is_relative_to(root.resolve()) for root in config_roots()):
+            return
+        write_skill(resolved)
+    except OSError as exc:
+        logger.warning("bot %s: the dashboard skill was not written: %s", bot.id, exc)
 
 
 def upgrade_managed_configs(*, session: Session) -> int:
@@ -125,6 +145,7 @@ def upgrade_managed_configs(*, session: Session) -> int:
             if upgraded != config:
                 write_config_atomic(path, upgraded)
                 changed += 1
+            _write_skill(bot, upgraded)
         except AppError as error:
             logger.warning("bot %s: config.json not upgraded: %s", bot.id, error.message)
     return changed

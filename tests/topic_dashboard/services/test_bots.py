@@ -443,3 +443,40 @@ def test_put_on_a_config_holding_a_stale_token_is_refused(session: Session) -> N
 def test_mcp_config_of_an_unknown_bot_is_not_found(session: Session) -> None:
     _refused("bot_not_found", bots.get_mcp_config, session=session, bot_id="nope")
     _refused("bot_not_found", bots.put_mcp_config, session=session, bot_id="nope", servers={})
+
+
+# --- the skill that tells the bot's model about the dashboard ----------------------------------------
+
+
+def test_a_new_bot_gets_a_workspace_with_the_dashboard_skill(session: Session) -> None:
+    from topic_dashboard.bot_config.skill import SKILL_NAME, SKILL_TEXT
+
+    bot, _ = bots.create_bot(session=session, name="skilled")
+    workspace = Path(_config(bot)["agents"]["defaults"]["workspace"])
+    assert workspace == Path(session.get(Bot, bot.bot_id).workspace_dir or "") / "workspace"
+    skill = workspace / "skills" / SKILL_NAME / "SKILL.md"
+    assert skill.read_text(encoding="utf-8") == SKILL_TEXT
+    assert "always: true" in SKILL_TEXT and "ccweb_list_user_inputs" in SKILL_TEXT
+
+
+def test_the_skills_guide_card_example_is_one_the_dashboard_renders() -> None:
+    """What the model is told to write must be what the relay turns into a form."""
+    from topic_dashboard.bot_config.skill import GUIDE_CARD_EXAMPLE, SKILL_TEXT
+    from topic_dashboard.services.chat import split_guide_card
+
+    block = SKILL_TEXT[
+        SKILL_TEXT.index("```guide_card") : SKILL_TEXT.index("```\n", SKILL_TEXT.index("```guide_card") + 5) + 3
+    ]
+    rest, card = split_guide_card("Sure:\n" + block)
+    assert rest == "Sure:" and card is not None and card["title"] == GUIDE_CARD_EXAMPLE["title"]
+
+
+def test_no_skill_is_written_outside_the_data_directory(session: Session, home: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    path = _write(home / "cfg" / "config.json", {"agents": {"defaults": {"workspace": str(outside)}}})
+    bots.create_bot(session=session, name="adopted", config_path=str(path), adopt_existing=True)
+    assert not outside.exists()
+    inside = home / "ws"
+    path2 = _write(home / "cfg2" / "config.json", {"agents": {"defaults": {"workspace": str(inside)}}})
+    bots.create_bot(session=session, name="adopted2", config_path=str(path2), adopt_existing=True)
+    assert (inside / "skills" / "topic-dashboard" / "SKILL.md").exists()
