@@ -182,6 +182,49 @@ def set_item_flags(
     return item_public(item)
 
 
+def unread_in_view(
+    *, session: Session, bot_id: str, filters: ItemFilters | None = None, up_to_id: int = MAX_ITEM_ID
+) -> list[int]:
+    """The unread items a view shows (its filters, up to the newest item the person has seen),
+    newest first: exactly what "Mark all read" in that view reads. Raises validation_error."""
+    filters = filters or ItemFilters()
+    ids: list[int] = []
+    cursor: str | None = None
+    while True:
+        page = list_items(
+            session=session,
+            bot_id=bot_id,
+            filters=filters.model_copy(update={"unread_only": True}),
+            cursor=cursor or (encode_cursor(up_to_id + 1) if up_to_id < MAX_ITEM_ID else None),
+            limit=MAX_PAGE,
+        )
+        ids += [item.id for item in page.items]
+        if page.next_cursor is None:
+            return ids
+        cursor = page.next_cursor
+
+
+def set_read(*, session: Session, bot_id: str, item_ids: list[int], is_read: bool) -> list[int]:
+    """Mark these items of the bot read (or unread); returns the ids that changed. One transaction."""
+    wanted = [i for i in item_ids if isinstance(i, int) and 0 < i <= MAX_ITEM_ID]
+    changed: list[int] = []
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        rows = session.exec(
+            select(TopicItem.id).where(
+                TopicItem.bot_id == bot_id, col(TopicItem.id).in_(chunk), col(TopicItem.is_read).is_(not is_read)
+            )
+        ).all()
+        ids = [int(item_id) for item_id in rows if item_id is not None]
+        if ids:
+            session.exec(sa.update(TopicItem).where(col(TopicItem.id).in_(ids)).values(is_read=is_read))
+        changed += ids
+    if changed:
+        bump_items_version(session, bot_id)
+    session.commit()
+    return changed
+
+
 def mark_all_read(*, session: Session, bot_id: str, topic_key: str | None = None) -> int:
     """Mark a topic's (or all the bot's) unread items read. Returns how many changed. Raises validation_error."""
     if topic_key:

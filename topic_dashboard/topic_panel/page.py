@@ -306,9 +306,36 @@ def _mobile_topic_picker() -> rx.Component:
     )
 
 
+def mark_read_dialog() -> rx.Component:
+    """'Mark all read' asks first, naming how many items of this view it will read."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(
+                "Mark " + S.mark_read_count.to_string() + rx.cond(S.mark_read_count == 1, " item", " items") + " read?"
+            ),
+            rx.alert_dialog.description(
+                "Everything unread in " + S.heading + " with the filters you set, up to the newest item shown. "
+                "You can undo it for a few seconds.",
+                size="2",
+            ),
+            rx.hstack(
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", id="mark-read-cancel")),
+                rx.alert_dialog.action(rx.button("Mark read", on_click=S.confirm_mark_read, id="mark-read-ok")),
+                justify="end",
+                spacing="2",
+                margin_top="1rem",
+            ),
+            id="mark-read-confirm",
+        ),
+        open=S.mark_read_open,
+        on_open_change=S.set_mark_read_open,
+    )
+
+
 def items_column() -> rx.Component:
     return rx.vstack(
         _mobile_topic_picker(),
+        mark_read_dialog(),
         rx.hstack(
             rx.heading(S.heading, size="4", id="stream-heading"),
             rx.spacer(),

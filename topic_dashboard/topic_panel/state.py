@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import secrets
 from urllib.parse import urlencode
 
 import reflex as rx
@@ -20,6 +21,9 @@ from topic_dashboard.topic_panel.detail import item_detail, item_row
 from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, TopicRow
 
 PAGE_SIZE = 40
+# New items a poll adds to the list at most; a larger burst restarts the list at the newest page.
+LIVE_BURST_LIMIT = 1000
+UNDO_MARK_READ_MS = 12_000
 
 
 class TopicPanelState(SignedInState):
@@ -29,6 +33,11 @@ class TopicPanelState(SignedInState):
     bots: list[BotOption] = []
     bot_id: str = ""
     topic_enabled: bool = True
+    # "Mark all read": the confirmation (how many, in this view) and what each recent one marked (Undo).
+    mark_read_open: bool = False
+    mark_read_count: int = 0
+    _mark_read_ids: list[int] = []
+    _marked: dict[str, list[int]] = {}
     allow_images: bool = False
     topics: list[TopicRow] = []
     selection: str = "all"  # all | unread | pinned | topic:<key>
@@ -312,16 +321,65 @@ class TopicPanelState(SignedInState):
     @rx.event
     @admin_only
     def mark_all_read(self) -> rx.event.EventSpec | None:
+        """Ask first: how many unread items this view (its filters, up to the newest row shown) holds."""
+        newest_shown = max((row.id for row in self.items), default=0)
+        try:
+            with read_session() as session:
+                ids = item_service.unread_in_view(
+                    session=session, bot_id=self.bot_id, filters=self._filters(), up_to_id=newest_shown
+                )
+        except AppError as error:
+            return rx.toast.error(error.message)
+        if not newest_shown or not ids:
+            return rx.toast.info("Nothing unread in this view")
+        self._mark_read_ids = ids
+        self.mark_read_count = len(ids)
+        self.mark_read_open = True
+        return None
+
+    @rx.event
+    def set_mark_read_open(self, value: bool) -> None:
+        self.mark_read_open = value
+        if not value:
+            self._mark_read_ids = []
+
+    @rx.event
+    @admin_only
+    def confirm_mark_read(self) -> rx.event.EventSpec | None:
+        ids, self._mark_read_ids, self.mark_read_open = self._mark_read_ids, [], False
         try:
             with write_session() as session:
-                changed = item_service.mark_all_read(
-                    session=session, bot_id=self.bot_id, topic_key=self.selected_topic_key or None
-                )
+                changed = item_service.set_read(session=session, bot_id=self.bot_id, item_ids=ids, is_read=True)
             self._load_topics()
             self._load_items()
         except AppError as error:
             return rx.toast.error(error.message)
-        return rx.toast.success(f"Marked {changed} item{'s' if changed != 1 else ''} read")
+        token = secrets.token_hex(8)
+        self._marked = {**dict(list(self._marked.items())[-4:]), token: changed}
+        count = len(changed)
+        return rx.toast.success(
+            f"Marked {count} item{'s' if count != 1 else ''} read",
+            action={"label": "Undo", "on_click": TopicPanelState.undo_mark_read(token)},
+            duration=UNDO_MARK_READ_MS,
+            close_button=True,
+        )
+
+    @rx.event
+    @admin_only
+    def undo_mark_read(self, token: str) -> rx.event.EventSpec | None:
+        ids = self._marked.get(token)
+        if ids is None:
+            return rx.toast.error("This can no longer be undone here")
+        self._marked = {key: value for key, value in self._marked.items() if key != token}
+        try:
+            with write_session() as session:
+                back = item_service.set_read(session=session, bot_id=self.bot_id, item_ids=ids, is_read=False)
+            self._load_topics()
+            self._load_items()
+        except AppError as error:
+            return rx.toast.error(error.message)
+        count = len(back)
+        return rx.toast.success(f"{count} item{'s are' if count != 1 else ' is'} unread again")
 
     # --- keyboard -----------------------------------------------------------------------------
 
@@ -379,10 +437,29 @@ class TopicPanelState(SignedInState):
         newest_shown = max((row.id for row in self.items), default=0)
         self._load_topics()
         with read_session() as session:
-            fresh = item_service.list_items(
-                session=session, bot_id=self.bot_id, filters=self._filters(), newer_than=newest_shown, limit=PAGE_SIZE
-            )
-            rows = [item_row(item) for item in fresh.items]
+            # Every item newer than the newest shown, a page at a time down to it: a burst larger
+            # than a page must not leave a hole between the new page and the rows below it.
+            fresh: list[item_service.ItemPublic] = []
+            cursor: str | None = None
+            while True:
+                page = item_service.list_items(
+                    session=session,
+                    bot_id=self.bot_id,
+                    filters=self._filters(),
+                    newer_than=newest_shown,
+                    cursor=cursor,
+                    limit=PAGE_SIZE,
+                )
+                fresh += page.items
+                if page.next_cursor is None or len(fresh) >= LIVE_BURST_LIMIT:
+                    break
+                cursor = page.next_cursor
+            if page.next_cursor is not None:
+                # More than LIVE_BURST_LIMIT at once: start the list again at the newest page; the
+                # rest is below it ("Load more"), so still nothing is skipped.
+                self._load_items()
+                fresh = []
+            rows = [item_row(item) for item in fresh]
             if rows:
                 self.items = rows + self.items
                 if self.cursor_index >= 0:

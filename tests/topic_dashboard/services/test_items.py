@@ -44,3 +44,36 @@ def test_the_tag_filter_pages_with_a_cursor(session: Session) -> None:
         session=session, bot_id=bot_id, filters=ItemFilters(tag="ci"), cursor=first.next_cursor, limit=3
     )
     assert [i.title for i in second.items] == ["item 1 ci"] and second.next_cursor is None
+
+
+def test_the_unread_of_a_view_are_its_filters_up_to_the_newest_seen_over_many_pages(session: Session) -> None:
+    from topic_dashboard.services.items import set_item_flags, unread_in_view
+
+    bot_id = _bot_with_items(session, [["night"] if n % 3 == 0 else [] for n in range(450)])
+    ids = [item.id for item in list_items(session=session, bot_id=bot_id, limit=200).items]
+    newest = ids[0]
+    set_item_flags(session=session, bot_id=bot_id, item_id=ids[5], is_read=True)
+    set_item_flags(session=session, bot_id=bot_id, item_id=ids[1], is_pinned=True)
+    everything = unread_in_view(session=session, bot_id=bot_id)
+    assert len(everything) == 449 and ids[5] not in everything  # more than two pages of 200
+    assert everything == sorted(everything, reverse=True)
+    assert unread_in_view(session=session, bot_id=bot_id, filters=ItemFilters(pinned_only=True)) == [ids[1]]
+    assert len(unread_in_view(session=session, bot_id=bot_id, filters=ItemFilters(tag="night"))) == 149  # 150, one read
+    seen_up_to = ids[10]
+    assert max(unread_in_view(session=session, bot_id=bot_id, up_to_id=seen_up_to)) == seen_up_to
+    assert newest not in unread_in_view(session=session, bot_id=bot_id, up_to_id=seen_up_to)
+
+
+def test_set_read_changes_only_this_bots_items_and_says_which(session: Session) -> None:
+    from topic_dashboard.services.items import set_read
+
+    mine = _bot_with_items(session, [[], [], []])
+    other = _bot_with_items(session, [[]])
+    my_ids = [item.id for item in list_items(session=session, bot_id=mine).items]
+    their_id = list_items(session=session, bot_id=other).items[0].id
+    assert sorted(set_read(session=session, bot_id=mine, item_ids=[*my_ids[:2], their_id], is_read=True)) == sorted(
+        my_ids[:2]
+    )
+    assert set_read(session=session, bot_id=mine, item_ids=my_ids[:2], is_read=True) == []  # already read
+    assert list_items(session=session, bot_id=other).items[0].is_read is False
+    assert sorted(set_read(session=session, bot_id=mine, item_ids=my_ids, is_read=False)) == sorted(my_ids[:2])
