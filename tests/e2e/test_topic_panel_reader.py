@@ -109,3 +109,30 @@ def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(pag
     page.locator("#mark-read-ok").click()
     expect(page.get_by_text("Marked 10 items read")).to_be_visible()
     assert _unread(e2e_app, bot_id) == {late}
+
+
+def test_links_to_a_missing_bot_or_topic_say_so_rows_name_their_topic_and_blocked_images_show(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    bot_id, _ = make_bot(e2e_app, "night_ops")
+    item = seed(
+        e2e_app,
+        bot_id,
+        topic_key="night_ops",
+        title="latency",
+        content="p99 ![p99 chart](https://grafana.example/p.png)",
+    )
+    log_in(page, e2e_app, ADMIN)
+
+    page.goto(e2e_app.path("/?bot=no-such-bot"))
+    expect(page.get_by_text("There is no bot 'no-such-bot'")).to_be_visible(timeout=30_000)
+
+    open_panel(page, e2e_app, bot_id, "&view=topic:gone")
+    expect(page.get_by_text("This bot has no topic 'gone': showing all items")).to_be_visible()
+    expect(page.locator("#stream-heading")).to_have_text("All items")
+
+    row = page.locator(f"#item-{item}")
+    expect(row).to_contain_text("Night Ops")  # the sidebar's name, not the key "night_ops"
+    row.click()
+    expect(page.locator("#detail-content")).to_contain_text("[image: p99 chart - not shown]")
+    expect(page.locator("#detail-content img")).to_have_count(0)

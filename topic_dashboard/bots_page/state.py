@@ -22,6 +22,11 @@ from topic_dashboard.settings import get_settings
 MANAGED_SERVERS = (LOCKED_SERVER, CCWEB_SERVER)  # written and locked by the dashboard
 
 
+def _count(number: int, noun: str) -> str:
+    """ "1 topic", "3 topics", "0 items"."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 @dataclasses.dataclass
 class BotRow:
     id: str = ""
@@ -207,8 +212,8 @@ class BotsState(SignedInState):
         if self.config_bot_id == bot_id:
             self.config_bot_id, self.servers = "", []
         return rx.toast.success(
-            f"Deleted {name!r}: {counts['topics']} topics, {counts['items']} items, "
-            f"{counts['conversations']} conversations"
+            f"Deleted {name!r}: "
+            + ", ".join(_count(counts[key], key[:-1]) for key in ("topics", "items", "conversations"))
         )
 
     # --- chat endpoint ------------------------------------------------------------------------

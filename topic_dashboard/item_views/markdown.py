@@ -8,9 +8,11 @@ open in a new tab with rel="noopener noreferrer nofollow". Remote images stay ou
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 
 from topic_dashboard.item_views.safety import safe_url
 
@@ -52,18 +54,30 @@ class _SafeLinksMarkdownIt(MarkdownIt):
         return safe_url(url) is not None
 
 
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    return (
+def _blocked_image(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    """Where remote images are off, an image says so (with its alt text) instead of vanishing."""
+    token = tokens[idx]
+    alt = "".join(child.content for child in token.children or []) or token.attrGet("alt") or ""
+    label = f"image: {alt}" if alt.strip() else "image"
+    return f'<em title="Remote images are off for this bot">[{escapeHtml(label)} - not shown]</em>'
+
+
+@lru_cache(maxsize=2)
+def _parser(allow_images: bool = False) -> MarkdownIt:
+    parser = (
         _SafeLinksMarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         .enable("table")
         .enable("strikethrough")
     )
+    if not allow_images:
+        parser.add_render_rule("image", _blocked_image)
+    return parser
 
 
 def render_markdown(text: str, *, allow_images: bool = False) -> str:
-    """Safe HTML for `text`. Scripts, event handlers, style, iframes and non-http(s)/mailto URLs never survive."""
-    html = _parser().render(text or "")
+    """Safe HTML for `text`. Scripts, event handlers, style, iframes and non-http(s)/mailto URLs never survive.
+    Without `allow_images` an image is shown as a marked placeholder with its alt text."""
+    html = _parser(allow_images).render(text or "")
     tags = _TAGS | ({"img"} if allow_images else set())
     attributes = {**_ATTRIBUTES, **(_IMAGE_ATTRIBUTES if allow_images else {})}
     return nh3.clean(

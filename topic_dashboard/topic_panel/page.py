@@ -207,7 +207,7 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
             ),
             rx.text(item.preview, size="1", color=rx.color("gray", 10), width="100%", **ONE_LINE),
             rx.hstack(
-                rx.badge(item.topic_key, variant="soft", size="1"),
+                rx.badge(rx.cond(item.topic_name != "", item.topic_name, item.topic_key), variant="soft", size="1"),
                 rx.foreach(item.tags, _tag),
                 spacing="1",
                 wrap="wrap",

@@ -20,6 +20,7 @@ class ItemRow:
     id: int = 0
     title: str = ""
     topic_key: str = ""
+    topic_name: str = ""
     level: str = "info"
     created_at: str = ""
     tags: list[str] = dataclasses.field(default_factory=list)

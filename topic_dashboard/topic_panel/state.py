@@ -128,9 +128,14 @@ class TopicPanelState(SignedInState):
             page = item_service.list_items(
                 session=session, bot_id=self.bot_id, filters=self._filters(), limit=PAGE_SIZE
             )
-        self.items = [item_row(item) for item in page.items]
+        self.items = self._named([item_row(item) for item in page.items])
         self.next_cursor = page.next_cursor or ""
         self.cursor_index = 0 if self.items else -1
+
+    def _named(self, rows: list[ItemRow]) -> list[ItemRow]:
+        """Rows show their topic by the name the sidebar uses, not its key."""
+        names = {topic.key: topic.name for topic in self.topics}
+        return [dataclasses.replace(row, topic_name=names.get(row.topic_key, row.topic_key)) for row in rows]
 
     def _open(self, item_id: int) -> None:
         with write_session() as session:
@@ -167,15 +172,23 @@ class TopicPanelState(SignedInState):
         """on_load: the bot, view and item of the URL, or the first bot."""
         self.loading = True
         params = self.router.url.query_parameters
-        self.bots, self.bot_id = bot_choice(params.get("bot", ""))
+        wanted_bot = params.get("bot", "")
+        self.bots, self.bot_id = bot_choice(wanted_bot)
         view = params.get("view", "")
         self.selection = view if view in ("all", "unread", "pinned") or view.startswith("topic:") else "all"
         self.detail = ItemDetail()
         if not self.bot_id:
             self.topics, self.items, self.loading = [], [], False
             return None
+        notices: list[str] = []
+        if wanted_bot and wanted_bot != self.bot_id:  # a stale or mistyped link: say so, never swap silently
+            shown = next((bot.name for bot in self.bots if bot.id == self.bot_id), self.bot_id)
+            notices.append(f"There is no bot {wanted_bot!r} (deleted, or a mistyped link): showing {shown}")
         try:
             self._load_topics()
+            if self.selected_topic_key and all(topic.key != self.selected_topic_key for topic in self.topics):
+                notices.append(f"This bot has no topic {self.selected_topic_key!r}: showing all items")
+                self.selection = "all"
             self._load_items()
             item_param = params.get("item", "")
             if item_param.isdigit():
@@ -185,6 +198,8 @@ class TopicPanelState(SignedInState):
             self.loading = False
             return rx.toast.error(error.message)
         self.loading = False
+        if notices:
+            return [rx.toast.warning(notice, id=f"notice-{index}") for index, notice in enumerate(notices)]  # type: ignore[return-value]
         return None
 
     @rx.event
@@ -252,7 +267,7 @@ class TopicPanelState(SignedInState):
                 )
         except AppError as error:
             return rx.toast.error(error.message)
-        self.items = self.items + [item_row(item) for item in page.items]
+        self.items = self.items + self._named([item_row(item) for item in page.items])
         self.next_cursor = page.next_cursor or ""
         return None
 
@@ -459,7 +474,7 @@ class TopicPanelState(SignedInState):
                 # rest is below it ("Load more"), so still nothing is skipped.
                 self._load_items()
                 fresh = []
-            rows = [item_row(item) for item in fresh]
+            rows = self._named([item_row(item) for item in fresh])
             if rows:
                 self.items = rows + self.items
                 if self.cursor_index >= 0:
