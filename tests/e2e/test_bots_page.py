@@ -267,7 +267,7 @@ def test_deleting_a_bot_says_what_happens_and_removes_it(page: Page, e2e_app: E2
     expect(dialog).to_contain_text("Its config.json stays on disk, but its token no longer works.")
     page.locator("#confirm-action").click()
 
-    expect(page.get_by_text(f"Deleted '{name}': 1 topics, 0 items, 0 conversations")).to_be_visible()
+    expect(page.get_by_text(f"Deleted '{name}': 1 topic, 0 items, 0 conversations")).to_be_visible()
     expect(page.locator(f"#bot-row-{bot_id}")).to_have_count(0)
     assert _bot_named(e2e_app, name) is None
     assert path.exists()
