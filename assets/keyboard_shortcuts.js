@@ -14,8 +14,15 @@
     const tag = target && target.tagName ? target.tagName.toLowerCase() : "";
     if (tag === "input" || tag === "textarea" || tag === "select" || (target && target.isContentEditable)) return;
     const inside = (selector) => Boolean(target && target.closest && target.closest(selector));
+    // A focused list row (role=link, tabbable): Enter or space opens it, as a click does.
+    if ((event.key === "Enter" || event.key === " ") && target && target.hasAttribute && target.hasAttribute("data-td-row")) {
+      event.preventDefault();
+      target.click();
+      return;
+    }
     if (inside("[role=listbox], [role=menu]")) return;
-    const control = "button, a[href], [role=button], [role=switch], [role=option], [role=tab]";
+    const control = "button, a[href], [role=button], [role=link], [role=switch], [role=option], [role=tab]";
+    if (event.key === "Escape" && inside("[role=dialog], [role=alertdialog]")) return;  // the dialog closes itself
     if (event.key === "Enter" && inside(control)) return;
     let keys = {};
     try { keys = JSON.parse(holder.getAttribute("data-td-shortcuts") || "{}"); } catch (e) { return; }

@@ -136,3 +136,41 @@ def test_links_to_a_missing_bot_or_topic_say_so_rows_name_their_topic_and_blocke
     row.click()
     expect(page.locator("#detail-content")).to_contain_text("[image: p99 chart - not shown]")
     expect(page.locator("#detail-content img")).to_have_count(0)
+
+
+def test_the_keyboard_reader_scrolls_with_the_cursor_closes_with_escape_and_explains_itself(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci", rate_per_minute=10_000)
+    ids = [
+        seed(e2e_app, bot_id, topic_key="ci", title=f"result {i}", level="error" if i == 0 else "info")
+        for i in range(40)
+    ]
+    log_in(page, e2e_app, ADMIN)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_panel(page, e2e_app, bot_id)
+    expect(rows(page)).to_have_count(40)
+
+    for _ in range(30):  # the cursor walks far below the fold; the list follows it
+        page.keyboard.press("j")
+    cursor_row = page.locator(f"#item-{ids[-31]}")
+    expect(cursor_row).to_be_in_viewport()
+    page.keyboard.press("o")
+    expect(page.locator("#detail-title")).to_have_text("result 9")
+    page.keyboard.press("Escape")
+    expect(page.get_by_text("Open an item")).to_be_visible()
+
+    page.keyboard.press("?")
+    expect(page.locator("#shortcut-help")).to_contain_text("close the item")
+    page.keyboard.press("Escape")
+    expect(page.locator("#shortcut-help")).to_have_count(0)
+
+    # Rows are links a keyboard can reach: focus one, Enter opens that one (not the cursor's).
+    first = page.locator(f"#item-{ids[-1]}")
+    expect(first).to_have_attribute("role", "link")
+    expect(first.locator("a.item-title")).to_have_attribute("href", f"/?bot={bot_id}&item={ids[-1]}")
+    first.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#detail-title")).to_have_text("result 39")
+    # The level is a shape with a name, not only a colour.
+    expect(page.locator(f"#item-{ids[0]} [aria-label=error]")).to_have_count(1)

@@ -173,6 +173,7 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
         rx.box(width="4px", align_self="stretch", border_radius="2px", background=level_swatch(item.level)),
         rx.vstack(
             rx.hstack(
+                _level_icon(item.level),
                 rx.cond(
                     ~item.is_read,
                     rx.box(
@@ -184,12 +185,18 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
                         class_name="unread-dot",
                     ),
                 ),
-                rx.text(
+                # A real link (open in a new tab, copy the address); a plain click opens it here.
+                rx.link(
                     item.title,
+                    href="/?bot=" + S.bot_id + "&item=" + item.id.to_string(),
+                    on_click=rx.prevent_default,
                     size="2",
                     weight=rx.cond(item.is_read, "regular", "bold"),
+                    color="inherit",
+                    underline="none",
                     flex="1",
                     class_name="item-title",
+                    tab_index=-1,
                     **ONE_LINE,
                 ),
                 rx.cond(item.is_pinned, rx.icon("pin", size=13, color=rx.color("accent", 10))),
@@ -217,6 +224,11 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
             min_width="0",
         ),
         on_click=S.open_item(item.id),
+        role="link",
+        tab_index=0,
+        aria_label=item.title,
+        # Enter or space on a focused row opens it (assets/keyboard_shortcuts.js clicks it).
+        custom_attrs={"aria-current": rx.cond(is_open, "true", "false"), "data-td-row": "1"},
         cursor="pointer",
         padding="0.5rem",
         border_radius="var(--radius-2)",
@@ -227,6 +239,17 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
         spacing="2",
         class_name=rx.cond(item.is_read, "item-row item-read", "item-row item-unread"),
         id="item-" + item.id.to_string(),
+    )
+
+
+def _level_icon(level: rx.Var) -> rx.Component:
+    """The level as a shape and a name for screen readers, beside its colour."""
+    return rx.match(
+        level,
+        ("error", rx.icon("octagon-alert", size=13, color=level_swatch(level), aria_label="error", role="img")),
+        ("warn", rx.icon("triangle-alert", size=13, color=level_swatch(level), aria_label="warning", role="img")),
+        ("success", rx.icon("circle-check", size=13, color=level_swatch(level), aria_label="success", role="img")),
+        rx.icon("info", size=13, color=level_swatch(level), aria_label="info", role="img"),
     )
 
 
@@ -511,6 +534,7 @@ def detail_column() -> rx.Component:
                     key_hint("o / Enter", "open"),
                     rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
                     rx.cond(AuthState.is_admin, key_hint("v", "move to topic")),
+                    key_hint("?", "all shortcuts"),
                     spacing="4",
                     wrap="wrap",
                     justify="center",
@@ -539,14 +563,47 @@ def keyboard() -> rx.Component:
                 "Enter": "kbd-open",
                 "m": "kbd-toggle-read",
                 "v": "kbd-move",
+                "Escape": "kbd-close",
+                "?": "kbd-help",
             }
         ),
+        hidden_button("kbd-close", S.close_detail_key),
+        hidden_button("kbd-help", S.set_help_open(True)),
+        help_dialog(),
         hidden_button("kbd-next", S.cursor_next),
         hidden_button("kbd-prev", S.cursor_prev),
         hidden_button("kbd-open", S.open_cursor),
         hidden_button("kbd-toggle-read", S.toggle_read_cursor),
         # Only admins have the Move control: for anyone else the key clicks nothing.
         rx.cond(AuthState.is_admin & S.has_detail, hidden_button("kbd-move", MoveItemState.show_move(True))),
+    )
+
+
+SHORTCUTS = [
+    ("j / k", "next / previous item (the list scrolls with you)"),
+    ("o or Enter", "open the item under the cursor"),
+    ("Esc", "close the item"),
+    ("m", "mark read / unread (admins)"),
+    ("v", "move to topic… (admins)"),
+    ("Tab", "move between items; Enter opens the focused one"),
+    ("?", "this help"),
+]
+
+
+def help_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title("Keyboard shortcuts"),
+            rx.vstack(
+                *[key_hint(keys, label) for keys, label in SHORTCUTS],
+                spacing="2",
+                padding_y="0.5rem",
+            ),
+            rx.hstack(rx.dialog.close(rx.button("Close", variant="soft", id="help-close")), justify="end"),
+            id="shortcut-help",
+        ),
+        open=S.help_open,
+        on_open_change=S.set_help_open,
     )
 
 

@@ -35,6 +35,7 @@ class TopicPanelState(SignedInState):
     topic_enabled: bool = True
     # "Mark all read": the confirmation (how many, in this view) and what each recent one marked (Undo).
     mark_read_open: bool = False
+    help_open: bool = False
     mark_read_count: int = 0
     _mark_read_ids: list[int] = []
     _marked: dict[str, list[int]] = {}
@@ -399,14 +400,34 @@ class TopicPanelState(SignedInState):
     # --- keyboard -----------------------------------------------------------------------------
 
     @rx.event
-    def cursor_next(self) -> None:
-        if self.items:
-            self.cursor_index = min(self.cursor_index + 1, len(self.items) - 1)
+    def cursor_next(self) -> rx.event.EventSpec | None:
+        if not self.items:
+            return None
+        self.cursor_index = min(self.cursor_index + 1, len(self.items) - 1)
+        return self._scroll_to_cursor()
 
     @rx.event
-    def cursor_prev(self) -> None:
-        if self.items:
-            self.cursor_index = max(self.cursor_index - 1, 0)
+    def cursor_prev(self) -> rx.event.EventSpec | None:
+        if not self.items:
+            return None
+        self.cursor_index = max(self.cursor_index - 1, 0)
+        return self._scroll_to_cursor()
+
+    def _scroll_to_cursor(self) -> rx.event.EventSpec:
+        """Keep the cursor's row in view (the list scrolls only as far as needed)."""
+        row_id = json.dumps(f"item-{self.items[self.cursor_index].id}")
+        return rx.call_script(f"document.getElementById({row_id})?.scrollIntoView({{block: 'nearest'}})")
+
+    @rx.event
+    def close_detail_key(self) -> rx.event.EventSpec | None:
+        """Esc closes the open item (and does nothing when none is open)."""
+        if not self.detail.id:
+            return None
+        return self.close_detail()
+
+    @rx.event
+    def set_help_open(self, value: bool) -> None:
+        self.help_open = value
 
     @rx.event
     def open_cursor(self) -> rx.event.EventSpec | None:
