@@ -6,6 +6,13 @@
 (() => {
   if (window.__tdShortcuts) return;
   window.__tdShortcuts = true;
+  // Back (or Forward) to an address without an open item: a page that shows items closes the one
+  // it shows (the item was opened with history.pushState; see topic_panel/state.py _url_script).
+  window.addEventListener("popstate", () => {
+    if (new URLSearchParams(window.location.search).has("item")) return;
+    const close = document.getElementById("td-history-close");
+    if (close) close.click();
+  });
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const holder = document.querySelector("[data-td-shortcuts]");

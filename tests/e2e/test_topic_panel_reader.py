@@ -5,6 +5,8 @@ mark-all-read in Pinned marked every unread item of the bot)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 from pytest_playwright import CreateContextCallback
@@ -174,3 +176,20 @@ def test_the_keyboard_reader_scrolls_with_the_cursor_closes_with_escape_and_expl
     expect(page.locator("#detail-title")).to_have_text("result 39")
     # The level is a shape with a name, not only a colour.
     expect(page.locator(f"#item-{ids[0]} [aria-label=error]")).to_have_count(1)
+
+
+def test_on_a_phone_back_closes_the_item_and_stays_in_the_app(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    first = seed(e2e_app, bot_id, topic_key="ci", title="first result")
+    seed(e2e_app, bot_id, topic_key="ci", title="second result")
+    log_in(page, e2e_app, ADMIN)
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_panel(page, e2e_app, bot_id)
+    page.locator(f"#item-{first}").click()
+    expect(page.locator("#detail-title")).to_have_text("first result")
+    expect(page).to_have_url(re.compile(rf"item={first}"))
+
+    page.go_back()
+    expect(page).to_have_url(re.compile(rf"/\?bot={bot_id}$"))
+    expect(page.locator("#detail-title")).to_have_count(0)
+    expect(rows(page)).to_have_count(2)  # the list again, still in the app

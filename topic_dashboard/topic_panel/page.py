@@ -568,6 +568,7 @@ def keyboard() -> rx.Component:
             }
         ),
         hidden_button("kbd-close", S.close_detail_key),
+        hidden_button("td-history-close", S.close_detail_from_history),
         hidden_button("kbd-help", S.set_help_open(True)),
         help_dialog(),
         hidden_button("kbd-next", S.cursor_next),

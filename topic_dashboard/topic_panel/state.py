@@ -158,7 +158,9 @@ class TopicPanelState(SignedInState):
             rows.append(row)
         self.items = rows
 
-    def _url_script(self) -> rx.event.EventSpec:
+    def _url_script(self, *, push: bool = False) -> rx.event.EventSpec:
+        """Write the view and open item into the address bar. Opening an item from the list adds a
+        history entry (`push`), so a phone's Back closes the item instead of leaving the app."""
         params = {"bot": self.bot_id}
         if self.selection != "all":
             params["view"] = self.selection
@@ -166,7 +168,8 @@ class TopicPanelState(SignedInState):
             params["item"] = str(self.detail.id)
         # `selection` can come from a crafted link: encode it, and give the script a JSON string literal.
         url = "/?" + urlencode(params, safe=":")
-        return rx.call_script(f"window.history.replaceState(null, '', {json.dumps(url)})")
+        method = "pushState" if push else "replaceState"
+        return rx.call_script(f"window.history.{method}(window.history.state, '', {json.dumps(url)})")
 
     @rx.event
     def load_page(self) -> rx.event.EventSpec | None:
@@ -276,12 +279,13 @@ class TopicPanelState(SignedInState):
 
     @rx.event
     def open_item(self, item_id: int) -> rx.event.EventSpec | None:
+        from_list = not self.detail.id
         try:
             self._open(item_id)
             self._load_topics()
         except AppError as error:
             return rx.toast.error(error.message)
-        return self._url_script()
+        return self._url_script(push=from_list)
 
     @rx.event
     def close_detail(self) -> rx.event.EventSpec:
@@ -417,6 +421,11 @@ class TopicPanelState(SignedInState):
         """Keep the cursor's row in view (the list scrolls only as far as needed)."""
         row_id = json.dumps(f"item-{self.items[self.cursor_index].id}")
         return rx.call_script(f"document.getElementById({row_id})?.scrollIntoView({{block: 'nearest'}})")
+
+    @rx.event
+    def close_detail_from_history(self) -> None:
+        """The browser went back to the list's address: close the item (the address is already right)."""
+        self.detail = ItemDetail()
 
     @rx.event
     def close_detail_key(self) -> rx.event.EventSpec | None:
