@@ -193,3 +193,22 @@ def test_on_a_phone_back_closes_the_item_and_stays_in_the_app(page: Page, e2e_ap
     expect(page).to_have_url(re.compile(rf"/\?bot={bot_id}$"))
     expect(page.locator("#detail-title")).to_have_count(0)
     expect(rows(page)).to_have_count(2)  # the list again, still in the app
+
+
+def test_timeline_times_are_shown_as_times_not_iso_strings(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ops")
+    view = {
+        "type": "timeline",
+        "events": [
+            {"time": "2026-11-30T09:30:00Z", "title": "Deploy started"},
+            {"time": "yesterday", "title": "Freeze lifted"},
+        ],
+    }
+    item = seed(e2e_app, bot_id, topic_key="ops", title="deploy log", view=view)
+    log_in(page, e2e_app, ADMIN)
+    page.emulate_media(color_scheme="light")
+    open_panel(page, e2e_app, bot_id, f"&item={item}")
+    timeline = page.locator("#view-timeline")
+    expect(timeline).to_contain_text("Nov 30, 09:30")  # the browser here runs in UTC
+    expect(timeline).not_to_contain_text("T09:30:00")
+    expect(timeline).to_contain_text("yesterday")  # not a date: as the bot wrote it

@@ -7,6 +7,7 @@ Only a view's declared fields are read; text fields that are markdown (`content`
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -53,6 +54,21 @@ def item_row(item: ItemPublic) -> ItemRow:
         is_pinned=item.is_pinned,
         is_archived=item.is_archived,
     )
+
+
+def iso_time(text: str) -> str:
+    """`text` as an ISO 8601 date-time with a zone (UTC when it has none), or "" when it is not one
+    ("09:30", "yesterday" stay as the bot wrote them)."""
+    candidate = text.strip()
+    if len(candidate) < 16 or not candidate[:4].isdigit() or candidate[4] != "-":
+        return ""
+    try:
+        moment = datetime.fromisoformat(candidate.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.isoformat()
 
 
 def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
@@ -122,6 +138,7 @@ def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
         detail.view_events = [
             TimelineEvent(
                 time=cell_text(event.get("time")),
+                time_iso=iso_time(cell_text(event.get("time"))),
                 title=cell_text(event.get("title")),
                 detail=cell_text(event.get("detail")),
                 level=cell_text(event.get("level")),

@@ -44,7 +44,8 @@ class CheckItem:
 
 @dataclasses.dataclass
 class TimelineEvent:
-    time: str = ""
+    time: str = ""  # as the bot wrote it, shown when it is not a date and time
+    time_iso: str = ""  # an ISO 8601 date-time (with zone, UTC when none), shown in the reader's time
     title: str = ""
     detail: str = ""
     level: str = ""

@@ -182,7 +182,18 @@ def _event(event: TimelineEvent) -> rx.Component:
         rx.vstack(
             rx.hstack(
                 rx.text(event.title, size="2", weight="medium"),
-                rx.text(event.time, size="1", color=rx.color("gray", 10)),
+                rx.cond(
+                    event.time_iso != "",
+                    rx.moment(
+                        event.time_iso,
+                        format="MMM D, HH:mm",
+                        font_size="var(--font-size-1)",
+                        color=rx.color("gray", 10),
+                        class_name="event-time",
+                        title=event.time,
+                    ),
+                    rx.text(event.time, size="1", color=rx.color("gray", 10), class_name="event-time"),
+                ),
                 spacing="2",
                 align="baseline",
                 wrap="wrap",
