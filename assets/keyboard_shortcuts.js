@@ -6,6 +6,27 @@
 (() => {
   if (window.__tdShortcuts) return;
   window.__tdShortcuts = true;
+  // Elements marked data-td-stick-bottom follow what is added at their end (a chat's new messages,
+  // a streaming answer) while the reader is at the end; scrolled up to read, they stay put.
+  const wired = new WeakSet();
+  const atEnd = (el) => el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+  const wire = (el) => {
+    if (wired.has(el)) return;
+    wired.add(el);
+    el.__tdAtEnd = true;
+    el.scrollTop = el.scrollHeight;
+    el.addEventListener("scroll", () => { el.__tdAtEnd = atEnd(el); });
+    new MutationObserver(() => { if (el.__tdAtEnd) el.scrollTop = el.scrollHeight; })
+      .observe(el, { childList: true, subtree: true, characterData: true });
+  };
+  const wireAll = () => document.querySelectorAll("[data-td-stick-bottom]").forEach(wire);
+  new MutationObserver(wireAll).observe(document.documentElement, { childList: true, subtree: true });
+  window.__tdStickToEnd = (id) => {
+    const el = document.getElementById(id);
+    if (!el) return;
+    el.__tdAtEnd = true;
+    requestAnimationFrame(() => { el.scrollTop = el.scrollHeight; });
+  };
   // Back (or Forward) to an address without an open item: a page that shows items closes the one
   // it shows (the item was opened with history.pushState; see topic_panel/state.py _url_script).
   window.addEventListener("popstate", () => {

@@ -64,6 +64,8 @@ def script(request: dict[str, Any]) -> Reply:
         if not called(request, PUBLISH):
             return [ToolCall(PUBLISH, {"topic_key": "builds", "title": "Build #88 passed", "content": BUILD})]
         return Text(*ANSWER_PARTS, delay=0.4)
+    if "tell me a long story" in user:
+        return Text(*[f"part {n}. " for n in range(40)], delay=0.25)
     if "make a report" in user:
         return Text("Sure. A few details first:\n```guide_card\n" + json.dumps(CARD) + "\n```")
     if user.startswith("Before I start"):
@@ -204,6 +206,7 @@ def test_a_person_chats_with_a_real_nanobot_and_the_result_lands_in_topics(
     _write(page, "make a report")
     card = page.locator(".guide-card").last
     expect(card).to_contain_text("Before I start", timeout=30_000)
+    expect(card.locator(".guide-card-text")).to_have_text("Sure. A few details first:")  # the bot's words too
     card.locator("textarea[name=scope]").fill("Q3 revenue by region")
     card.locator(".guide-card-submit").click()
     expect(page.locator("#messages")).to_contain_text("Thanks: starting on Q3 revenue by region.", timeout=30_000)
@@ -249,3 +252,44 @@ def test_two_conversations_at_once_each_reads_back_its_own_inputs(
         answers = {cid: list_messages(session=session, conversation_id=cid)[-1].content for cid in (a, b)}
     assert answers[a] == "You asked: alpha: what did I ask?"
     assert answers[b] == "You asked: beta: what did I ask?"
+
+
+def test_stop_keeps_what_arrived_marked_as_cut_and_the_pane_follows_the_answer(
+    page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe
+) -> None:
+    bot_id, _ = bot
+    with Session(e2e_app.engine) as session:
+        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
+    log_in(page, e2e_app, ADMIN)
+    page.set_viewport_size({"width": 1280, "height": 600})
+    _open_conversation(page, e2e_app, bot_id, "Story")
+    for n in range(6):  # more than a screenful, so following the end matters
+        _write(page, f"hello {n}")
+        expect(page.locator("#run-status")).to_have_attribute("data-status", "idle", timeout=30_000)
+    _write(page, "tell me a long story")
+    expect(page.locator(".msg-streaming")).to_be_visible(timeout=30_000)
+    expect(page.locator("#send-message")).to_be_disabled()  # this conversation is being answered
+    expect(page.locator("#send-hint")).to_contain_text("the bot is answering")
+    expect(page.locator("#messages").get_by_text("part 3.", exact=False)).to_be_in_viewport(timeout=10_000)
+    page.locator("#stop-run").click()
+    expect(page.locator("#run-status")).to_have_attribute("data-status", "stopped", timeout=30_000)
+    last = page.locator(".msg-assistant").last
+    expect(last).to_contain_text("[stopped before the end]")
+    expect(last).to_be_in_viewport()
+    expect(page.locator("#send-message")).to_be_enabled()
+
+
+def test_writing_again_after_a_failure_delivers_both_messages(
+    page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe
+) -> None:
+    bot_id, _ = bot
+    with Session(e2e_app.engine) as session:
+        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=f"http://127.0.0.1:{_free_port()}")
+    log_in(page, e2e_app, ADMIN)
+    _open_conversation(page, e2e_app, bot_id, "Twice")
+    _write(page, "first while down")
+    expect(page.locator("#run-error")).to_contain_text("cannot connect", timeout=30_000)
+    with Session(e2e_app.engine) as session:
+        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
+    _write(page, "second")  # not Retry: the person just writes again
+    expect(page.locator("#messages")).to_contain_text("Hello! (first while down", timeout=30_000)

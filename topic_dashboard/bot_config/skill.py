@@ -45,7 +45,8 @@ always: true
 ```
 
   Field types: text, textarea, select (with options), checkbox, number; `required` is optional.
-  The user's answers come back as their next message, one "Label: answer" line per field.
+  The user's answers come back as their next message, one "Label: answer" line per field (a
+  multi-line answer continues on lines indented by two spaces).
 """
 
 

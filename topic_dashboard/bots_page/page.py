@@ -181,7 +181,9 @@ def token_dialog() -> rx.Component:
                 S.shown_config_path != "",
                 rx.text("Written to ", rx.code(S.shown_config_path, id="shown-config-path"), " (mode 0600).", size="2"),
             ),
-            rx.text("The entry nanobot needs (tools.mcpServers.topic_mcp):", size="2", margin_top="0.75rem"),
+            rx.text(
+                "The entries nanobot needs (tools.mcpServers: topic_mcp and ccweb):", size="2", margin_top="0.75rem"
+            ),
             rx.code_block(S.shown_snippet, language="json", width="100%", id="config-snippet"),
             rx.hstack(
                 rx.button(

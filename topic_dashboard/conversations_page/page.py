@@ -15,6 +15,13 @@ from topic_dashboard.conversations_page.state import (
     PublishedRow,
 )
 
+RUN_LABELS = {
+    "queued": ("waiting for the bot", "amber"),
+    "running": ("the bot is answering", "blue"),
+    "failed": ("not answered", "red"),
+    "stopped": ("stopped", "gray"),
+}
+
 S = ConversationsState
 BORDER = f"1px solid {rx.color('gray', 4)}"
 
@@ -31,7 +38,18 @@ def _conversation(row: ConversationRow) -> rx.Component:
                 truncate=True,
             ),
             rx.hstack(
-                rx.badge(row.run_status, size="1", variant="soft", color_scheme="gray"),
+                rx.badge(
+                    rx.match(
+                        row.run_status,
+                        *[(key, label) for key, (label, _color) in RUN_LABELS.items()],
+                        "ready",
+                    ),
+                    size="1",
+                    variant="soft",
+                    color_scheme=rx.match(
+                        row.run_status, *[(key, color) for key, (_label, color) in RUN_LABELS.items()], "gray"
+                    ),
+                ),
                 rx.text(
                     row.message_count.to_string() + rx.cond(row.message_count == 1, " message", " messages"),
                     size="1",
@@ -85,11 +103,23 @@ def _guide_card(message: MessageRow) -> rx.Component:
                     spacing="2",
                 ),
                 rx.cond(
+                    (message.content != "") & (message.content != message.card_title),
+                    rx.text(message.content, size="2", white_space="pre-wrap", class_name="guide-card-text"),
+                ),
+                rx.cond(
                     message.card_submitted,
                     rx.text("The answers were sent as the user's next message.", size="2", color=rx.color("gray", 10)),
                     rx.fragment(
-                        rx.foreach(message.card_fields, lambda f: _field(f, message.card_submitted)),
-                        rx.button(message.card_submit_label, type="submit", size="2", class_name="guide-card-submit"),
+                        rx.foreach(
+                            message.card_fields, lambda f: _field(f, message.card_submitted | ~AuthState.is_admin)
+                        ),
+                        rx.cond(
+                            AuthState.is_admin,
+                            rx.button(
+                                message.card_submit_label, type="submit", size="2", class_name="guide-card-submit"
+                            ),
+                            rx.text("Only admins answer forms.", size="1", color=rx.color("gray", 10)),
+                        ),
                     ),
                 ),
                 # The submit handler is a hook outside the foreach, where `message` does not exist:
@@ -176,14 +206,6 @@ def _message(message: MessageRow) -> rx.Component:
     )
 
 
-RUN_LABELS = {
-    "queued": ("waiting for the bot", "amber"),
-    "running": ("the bot is answering", "blue"),
-    "failed": ("not answered", "red"),
-    "stopped": ("stopped", "gray"),
-}
-
-
 def run_bar() -> rx.Component:
     """The open conversation's run: what the bot is doing, why it failed, stop and retry."""
     status = rx.match(
@@ -192,7 +214,7 @@ def run_bar() -> rx.Component:
             (key, rx.badge(label, color_scheme=color, variant="soft", id="run-status", data_status=key))
             for key, (label, color) in RUN_LABELS.items()
         ],
-        rx.badge("idle", color_scheme="gray", variant="soft", id="run-status", data_status="idle"),
+        rx.badge("ready", color_scheme="gray", variant="soft", id="run-status", data_status="idle"),
     )
     return rx.vstack(
         rx.hstack(
@@ -290,9 +312,15 @@ def composer() -> rx.Component:
                     rx.cond(
                         S.draft_role == "user",
                         rx.cond(
-                            S.chat_ready, "relayed to the bot", "stored; this bot has no chat endpoint yet (Bots page)"
+                            (S.run_status == "running") | (S.run_status == "queued"),
+                            "the bot is answering: wait, or Stop it",
+                            rx.cond(
+                                S.chat_ready,
+                                "relayed to the bot",
+                                "this bot has no chat endpoint yet (Bots page): the message is kept, not sent",
+                            ),
                         ),
-                        "stored only, not sent",
+                        "added to the record only; the bot does not see it",
                     ),
                     size="1",
                     color=rx.color("gray", 10),
@@ -310,6 +338,7 @@ def composer() -> rx.Component:
                     rx.icon("send", size=14),
                     rx.cond(S.draft_role == "user", "Send to bot", "Add to conversation"),
                     on_click=S.send,
+                    disabled=(S.draft_role == "user") & ((S.run_status == "running") | (S.run_status == "queued")),
                     id="send-message",
                 ),
                 width="100%",
@@ -422,6 +451,9 @@ def conversations_page() -> rx.Component:
                             id="messages",
                             max_height="calc(100vh - 16rem)",
                             overflow_y="auto",
+                            # Follows new messages and a streaming answer while the reader is at the end
+                            # (assets/keyboard_shortcuts.js); scrolled up to read, it stays put.
+                            custom_attrs={"data-td-stick-bottom": "1"},
                         ),
                         composer(),
                         flex="1",

@@ -15,6 +15,8 @@ from topic_dashboard.errors import AppError
 from topic_dashboard.services import chat as chat_service
 from topic_dashboard.services import conversations as service
 
+# After the person sends, the conversation shows its end (where their message and the answer are).
+STICK_TO_END = "window.__tdStickToEnd && window.__tdStickToEnd('messages')"
 # The hidden form field that carries a guide card's message id (field names cannot start with "_").
 CARD_ID_FIELD = "_card_message_id"
 GUIDE_CARD_TEMPLATE = {
@@ -270,8 +272,9 @@ class ConversationsState(SignedInState):
         except AppError as error:
             return rx.toast.error(error.message)
         self.draft = ""
+        self.draft_role = "user"  # an added record is a one-off; the next message goes to the bot again
         self._reload_messages()
-        return None
+        return rx.call_script(STICK_TO_END)
 
     @rx.event
     @admin_only

@@ -221,6 +221,7 @@ def send_message(*, session: Session, conversation_id: str, content: str) -> tup
     Raises conversation_not_found, validation_error, run_in_progress."""
     if not isinstance(content, str) or not content.strip():
         raise AppError("validation_error", "write a message first", field="content")
+    content = content.rstrip()  # a trailing newline from the text box is not part of the message
     conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     if _active_run(session, conversation.id) is not None:
         raise AppError("run_in_progress", "the bot is still answering this conversation: wait, or stop the run first")
@@ -347,8 +348,35 @@ def claim_next_run(*, session: Session, worker: str) -> RunJob | None:
         _bump(conversation, status="running")
         session.add(conversation)
         session.commit()
-        return RunJob(run.id, run.bot_id, run.conversation_id, message.content, bot.chat_url, bot.chat_key)
+        text = _undelivered_text(session, conversation.id, message)
+        return RunJob(run.id, run.bot_id, run.conversation_id, text, bot.chat_url, bot.chat_key)
     return None
+
+
+def _undelivered_text(session: Session, conversation_id: str, message: Message) -> str:
+    """What the bot must read for this run: this message and every earlier user message the bot never
+    got (their runs failed or were stopped before any answer), oldest first, so a person who writes
+    again after a failure instead of pressing Retry loses nothing."""
+    delivered = session.exec(
+        select(sa.func.max(Message.seq))
+        .join(ChatRun, col(ChatRun.user_message_id) == col(Message.id))
+        .where(
+            ChatRun.conversation_id == conversation_id,
+            sa.or_(col(ChatRun.status) == "done", col(ChatRun.assistant_message_id).is_not(None)),
+        )
+    ).one()
+    pending = session.exec(
+        select(Message.content)
+        .where(
+            Message.conversation_id == conversation_id,
+            Message.role == "user",
+            Message.kind == "text",
+            Message.seq > (delivered or 0),
+            Message.seq < message.seq,
+        )
+        .order_by(col(Message.seq))
+    ).all()
+    return "\n\n".join([*pending, message.content]) if pending else message.content
 
 
 def _run_and_conversation(session: Session, run_id: str) -> tuple[ChatRun, Conversation]:
@@ -430,8 +458,11 @@ def finish_failed(*, session: Session, run_id: str, code: str, error: str, stopp
     """The run ended without a full answer: keep what arrived, say why."""
     run, conversation = _run_and_conversation(session, run_id)
     message = session.get(Message, run.assistant_message_id) if run.assistant_message_id else None
-    if message is not None:
+    if message is not None:  # a part of an answer: say that it is one
         message.streaming = False
+        message.content = message.content.rstrip() + (
+            "\n\n[stopped before the end]" if stopped else "\n\n[the answer broke off here]"
+        )
         session.add(message)
     run.status = "stopped" if stopped else "failed"
     run.error, run.error_code, run.finished_at = error[:MAX_ERROR_CHARS], None if stopped else code, utcnow()

@@ -245,7 +245,8 @@ def answers_text(card: dict[str, Any], answers: dict[str, Any]) -> str:
             shown = "yes" if value else "no"
         else:
             shown = "" if value is None else str(value).strip()
-        lines.append(f"{field['label']}: {shown or '—'}")
+        # One "Label: answer" line per field; a multi-line answer continues on indented lines.
+        lines.append(f"{field['label']}: " + ("\n  ".join(shown.splitlines()) if shown else "—"))
     title = (card.get("title") or "").strip()
     return "\n".join([title, *lines] if title else lines)
 

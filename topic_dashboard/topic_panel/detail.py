@@ -63,7 +63,7 @@ def iso_time(text: str) -> str:
     if len(candidate) < 16 or not candidate[:4].isdigit() or candidate[4] != "-":
         return ""
     try:
-        moment = datetime.fromisoformat(candidate.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(candidate)  # Python 3.11 reads "Z" too
     except ValueError:
         return ""
     if moment.tzinfo is None:

@@ -228,7 +228,7 @@ def test_a_failure_keeps_what_arrived_and_retry_sends_the_same_message_again(ses
     conversation = get_conversation(session=session, conversation_id=conversation_id)
     assert (conversation.run_status, conversation.run_error) == ("failed", "the bot stopped answering")
     partial = list_messages(session=session, conversation_id=conversation_id)[-1]
-    assert (partial.content, partial.streaming) == ("Deploying", False)
+    assert (partial.content, partial.streaming) == ("Deploying\n\n[the answer broke off here]", False)
 
     again = chat.retry(session=session, conversation_id=conversation_id)
     assert (again.status, again.user_message_id) == ("queued", message.message_id)
@@ -318,3 +318,20 @@ def test_deleting_a_conversation_keeps_its_items(session: Session) -> None:
     session.refresh(item)
     assert item.conversation_id is None
     assert session.exec(select(Message)).all() == [] and session.get(Bot, bot_id) is not None
+
+
+def test_writing_again_after_a_failure_carries_the_undelivered_message_along(session: Session) -> None:
+    """The person did not press Retry but wrote again: the bot gets both, oldest first."""
+    bot_id = _bot(session)
+    conversation_id = _conversation(session, bot_id)
+    chat.send_message(session=session, conversation_id=conversation_id, content="first, while the bot was down")
+    job = chat.claim_next_run(session=session, worker="w")
+    assert job is not None
+    chat.finish_failed(session=session, run_id=job.run_id, code="bot_unreachable", error="cannot connect")
+    chat.send_message(session=session, conversation_id=conversation_id, content="second\n")
+    job = chat.claim_next_run(session=session, worker="w")
+    assert job is not None and job.text == "first, while the bot was down\n\nsecond"
+    chat.finish_done(session=session, run_id=job.run_id, text="got both")
+    chat.send_message(session=session, conversation_id=conversation_id, content="third")
+    job = chat.claim_next_run(session=session, worker="w")
+    assert job is not None and job.text == "third"  # delivered ones are not sent again

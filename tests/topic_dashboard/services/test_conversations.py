@@ -263,7 +263,7 @@ def test_a_valid_card_is_stored_pending_with_its_defaults(session: Session) -> N
     [
         (
             {"service": "api", "notes": "  two lines\nok ", "region": "us", "urgent": True, "replicas": 3},
-            "Deploy request\nService: api\nNotes: two lines\nok\nRegion: us\nUrgent: yes\nReplicas: 3",
+            "Deploy request\nService: api\nNotes: two lines\n  ok\nRegion: us\nUrgent: yes\nReplicas: 3",
         ),
         ({"service": "api"}, "Deploy request\nService: api\nNotes: —\nRegion: —\nUrgent: no\nReplicas: —"),
         (
