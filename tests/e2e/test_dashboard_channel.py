@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from pytest_playwright import CreateContextCallback
 from sqlmodel import Session, select
 
 from tests.e2e.accounts_support import PAGE_LOAD_MS, expect_live, log_in, unique
@@ -145,10 +146,20 @@ def _wait_idle(app: E2EApp, conversation_id: str, timeout: float = 60.0) -> str:
 
 
 def test_a_person_chats_with_a_real_nanobot_and_the_result_lands_in_topics(
-    page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe, llm: ScriptedLLM
+    page: Page,
+    new_context: CreateContextCallback,
+    e2e_app: E2EApp,
+    bot: tuple[str, Path],
+    nanobot: NanobotServe,
+    llm: ScriptedLLM,
 ) -> None:
     bot_id, _ = bot
     log_in(page, e2e_app, ADMIN)
+    # Someone else has the bot's Topic panel open the whole time.
+    reader = new_context().new_page()
+    log_in(reader, e2e_app, ADMIN)
+    reader.goto(e2e_app.path(f"/?bot={bot_id}"))
+    expect(reader.locator("#stream-heading")).to_be_visible(timeout=PAGE_LOAD_MS)
 
     # 1. The admin points the dashboard at the bot; "test connection" says what is wrong, then that it works.
     page.goto(e2e_app.path("/bots"))
@@ -195,6 +206,14 @@ def test_a_person_chats_with_a_real_nanobot_and_the_result_lands_in_topics(
             ("user", "run the build and tell me"),
             ("assistant", "".join(ANSWER_PARTS)),
         ]
+
+    # The open panel got the item live, linked to the conversation.
+    live_row = reader.locator("#item-list .item-row", has_text="Build #88 passed")
+    expect(live_row).to_be_visible(timeout=10_000)
+    live_row.click()
+    expect(reader.locator("#detail-conversation")).to_have_attribute(
+        "href", f"/conversations?bot={bot_id}&conversation={conversation_id}"
+    )
 
     # 3. From the result to the request that produced it, and back.
     page.locator("#published-results .published-link").first.click()
