@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 from pytest_playwright import CreateContextCallback
 from sqlmodel import Session, select
 
-from tests.e2e.conftest import E2EApp
+from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.topic_panel_support import (
     ADMIN,
     item_ids,
@@ -212,3 +212,23 @@ def test_timeline_times_are_shown_as_times_not_iso_strings(page: Page, e2e_app: 
     expect(timeline).to_contain_text("Nov 30, 09:30")  # the browser here runs in UTC
     expect(timeline).not_to_contain_text("T09:30:00")
     expect(timeline).to_contain_text("yesterday")  # not a date: as the bot wrote it
+
+
+def test_the_tab_title_counts_unread_and_an_empty_detail_pane_leaves_the_list_room(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    first = seed(e2e_app, bot_id, topic_key="ci", title="one")
+    seed(e2e_app, bot_id, topic_key="ci", title="two")
+    log_in(page, e2e_app, ADMIN)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_panel(page, e2e_app, bot_id)
+    expect(page).to_have_title("(2) Topics · Topic Dashboard", timeout=5_000)
+    seed(e2e_app, bot_id, topic_key="ci", title="three")
+    expect(page).to_have_title("(3) Topics · Topic Dashboard", timeout=5_000)
+    page.locator(f"#item-{first}").click()  # an admin reads it
+    expect(page).to_have_title("(2) Topics · Topic Dashboard", timeout=5_000)
+
+    page.keyboard.press("Escape")
+    list_width = page.locator("#item-list").bounding_box()
+    pane_width = page.locator("#detail-column").bounding_box()
+    assert list_width and pane_width and list_width["width"] > 1.5 * pane_width["width"]
+    page.screenshot(path=str(screenshot_path("panel-no-item-open.png")))

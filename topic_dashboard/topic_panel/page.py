@@ -543,13 +543,15 @@ def detail_column() -> rx.Component:
                 width="100%",
             ),
         ),
-        width=["100%", "100%", "42%"],
-        min_width=["0", "0", "20rem"],
+        # An open item gets 42%; with none open the list keeps the room (the pane only says how to open one).
+        width=rx.breakpoints(initial="100%", md=rx.cond(S.has_detail, "42%", "26%")),
+        min_width=["0", "0", "16rem"],
         padding_left=["0", "0", "0.75rem"],
         border_left=["none", "none", BORDER],
         max_height="calc(100vh - 9rem)",
         overflow_y="auto",
         display=rx.breakpoints(initial=rx.cond(S.has_detail, "block", "none"), md="block"),
+        id="detail-column",
     )
 
 

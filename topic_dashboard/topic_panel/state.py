@@ -24,6 +24,7 @@ PAGE_SIZE = 40
 # New items a poll adds to the list at most; a larger burst restarts the list at the newest page.
 LIVE_BURST_LIMIT = 1000
 UNDO_MARK_READ_MS = 12_000
+PAGE_TITLE = "Topics · Topic Dashboard"  # as topic_dashboard.py registers the page
 
 
 class TopicPanelState(SignedInState):
@@ -36,6 +37,7 @@ class TopicPanelState(SignedInState):
     # "Mark all read": the confirmation (how many, in this view) and what each recent one marked (Undo).
     mark_read_open: bool = False
     help_open: bool = False
+    _title_shown: str = ""  # the tab title this page last wrote ("" after a load: write it again)
     mark_read_count: int = 0
     _mark_read_ids: list[int] = []
     _marked: dict[str, list[int]] = {}
@@ -175,6 +177,7 @@ class TopicPanelState(SignedInState):
     def load_page(self) -> rx.event.EventSpec | None:
         """on_load: the bot, view and item of the URL, or the first bot."""
         self.loading = True
+        self._title_shown = ""
         params = self.router.url.query_parameters
         wanted_bot = params.get("bot", "")
         self.bots, self.bot_id = bot_choice(wanted_bot)
@@ -468,17 +471,17 @@ class TopicPanelState(SignedInState):
     # --- live updates -------------------------------------------------------------------------
 
     @rx.event
-    def poll(self, _tick: str = "") -> None:
+    def poll(self, _tick: str = "") -> rx.event.EventSpec | None:
         """Every open panel polls one row (items_version, topic_enabled); changes arrive within a second."""
         if not self.bot_id or self.loading:
-            return
+            return None
         try:
             with read_session() as session:
                 signature = json.dumps(version_service.panel_signature(session=session, bot_id=self.bot_id))
         except AppError:
-            return
+            return None
         if signature == self.signature:
-            return
+            return self._title_script()
         newest_shown = max((row.id for row in self.items), default=0)
         self._load_topics()
         with read_session() as session:
@@ -523,3 +526,14 @@ class TopicPanelState(SignedInState):
         ]
         if self.detail.id in flags and flags[self.detail.id].topic_key != self.detail.topic_key:
             self.detail = dataclasses.replace(self.detail, topic_key=flags[self.detail.id].topic_key)
+        return self._title_script()
+
+    def _title_script(self) -> rx.event.EventSpec | None:
+        """The tab's title carries the bot's unread count ("(3) Topics"), written only when it changes
+        (and again after a navigation reset it)."""
+        unread = sum(topic.unread for topic in self.topics)
+        title = (f"({unread}) " if unread else "") + PAGE_TITLE
+        if title == self._title_shown:
+            return None
+        self._title_shown = title
+        return rx.call_script(f"document.title = {json.dumps(title)}")
