@@ -35,6 +35,19 @@
     if (close) close.click();
   });
   document.addEventListener("keydown", (event) => {
+    // Ctrl+Enter (Cmd+Enter) in a text box marked data-td-send sends: it clicks that button.
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && event.target && event.target.closest) {
+      const box = event.target.closest("[data-td-send]");
+      const send = box && document.getElementById(box.getAttribute("data-td-send"));
+      if (send && !send.disabled) {
+        event.preventDefault();
+        // The box sends its text after a pause (a debounced input); leaving it sends it at once,
+        // so the text is in before the click.
+        event.target.blur();
+        setTimeout(() => { send.click(); event.target.focus(); }, 0);
+        return;
+      }
+    }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const holder = document.querySelector("[data-td-shortcuts]");
     if (!holder) return;

@@ -24,6 +24,7 @@ from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.support.nanobot_serve import NanobotServe, nanobot_serve_available
 from tests.support.scripted_llm import Reply, ScriptedLLM, Text, ToolCall, called, last_user_text, tool_results
 from tests.support.topics import CI_RULE
+from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem
 from topic_dashboard.services import chat
 from topic_dashboard.services.bots import create_bot
@@ -312,3 +313,30 @@ def test_writing_again_after_a_failure_delivers_both_messages(
         chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
     _write(page, "second")  # not Retry: the person just writes again
     expect(page.locator("#messages")).to_contain_text("Hello! (first while down", timeout=30_000)
+
+
+def test_a_conversation_is_renamed_deleted_and_ctrl_enter_sends(
+    page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe
+) -> None:
+    bot_id, _ = bot
+    with Session(e2e_app.engine) as session:
+        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
+    log_in(page, e2e_app, ADMIN)
+    conversation_id = _open_conversation(page, e2e_app, bot_id, "")
+    page.locator("#message-draft").fill("ping")
+    page.locator("#message-draft").press("Control+Enter")
+    expect(page.locator("#messages")).to_contain_text("Hello! (ping)", timeout=30_000)
+
+    page.locator("#rename-conversation").click()
+    page.locator("#rename-input").fill("Ping test")
+    page.locator("#rename-save").click()
+    expect(page.locator("#conversation-title")).to_have_text("Ping test")
+    expect(page.locator(f"#conversation-{conversation_id}")).to_contain_text("Ping test")
+
+    page.locator("#delete-conversation").click()
+    page.locator("#delete-confirm").click()
+    expect(page.get_by_text("Conversation deleted (2 messages)")).to_be_visible()
+    expect(page.locator(f"#conversation-{conversation_id}")).to_have_count(0)
+    with Session(e2e_app.engine) as session:
+        with pytest.raises(AppError):
+            get_conversation(session=session, conversation_id=conversation_id)

@@ -206,6 +206,72 @@ def _message(message: MessageRow) -> rx.Component:
     )
 
 
+def conversation_header() -> rx.Component:
+    """The open conversation's title; admins rename it in place or delete it (after a confirmation)."""
+    return rx.hstack(
+        rx.cond(
+            S.renaming,
+            rx.hstack(
+                rx.input(
+                    value=S.rename_value, on_change=S.set_rename_value, size="2", width="20rem", id="rename-input"
+                ),
+                rx.button("Save", size="1", on_click=S.save_rename, id="rename-save"),
+                rx.button("Cancel", size="1", variant="soft", color_scheme="gray", on_click=S.cancel_rename),
+                spacing="2",
+                align="center",
+            ),
+            rx.heading(S.conversation_title, size="4", id="conversation-title"),
+        ),
+        rx.spacer(),
+        rx.cond(
+            AuthState.is_admin & ~S.renaming,
+            rx.hstack(
+                rx.icon_button(
+                    rx.icon("pencil", size=14),
+                    size="1",
+                    variant="ghost",
+                    on_click=S.start_rename,
+                    aria_label="Rename conversation",
+                    id="rename-conversation",
+                ),
+                rx.icon_button(
+                    rx.icon("trash-2", size=14),
+                    size="1",
+                    variant="ghost",
+                    color_scheme="red",
+                    on_click=S.set_delete_open(True),
+                    aria_label="Delete conversation",
+                    id="delete-conversation",
+                ),
+                spacing="2",
+            ),
+        ),
+        rx.alert_dialog.root(
+            rx.alert_dialog.content(
+                rx.alert_dialog.title("Delete this conversation?"),
+                rx.alert_dialog.description(
+                    "Its messages go; results the bot published from it stay in their topics.", size="2"
+                ),
+                rx.hstack(
+                    rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
+                    rx.alert_dialog.action(
+                        rx.button(
+                            "Delete", color_scheme="red", on_click=S.delete_open_conversation, id="delete-confirm"
+                        )
+                    ),
+                    justify="end",
+                    spacing="2",
+                    margin_top="1rem",
+                ),
+            ),
+            open=S.delete_open,
+            on_open_change=S.set_delete_open,
+        ),
+        width="100%",
+        align="center",
+    )
+
+
 def run_bar() -> rx.Component:
     """The open conversation's run: what the bot is doing, why it failed, stop and retry."""
     status = rx.match(
@@ -295,10 +361,11 @@ def composer() -> rx.Component:
             rx.text_area(
                 value=S.draft,
                 on_change=S.set_draft,
-                placeholder="Write a message…",
+                placeholder="Write a message… (Ctrl+Enter sends)",
                 rows="3",
                 width="100%",
                 id="message-draft",
+                custom_attrs={"data-td-send": "send-message"},
             ),
             rx.hstack(
                 rx.select(
@@ -442,7 +509,7 @@ def conversations_page() -> rx.Component:
                 rx.cond(
                     S.conversation_id != "",
                     rx.vstack(
-                        rx.heading(S.conversation_title, size="4"),
+                        conversation_header(),
                         run_bar(),
                         rx.vstack(
                             rx.foreach(S.messages, _message),

@@ -116,6 +116,9 @@ class ConversationsState(SignedInState):
     run_error: str = ""
     published: list[PublishedRow] = []
     chat_ready: bool = False  # the bot has a chat endpoint
+    renaming: bool = False
+    rename_value: str = ""
+    delete_open: bool = False
     _revision: int = -1
     _list_signature: str = ""
 
@@ -294,6 +297,53 @@ class ConversationsState(SignedInState):
             return rx.toast.error(error.message)
         self._reload_messages()
         return rx.toast.info("Sent to the bot again")
+
+    @rx.event
+    def start_rename(self) -> None:
+        self.rename_value, self.renaming = self.conversation_title, True
+
+    @rx.event
+    def set_rename_value(self, value: str) -> None:
+        self.rename_value = value
+
+    @rx.event
+    def cancel_rename(self) -> None:
+        self.renaming = False
+
+    @rx.event
+    @admin_only
+    def save_rename(self) -> rx.event.EventSpec | None:
+        try:
+            with write_session() as session:
+                service.rename_conversation(
+                    session=session, conversation_id=self._open_conversation_id(), title=self.rename_value
+                )
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.renaming = False
+        self._load_conversations()
+        return None
+
+    @rx.event
+    def set_delete_open(self, value: bool) -> None:
+        self.delete_open = value
+
+    @rx.event
+    @admin_only
+    def delete_open_conversation(self) -> rx.event.EventSpec | None:
+        self.delete_open = False
+        try:
+            with write_session() as session:
+                removed = service.delete_conversation(session=session, conversation_id=self._open_conversation_id())
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.conversation_id, self.messages, self.published = "", [], []
+        self._load_conversations()
+        url = "/conversations?" + urlencode({"bot": self.bot_id})
+        return [
+            rx.call_script(f"window.history.replaceState(null, '', {json.dumps(url)})"),
+            rx.toast.success(f"Conversation deleted ({removed} message{'s' if removed != 1 else ''})"),
+        ]  # type: ignore[return-value]
 
     @rx.event
     def open_card_editor(self) -> None:

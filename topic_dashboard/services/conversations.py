@@ -301,6 +301,41 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
     return _append(session, conversation, role="user", content=content, kind="text", card=None)
 
 
+def rename_conversation(*, session: Session, conversation_id: str, title: str) -> ConversationPublic:
+    """Raises conversation_not_found, validation_error."""
+    conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
+    title = check_text(title or "", field="title").strip()
+    check_line(title, field="title")
+    if len(title) > MAX_TITLE_CHARS:
+        raise AppError("validation_error", f"title is longer than {MAX_TITLE_CHARS} characters", field="title")
+    conversation.title = title
+    conversation.revision += 1
+    conversation.updated_at = utcnow()
+    session.add(conversation)
+    session.commit()
+    return conversation_public(conversation)
+
+
+def delete_conversation(*, session: Session, conversation_id: str) -> int:
+    """Delete a conversation with its messages and runs (items it produced stay, unlinked). Refused
+    while the bot is answering it. Returns how many messages went. Raises conversation_not_found,
+    run_in_progress."""
+    from topic_dashboard.models import ChatRun
+
+    conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
+    active = session.exec(
+        select(ChatRun.id).where(
+            ChatRun.conversation_id == conversation_id, col(ChatRun.status).in_(("queued", "running"))
+        )
+    ).first()
+    if active is not None:
+        raise AppError("run_in_progress", "the bot is answering this conversation: stop the run first")
+    count = conversation.last_seq
+    session.delete(conversation)
+    session.commit()
+    return count
+
+
 def mark_conversation_read(*, session: Session, conversation_id: str) -> None:
     conversation = conversation_row(session=session, conversation_id=conversation_id)
     conversation.unread = False

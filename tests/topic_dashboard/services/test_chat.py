@@ -335,3 +335,20 @@ def test_writing_again_after_a_failure_carries_the_undelivered_message_along(ses
     chat.send_message(session=session, conversation_id=conversation_id, content="third")
     job = chat.claim_next_run(session=session, worker="w")
     assert job is not None and job.text == "third"  # delivered ones are not sent again
+
+
+def test_a_conversation_is_renamed_and_deleted_but_not_while_the_bot_answers_it(session: Session) -> None:
+    from topic_dashboard.services.conversations import delete_conversation, rename_conversation
+
+    bot_id = _bot(session)
+    conversation_id = _conversation(session, bot_id, "")
+    assert rename_conversation(session=session, conversation_id=conversation_id, title="  Release 1.8 ").title == (
+        "Release 1.8"
+    )
+    _refused("validation_error", rename_conversation, session=session, conversation_id=conversation_id, title="a\nb")
+    chat.send_message(session=session, conversation_id=conversation_id, content="deploy")
+    _refused("run_in_progress", delete_conversation, session=session, conversation_id=conversation_id)
+    chat.stop(session=session, conversation_id=conversation_id)
+    assert delete_conversation(session=session, conversation_id=conversation_id) == 1
+    assert session.exec(select(ChatRun)).all() == [] and session.exec(select(Message)).all() == []
+    _refused("conversation_not_found", delete_conversation, session=session, conversation_id=conversation_id)
