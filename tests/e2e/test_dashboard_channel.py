@@ -24,6 +24,7 @@ from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.support.nanobot_serve import NanobotServe, nanobot_serve_available
 from tests.support.scripted_llm import Reply, ScriptedLLM, Text, ToolCall, called, last_user_text, tool_results
 from tests.support.topics import CI_RULE
+from topic_dashboard.bot_config.skill import GUIDE_CARD_EXAMPLE
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem
 from topic_dashboard.services import chat
@@ -45,14 +46,7 @@ ROUTE = "mcp_topic_mcp_topic_route"
 PUBLISH = "mcp_topic_mcp_topic_publish"
 BUILD = "Build #88 on main passed: 412 tests green, artifact web-1.8.0.tar.gz uploaded."
 ANSWER_PARTS = ("Build #88 ", "passed ", "on main. ", "I published ", "it to ", "Builds.")
-CARD = {
-    "title": "Before I start",
-    "fields": [
-        {"name": "scope", "label": "What should I cover?", "type": "textarea", "required": True},
-        {"name": "format", "label": "Format", "type": "select", "options": ["summary", "table"]},
-    ],
-    "submit_label": "Start",
-}
+CARD = GUIDE_CARD_EXAMPLE  # the model writes exactly what the dashboard's skill tells it to
 
 
 def script(request: dict[str, Any]) -> Reply:
@@ -133,6 +127,16 @@ def _write(page: Page, text: str) -> None:
     page.locator("#message-draft").fill(text)
     page.locator("#send-message").click()
     expect(page.locator("#messages")).to_contain_text(text)
+
+
+def _bot_down_then_write(page: Page, app: E2EApp, bot_id: str, title: str, text: str) -> None:
+    """Point the bot's endpoint at a closed port, write `text` in a new conversation, see it fail."""
+    with Session(app.engine) as session:
+        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=f"http://127.0.0.1:{_free_port()}")
+    log_in(page, app, ADMIN)
+    _open_conversation(page, app, bot_id, title)
+    _write(page, text)
+    expect(page.locator("#run-error")).to_contain_text("cannot connect", timeout=30_000)
 
 
 def _wait_idle(app: E2EApp, conversation_id: str, timeout: float = 60.0) -> str:
@@ -237,12 +241,7 @@ def test_a_bot_that_is_down_keeps_the_message_and_retry_delivers_it(
     page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe
 ) -> None:
     bot_id, _ = bot
-    with Session(e2e_app.engine) as session:
-        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=f"http://127.0.0.1:{_free_port()}")
-    log_in(page, e2e_app, ADMIN)
-    _open_conversation(page, e2e_app, bot_id, "Down")
-    _write(page, "are you there?")
-    expect(page.locator("#run-error")).to_contain_text("cannot connect", timeout=30_000)
+    _bot_down_then_write(page, e2e_app, bot_id, "Down", "are you there?")
     expect(page.locator("#run-error")).to_contain_text("your message is kept")
     expect(page.locator("#messages")).to_contain_text("are you there?")
     page.screenshot(path=str(screenshot_path("dashboard-channel-down.png")))
@@ -303,12 +302,7 @@ def test_writing_again_after_a_failure_delivers_both_messages(
     page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe
 ) -> None:
     bot_id, _ = bot
-    with Session(e2e_app.engine) as session:
-        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=f"http://127.0.0.1:{_free_port()}")
-    log_in(page, e2e_app, ADMIN)
-    _open_conversation(page, e2e_app, bot_id, "Twice")
-    _write(page, "first while down")
-    expect(page.locator("#run-error")).to_contain_text("cannot connect", timeout=30_000)
+    _bot_down_then_write(page, e2e_app, bot_id, "Twice", "first while down")
     with Session(e2e_app.engine) as session:
         chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
     _write(page, "second")  # not Retry: the person just writes again
