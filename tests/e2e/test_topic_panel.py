@@ -354,8 +354,8 @@ def test_the_bot_select_switches_bots(page: Page, e2e_app: E2EApp) -> None:
     expect(page.locator("#topic-alerts")).to_have_count(0)
 
     page.locator("#bot-select").click()
-    page.get_by_role("option", name=second_name, exact=True).click()
-    expect(page.locator("#bot-select")).to_have_text(second_name)
+    page.get_by_role("option", name=f"{second_name} · 1 unread", exact=True).click()  # with its unread count
+    expect(page.locator("#bot-select")).to_contain_text(second_name)
     expect(row(page, theirs)).to_be_visible()
     expect(rows(page)).to_have_count(1)
     expect(page.locator("#topic-alerts")).to_be_visible()

@@ -23,6 +23,7 @@ from tests.e2e.topic_panel_support import (
     seed,
 )
 from topic_dashboard.models import TopicItem
+from topic_dashboard.services.bots import get_bot
 from topic_dashboard.services.items import set_item_flags
 
 pytestmark = pytest.mark.e2e
@@ -232,3 +233,19 @@ def test_the_tab_title_counts_unread_and_an_empty_detail_pane_leaves_the_list_ro
     pane_width = page.locator("#detail-column").bounding_box()
     assert list_width and pane_width and list_width["width"] > 1.5 * pane_width["width"]
     page.screenshot(path=str(screenshot_path("panel-no-item-open.png")))
+
+
+def test_the_bot_selector_shows_each_bots_unread_count(page: Page, e2e_app: E2EApp) -> None:
+    quiet, _ = make_bot(e2e_app, "ci")
+    busy, _ = make_bot(e2e_app, "ci")
+    for index in range(2):
+        seed(e2e_app, busy, topic_key="ci", title=f"news {index}")
+    log_in(page, e2e_app, ADMIN)
+    open_panel(page, e2e_app, quiet)
+    with Session(e2e_app.engine) as session:
+        busy_name = get_bot(session=session, bot_id=busy).name
+        quiet_name = get_bot(session=session, bot_id=quiet).name
+    page.locator("#bot-select").click()
+    expect(page.get_by_role("option", name=f"{busy_name} · 2 unread", exact=True)).to_have_count(1)
+    expect(page.get_by_role("option", name=quiet_name, exact=True)).to_have_count(1)  # nothing unread: no count
+    page.keyboard.press("Escape")

@@ -238,6 +238,16 @@ def mark_all_read(*, session: Session, bot_id: str, topic_key: str | None = None
     return int(result.rowcount or 0)
 
 
+def unread_by_bot(*, session: Session) -> dict[str, int]:
+    """bot id -> its unread items that are not archived (for the bot selectors)."""
+    rows = session.exec(
+        select(TopicItem.bot_id, sa.func.count())
+        .where(col(TopicItem.is_read).is_(False), col(TopicItem.is_archived).is_(False))
+        .group_by(col(TopicItem.bot_id))
+    ).all()
+    return {bot_id: int(count) for bot_id, count in rows}
+
+
 def topic_counts(*, session: Session, bot_id: str) -> dict[str, tuple[int, int]]:
     """topic_key -> (unread, total) over items that are not archived (answered from the index alone)."""
     counts: dict[str, list[int]] = {}

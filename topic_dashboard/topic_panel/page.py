@@ -23,7 +23,7 @@ ONE_LINE = {"white_space": "nowrap", "overflow": "hidden", "text_overflow": "ell
 
 
 def _bot_option(bot: BotOption) -> rx.Component:
-    return rx.select.item(bot.name, value=bot.id)
+    return rx.select.item(bot.label, value=bot.id)
 
 
 def top_bar() -> rx.Component:
