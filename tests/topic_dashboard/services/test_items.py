@@ -77,3 +77,15 @@ def test_set_read_changes_only_this_bots_items_and_says_which(session: Session) 
     assert set_read(session=session, bot_id=mine, item_ids=my_ids[:2], is_read=True) == []  # already read
     assert list_items(session=session, bot_id=other).items[0].is_read is False
     assert sorted(set_read(session=session, bot_id=mine, item_ids=my_ids, is_read=False)) == sorted(my_ids[:2])
+
+
+def test_unread_by_bot_counts_unread_unarchived_items_per_bot(session: Session) -> None:
+    from topic_dashboard.services.items import set_item_flags, unread_by_bot
+
+    first = _bot_with_items(session, [[], [], []])
+    second = _bot_with_items(session, [[]])
+    ids = [item.id for item in list_items(session=session, bot_id=first).items]
+    set_item_flags(session=session, bot_id=first, item_id=ids[0], is_read=True)
+    set_item_flags(session=session, bot_id=first, item_id=ids[1], is_archived=True)
+    counts = unread_by_bot(session=session)
+    assert (counts[first], counts[second]) == (1, 1)
