@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from mcp.server.transport_security import TransportSecuritySettings
 from reflex.config import get_config
 from reflex.constants import Endpoint
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -126,5 +127,5 @@ def _upgrade_bot_configs() -> None:
             changed = upgrade_managed_configs(session=session)
         if changed:
             logger.info("added the managed MCP entries to %d bot config(s)", changed)
-    except Exception:
+    except (AppError, OSError, SQLAlchemyError):  # no database yet, or a file it may not write: next start
         logger.exception("upgrading the bots' config files failed")

@@ -12,6 +12,8 @@ import contextlib
 import logging
 import time
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from topic_dashboard.chat.relay import stream_answer
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
@@ -24,6 +26,7 @@ POLL_SECONDS = 0.25  # how soon a queued message is picked up
 WRITE_EVERY_SECONDS = 0.2  # streamed text is stored at most this often (pages poll the revision)
 STOP_CHECK_SECONDS = 0.5
 FAILING_POLL_SECONDS = 5.0  # while the database cannot be read
+STORAGE_ERRORS = (SQLAlchemyError, AppError, OSError)  # what a database round trip can raise
 
 
 class ChatWorker:
@@ -34,7 +37,7 @@ class ChatWorker:
         self._runs: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        with contextlib.suppress(Exception):  # a database not reachable yet is retried by the loop
+        with contextlib.suppress(*STORAGE_ERRORS):  # a database not reachable yet: the loop retries
             await asyncio.to_thread(self._fail_orphans)
         self._task = asyncio.create_task(self._loop(), name="chat-relay-worker")
 
@@ -44,7 +47,7 @@ class ChatWorker:
                 task.cancel()
         for task in [self._task, *self._runs]:
             if task is not None:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
+                with contextlib.suppress(asyncio.CancelledError):  # both tasks catch their own errors
                     await task
 
     def _fail_orphans(self) -> None:
@@ -81,7 +84,8 @@ class ChatWorker:
                 failing = False
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the database may be briefly unavailable: keep the worker, say it once
+            except Exception:  # the worker's top level: no failure (mostly the database being
+                # briefly unavailable) may end the queue for this process; say it once
                 if not failing:
                     logger.exception("chat: reading the run queue failed; retrying every %.0f s", FAILING_POLL_SECONDS)
                 failing, delay = True, FAILING_POLL_SECONDS
@@ -136,12 +140,12 @@ class ChatWorker:
         except AppError as error:
             await asyncio.to_thread(self._finish_failed, job, error.code, error.message, False)
         except asyncio.CancelledError:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(*STORAGE_ERRORS):
                 await asyncio.to_thread(
                     self._finish_failed, job, "bot_error", "the dashboard stopped while the bot was answering", False
                 )
             raise
-        except Exception as exc:  # never leave a run "running"
+        except Exception as exc:  # the run's top level: whatever broke, never leave the run "running"
             logger.exception("chat: run %s failed", job.run_id)
             await asyncio.to_thread(self._finish_failed, job, "bot_error", f"relay failed: {type(exc).__name__}", False)
 

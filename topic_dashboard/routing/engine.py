@@ -96,14 +96,11 @@ def route_message(
             )
 
     proposal = None
-    refused: str | None = None
+    refused: str | None = None  # a topic that refused the bot's choice for an exclusion binds the engine too
     if request.proposed_topic_key is not None:
-        kept, proposal = _check_proposal(request.proposed_topic_key, scores, sims, probs, candidates, fitted)
+        kept, proposal, refused = _check_proposal(request.proposed_topic_key, scores, sims, probs, candidates, fitted)
         if kept is not None:
             return kept
-        if " is excluded" in proposal:
-            # The exclusion that refused the bot's choice also binds the engine's own choice.
-            refused = request.proposed_topic_key.strip()
     if probs is not None and sims is not None:
         if refused is not None and refused in probs:
             probs = {k: v for k, v in probs.items() if k != refused}
@@ -261,21 +258,22 @@ def _check_proposal(
     probs: dict[str, float] | None,
     candidates: list[ScoredCandidate],
     fitted: Calibration,
-) -> tuple[RouteDecision | None, str]:
-    """Keep the bot's own choice when the topic is active and no exclusion applies; else say why not."""
+) -> tuple[RouteDecision | None, str, str | None]:
+    """Keep the bot's own choice when the topic is active and no exclusion applies; else say why not.
+    Returns (the kept decision or None, the note, the topic key when an exclusion refused it)."""
     key = proposed.strip()
     score = next((s for s in scores if s.topic.key == key), None)
     if score is None:
-        return None, f"proposed topic {key!r} is not an active topic of this bot"
+        return None, f"proposed topic {key!r} is not an active topic of this bot", None
     if score.vetoed_by is not None:
-        return None, f"proposed topic {key!r} is excluded by its {score.vetoed_by}"
+        return None, f"proposed topic {key!r} is excluded by its {score.vetoed_by}", key
     sim = sims.get(key) if sims is not None else None
     why = _excluded_by_meaning(sim) if sim is not None else None
     if sim is not None and sim.exclude is not None and sim.exclude > sim.best:
         # A proposal has no competing evidence to outweigh an exclusion, so its description suffices.
         why = f"the message means what its {sim.exclude_label} says"
     if why is not None:
-        return None, f"proposed topic {key!r} is excluded: {why}"
+        return None, f"proposed topic {key!r} is excluded: {why}", key
     if probs is not None and key in probs:
         confidence = probs[key]
     else:
@@ -295,7 +293,7 @@ def _check_proposal(
         evidence="rules+meaning" if sims is not None else "rules",
         proposal="kept",
     )
-    return decision, "kept"
+    return decision, "kept", None
 
 
 def _candidates(

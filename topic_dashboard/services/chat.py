@@ -39,7 +39,7 @@ from topic_dashboard.services.conversations import (
     _validated_card,
     add_message,
     conversation_row,
-    message_public,
+    submit_guide_card,
 )
 from topic_dashboard.text_policy import check_text, is_lookup_key
 
@@ -237,8 +237,6 @@ def submit_guide_card_to_bot(
 ) -> tuple[MessagePublic, ChatRunPublic]:
     """Submit a guide card (it becomes the person's next message) and relay that message to the bot.
     Raises what conversations.submit_guide_card raises, and run_in_progress."""
-    from topic_dashboard.services.conversations import submit_guide_card
-
     conversation = conversation_row(session=session, conversation_id=conversation_id)
     if _active_run(session, conversation.id) is not None:
         raise AppError("run_in_progress", "the bot is still answering this conversation: wait for it first")
@@ -541,11 +539,3 @@ def published_from(*, session: Session, conversation_id: str) -> list[PublishedG
         PublishedGroup(topic_key=key, topic_name=names.get(key, key), count=count, latest_item_id=latest)
         for key, count, latest in rows
     ]
-
-
-def messages_with_runs(*, session: Session, conversation_id: str, limit: int = 1000) -> list[MessagePublic]:
-    """The conversation's messages in order (a thin alias kept for the page's one read)."""
-    rows = session.exec(
-        select(Message).where(Message.conversation_id == conversation_id).order_by(col(Message.seq)).limit(limit)
-    ).all()
-    return [message_public(row) for row in rows]

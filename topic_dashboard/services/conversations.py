@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import Bot, Conversation, Message, iso_utc, utcnow
+from topic_dashboard.models import Bot, ChatRun, Conversation, Message, iso_utc, utcnow
 from topic_dashboard.text_policy import INT64_MAX, check_int, check_json, check_line, check_text, is_lookup_key
 from topic_dashboard.user_inputs import UserInput, clean_conversation_id, select_user_inputs
 
@@ -320,8 +320,6 @@ def delete_conversation(*, session: Session, conversation_id: str) -> int:
     """Delete a conversation with its messages and runs (items it produced stay, unlinked). Refused
     while the bot is answering it. Returns how many messages went. Raises conversation_not_found,
     run_in_progress."""
-    from topic_dashboard.models import ChatRun
-
     conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     active = session.exec(
         select(ChatRun.id).where(

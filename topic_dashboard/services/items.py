@@ -225,19 +225,6 @@ def set_read(*, session: Session, bot_id: str, item_ids: list[int], is_read: boo
     return changed
 
 
-def mark_all_read(*, session: Session, bot_id: str, topic_key: str | None = None) -> int:
-    """Mark a topic's (or all the bot's) unread items read. Returns how many changed. Raises validation_error."""
-    if topic_key:
-        check_line(topic_key, field="topic_key")
-    statement = sa.update(TopicItem).where(col(TopicItem.bot_id) == bot_id, col(TopicItem.is_read).is_(False))
-    if topic_key:
-        statement = statement.where(col(TopicItem.topic_key) == topic_key)
-    result = session.exec(statement.values(is_read=True))
-    bump_items_version(session, bot_id)
-    session.commit()
-    return int(result.rowcount or 0)
-
-
 def unread_by_bot(*, session: Session) -> dict[str, int]:
     """bot id -> its unread items that are not archived (for the bot selectors)."""
     rows = session.exec(

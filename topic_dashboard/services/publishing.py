@@ -19,6 +19,7 @@ from topic_dashboard.item_views import check_payload_size, parse_allowed_view_ty
 from topic_dashboard.models import Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
 from topic_dashboard.services.audit import CallAudit, add_call
+from topic_dashboard.services.chat import source_conversation_id
 from topic_dashboard.services.routing_service import route_for_bot
 from topic_dashboard.services.topics import fallback_topic_row, load_settings
 from topic_dashboard.services.versions import bump_items_version
@@ -124,12 +125,6 @@ def _resolve_topic(
     return fallback, True, why
 
 
-def _answering(session: Session, bot_id: str) -> str | None:
-    from topic_dashboard.services.chat import source_conversation_id
-
-    return source_conversation_id(session=session, bot_id=bot_id)
-
-
 def publish_item(
     *, session: Session, bot_id: str, request: PublishRequest, source: str = "mcp", audit: CallAudit | None = None
 ) -> PublishResult:
@@ -199,7 +194,7 @@ def publish_item(
         message_type=request.message_type,
         dedupe_key=dedupe_key,
         # What the bot was answering in the dashboard when it published this (services/chat.py).
-        conversation_id=_answering(session, bot_id) if source == "mcp" else None,
+        conversation_id=source_conversation_id(session=session, bot_id=bot_id) if source == "mcp" else None,
         created_at=now,
     )
     session.add(item)
