@@ -87,6 +87,8 @@ def list_items(
 
 @router.post("/bots/{bot_id}/topic-items/{item_id}/read", response_model=ReadResult)
 def mark_read(bot_id: str, item_id: int, _: Admin, session: WriteSession) -> ReadResult:
-    """Read state is shared by everyone who reads the bot, so (as in the UI) only admins change it."""
+    """Marks the item read for everyone (the team's state, which shows through for every person who
+    has not changed their own in the panel). An API token is not a person, so REST reads and writes
+    the team's state; as the panel's "for everyone" actions, only admins change it."""
     item = item_service.set_item_flags(session=session, bot_id=bot_id, item_id=item_id, is_read=True)
     return ReadResult(id=item.id, is_read=item.is_read)

@@ -113,24 +113,37 @@ def test_a_publish_over_mcp_appears_live_in_every_open_panel(
     )
     assert max(seen_at) - committed_at < LIVE_BOUND_MS
 
-    # Reading in one panel moves the other's row and counts too.
+    # Reading state is each person's own: the admin's read, pin and archive follow the admin's other
+    # tab live, and change nothing the viewer sees.
     admin, viewer = panels
+    second_tab = admin.context.new_page()
+    open_panel(second_tab, e2e_app, bot_id)
     row(admin, item_id).click()
     expect(admin.locator("#detail-title")).to_have_text("Build 42 failed")
-    expect(viewer.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-read\b"), timeout=LIVE_BOUND_MS)
-    expect(viewer.locator("#unread-ci")).to_have_text("1", timeout=LIVE_BOUND_MS)
-    expect(viewer.locator(f"#item-{earlier}")).to_have_class(re.compile(r"\bitem-unread\b"))
-    # Pinning and archiving there too: the pin shows, the archived row leaves, the counts follow.
+    expect(second_tab.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-read\b"), timeout=LIVE_BOUND_MS)
+    expect(second_tab.locator("#unread-ci")).to_have_text("1", timeout=LIVE_BOUND_MS)
     admin.locator("#detail-toggle-pin").click()
-    expect(viewer.locator(f"#item-{item_id} svg.lucide-pin")).to_be_visible(timeout=LIVE_BOUND_MS)
+    expect(second_tab.locator(f"#item-{item_id} svg.lucide-pin")).to_be_visible(timeout=LIVE_BOUND_MS)
     row(admin, earlier).click()
     # The detail's buttons act on the item they show: wait for it, as a reader would.
     expect(admin.locator("#detail-title")).to_have_text("Build 41 passed")
     admin.locator("#detail-toggle-archive").click()
     expect(admin.locator(f"#item-{earlier}")).to_have_count(0)
-    expect(viewer.locator(f"#item-{earlier}")).to_have_count(0, timeout=LIVE_BOUND_MS)
+    expect(second_tab.locator(f"#item-{earlier}")).to_have_count(0, timeout=LIVE_BOUND_MS)
+    expect(second_tab.locator("#view-all")).to_have_text(re.compile(r"^All\s*1$"))
+    expect(viewer.locator("#unread-ci")).to_have_text("2")
+    expect(viewer.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(viewer.locator(f"#item-{item_id} svg.lucide-pin")).to_have_count(0)
+    expect(viewer.locator(f"#item-{earlier}")).to_be_visible()
+    expect(viewer.locator("#view-all")).to_have_text(re.compile(r"^All\s*2$"))
+    # "Archive for everyone" (an admin's) does reach the viewer, live.
+    row(admin, item_id).click()
+    expect(admin.locator("#detail-title")).to_have_text("Build 42 failed")
+    admin.locator("#detail-team").click()
+    admin.locator("#detail-team-archive").click()
+    expect(viewer.locator(f"#item-{item_id}")).to_have_count(0, timeout=LIVE_BOUND_MS)
     expect(viewer.locator("#view-all")).to_have_text(re.compile(r"^All\s*1$"))
-    expect(viewer.locator("#unread-ci")).to_have_count(0)
+    expect(viewer.locator("#unread-ci")).to_have_text("1")
 
 
 def test_delivery_off_shows_the_banner_refuses_publishing_and_keeps_history(

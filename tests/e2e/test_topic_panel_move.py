@@ -184,7 +184,8 @@ def test_the_move_key_and_the_control_are_for_admins_only(
     log_in(viewer, e2e_app, VIEWER, "viewer")
     open_panel(viewer, e2e_app, bot_id, f"&item={item_id}")
     expect(viewer.locator("#detail-title")).to_have_text("Nightly build 311")
-    expect(viewer.locator("#detail-read-only")).to_be_visible()
+    expect(viewer.locator("#detail-toggle-read")).to_be_visible()  # their own reading state
+    expect(viewer.locator("#detail-team")).to_have_count(0)
     expect(viewer.locator("#detail-move")).to_have_count(0)
     viewer.keyboard.press("v")
     expect(viewer.locator("#move-popover")).to_have_count(0)

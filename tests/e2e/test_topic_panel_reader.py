@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.topic_panel_support import (
     ADMIN,
+    VIEWER,
     item_ids,
     log_in,
     make_bot,
@@ -22,9 +23,9 @@ from tests.e2e.topic_panel_support import (
     rows,
     seed,
 )
-from topic_dashboard.models import TopicItem
+from topic_dashboard.models import TopicItem, User
 from topic_dashboard.services.bots import get_bot
-from topic_dashboard.services.items import set_item_flags
+from topic_dashboard.services.items import set_item_flags, unread_in_view
 
 pytestmark = pytest.mark.e2e
 
@@ -34,7 +35,21 @@ def _dom_ids(page: Page) -> list[int]:
     return [int(value.removeprefix("item-")) for value in ids]
 
 
-def _unread(app: E2EApp, bot_id: str) -> set[int]:
+def _user_id(app: E2EApp, username: str) -> int:
+    with Session(app.engine) as session:
+        user = session.exec(select(User).where(User.username == username)).one()
+        assert user.id is not None
+        return user.id
+
+
+def _unread(app: E2EApp, bot_id: str, username: str = ADMIN) -> set[int]:
+    """What `username` has unread of the bot (reading state is per person)."""
+    with Session(app.engine) as session:
+        return set(unread_in_view(session=session, bot_id=bot_id, reader=_user_id(app, username)))
+
+
+def _team_unread(app: E2EApp, bot_id: str) -> set[int]:
+    """The team's state: the items' own flags, what everyone sees until they change their own."""
     with Session(app.engine) as session:
         query = select(TopicItem.id).where(TopicItem.bot_id == bot_id, TopicItem.is_read == False)
         return {int(item_id) for item_id in session.exec(query)}
@@ -74,8 +89,8 @@ def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(pag
         for item_id in pinned:
             set_item_flags(session=session, bot_id=bot_id, item_id=item_id, is_pinned=True)
     everything = {*ci, *tagged, other}
-    assert _unread(e2e_app, bot_id) == everything
     log_in(page, e2e_app, ADMIN)
+    assert _unread(e2e_app, bot_id) == everything
 
     # Pinned shows 2 items: it marks those 2, after saying so, and Undo puts them back.
     open_panel(page, e2e_app, bot_id, "&view=pinned")
@@ -112,6 +127,7 @@ def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(pag
     page.locator("#mark-read-ok").click()
     expect(page.get_by_text("Marked 10 items read")).to_be_visible()
     assert _unread(e2e_app, bot_id) == {late}
+    assert _team_unread(e2e_app, bot_id) == everything | {late}  # the admin's own reading, no one else's
 
 
 def test_links_to_a_missing_bot_or_topic_say_so_rows_name_their_topic_and_blocked_images_show(
@@ -249,3 +265,66 @@ def test_the_bot_selector_shows_each_bots_unread_count(page: Page, e2e_app: E2EA
     expect(page.get_by_role("option", name=f"{busy_name} · 2 unread", exact=True)).to_have_count(1)
     expect(page.get_by_role("option", name=quiet_name, exact=True)).to_have_count(1)  # nothing unread: no count
     page.keyboard.press("Escape")
+
+
+def test_reading_state_is_each_persons_own_a_viewers_reading_changes_nothing_for_the_admin(
+    new_context: CreateContextCallback, e2e_app: E2EApp
+) -> None:
+    """Defect 3: a viewer's read, pin, archive and mark-all-read changed what the admin saw (then,
+    after the security fix, viewers could not read for themselves at all)."""
+    bot_id, _ = make_bot(e2e_app, "ci")
+    ids = [seed(e2e_app, bot_id, topic_key="ci", title=f"build {index}") for index in range(5)]
+    pages = {}
+    for username, role in ((ADMIN, "admin"), (VIEWER, "viewer")):
+        pages[username] = new_context(viewport={"width": 1400, "height": 900}).new_page()
+        log_in(pages[username], e2e_app, username, role)
+        open_panel(pages[username], e2e_app, bot_id)
+        expect(pages[username].locator("#unread-ci")).to_have_text("5")
+    admin, viewer = pages[ADMIN], pages[VIEWER]
+
+    # The viewer reads one (opening it), pins it, archives another: all their own.
+    viewer.locator(f"#item-{ids[4]}").click()
+    expect(viewer.locator("#detail-title")).to_have_text("build 4")
+    expect(viewer.locator("#unread-ci")).to_have_text("4")
+    viewer.locator("#detail-toggle-pin").click()
+    expect(viewer.locator(f"#item-{ids[4]} svg.lucide-pin")).to_be_visible()
+    expect(viewer.locator("#detail-team")).to_have_count(0)  # "for everyone" is an admin's
+    viewer.locator(f"#item-{ids[3]}").click()
+    expect(viewer.locator("#detail-title")).to_have_text("build 3")
+    viewer.locator("#detail-toggle-archive").click()
+    expect(viewer.locator(f"#item-{ids[3]}")).to_have_count(0)
+    viewer.screenshot(path=str(screenshot_path("panel-viewer-own-reading-state.png")))
+    # ...and marks the rest read.
+    viewer.locator("#mark-all-read").click()
+    expect(viewer.locator("#mark-read-confirm")).to_contain_text("Mark 3 items read")
+    viewer.locator("#mark-read-ok").click()
+    expect(viewer.get_by_text("Marked 3 items read")).to_be_visible()
+    expect(viewer.locator("#unread-ci")).to_have_count(0)
+    expect(viewer.locator("#bot-select")).not_to_contain_text("unread")  # the selector's count follows
+    assert _unread(e2e_app, bot_id, VIEWER) == set()
+
+    # The admin's panel, counts and database state: unchanged.
+    admin.reload()
+    expect(admin.locator("#unread-ci")).to_have_text("5")
+    expect(admin.locator("#bot-select")).to_contain_text("5 unread")
+    expect(admin.locator("#item-list .item-unread")).to_have_count(5)
+    expect(admin.locator(f"#item-{ids[3]}")).to_be_visible()
+    expect(admin.locator(f"#item-{ids[4]} svg.lucide-pin")).to_have_count(0)
+    assert _unread(e2e_app, bot_id, ADMIN) == set(ids)
+    assert _team_unread(e2e_app, bot_id) == set(ids)
+    with Session(e2e_app.engine) as session:
+        flags = session.exec(select(TopicItem.is_pinned, TopicItem.is_archived).where(TopicItem.bot_id == bot_id))
+        assert not any(pinned or archived for pinned, archived in flags)
+
+    # The admin pins one for everyone: the viewer sees the team's pin live, and may unpin it for themselves.
+    admin.locator(f"#item-{ids[0]}").click()
+    expect(admin.locator("#detail-title")).to_have_text("build 0")
+    admin.locator("#detail-team").click()
+    admin.locator("#detail-team-pin").click()
+    expect(viewer.locator(f"#item-{ids[0]} svg.lucide-pin")).to_be_visible(timeout=3_000)
+    admin.screenshot(path=str(screenshot_path("panel-admin-pinned-for-everyone.png")))
+    viewer.locator(f"#item-{ids[0]}").click()
+    expect(viewer.locator("#detail-title")).to_have_text("build 0")
+    viewer.locator("#detail-toggle-pin").click()
+    expect(viewer.locator(f"#item-{ids[0]} svg.lucide-pin")).to_have_count(0)
+    expect(admin.locator(f"#item-{ids[0]} svg.lucide-pin")).to_be_visible()

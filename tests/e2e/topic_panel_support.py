@@ -12,8 +12,9 @@ from tests.e2e import accounts_support
 from tests.e2e.accounts_support import unique
 from tests.e2e.conftest import E2EApp
 from tests.support.mcp import mcp_client, result_json, run_async
-from topic_dashboard.models import TopicItem
+from topic_dashboard.models import TopicItem, User
 from topic_dashboard.services.bots import create_bot
+from topic_dashboard.services.items import get_item
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
 
@@ -45,11 +46,13 @@ def seed(app: E2EApp, bot_id: str, **fields: Any) -> int:
         return publish_item(session=session, bot_id=bot_id, request=PublishRequest(**fields), source="system").item_id
 
 
-def item_is_read(app: E2EApp, item_id: int) -> bool:
+def item_is_read(app: E2EApp, item_id: int, username: str = ADMIN) -> bool:
+    """Whether `username` has read the item (reading state is per person)."""
     with Session(app.engine) as session:
         item = session.get(TopicItem, item_id)
+        user = session.exec(select(User).where(User.username == username)).one()
         assert item is not None
-        return item.is_read
+        return get_item(session=session, bot_id=item.bot_id, item_id=item_id, reader=user.id).is_read
 
 
 def item_ids(app: E2EApp, bot_id: str) -> list[int]:

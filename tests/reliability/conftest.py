@@ -20,7 +20,7 @@ IGNORED_COLUMNS = frozenset({("api_token", "last_used_at")})
 
 
 @pytest.fixture
-def db_digest(server: LiveServer) -> Iterator[Callable[[], str]]:
+def db_digest(server: LiveServer) -> Iterator[Callable[..., str]]:
     """A function returning a digest of every row of every table on the live server's database."""
     engine = create_db_engine(server.database_url)
     reader = engine.execution_options(sqlite_begin="DEFERRED")  # never hold SQLite's write lock while reading
@@ -29,11 +29,13 @@ def db_digest(server: LiveServer) -> Iterator[Callable[[], str]]:
         key=lambda table: table.name,
     )
 
-    def digest() -> str:
+    def digest(skip: tuple[str, ...] = (), skip_columns: tuple[tuple[str, str], ...] = ()) -> str:
         hashed = hashlib.sha256()
         with reader.connect() as conn:
             for table in tables:
-                columns = [c for c in table.columns if (table.name, c.name) not in IGNORED_COLUMNS]
+                if table.name in skip:
+                    continue
+                columns = [c for c in table.columns if (table.name, c.name) not in IGNORED_COLUMNS.union(skip_columns)]
                 for row in conn.execute(sa.select(*columns).order_by(*table.primary_key.columns)):
                     hashed.update(repr((table.name, tuple(row))).encode("utf-8", "surrogatepass"))
         return hashed.hexdigest()

@@ -16,12 +16,14 @@ from typing import Any
 import pytest
 from reflex.state import BaseState, State
 from reflex.utils import prerequisites
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from tests.support.server import LiveServer
 from tests.support.ui_socket import UiSocket, ui_socket
 from topic_dashboard.auth.guard import ADMIN, PUBLIC_STATES, required_access
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.db import create_db_engine
+from topic_dashboard.models import ItemState, User
 from topic_dashboard.services import accounts, audit, conversations
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.publishing import PublishRequest, publish_item
@@ -203,13 +205,24 @@ def test_an_anonymous_socket_reads_nothing_and_changes_nothing(
 
 
 def test_a_viewer_reads_but_changes_nothing(
-    server: LiveServer, world: World, socket: UiSocket, db_digest: Callable[[], str]
+    server: LiveServer, world: World, socket: UiSocket, db_digest: Callable[..., str]
 ) -> None:
+    """Nothing but the viewer's own reading state (read, pinned, archived: theirs alone) changes."""
     _sign_in(socket, world.viewer_token)
     handlers = _guarded_handlers()
-    before = db_digest()
+    # Their reading state, and the bot's change counter it bumps so that their other tabs follow.
+    own = {"skip": ("item_state",), "skip_columns": (("topic_bot_settings", "items_version"),)}
+    before = db_digest(**own)
     _fire_all(socket, world, handlers)
-    assert db_digest() == before, "a viewer changed what others see"
+    assert db_digest(**own) == before, "a viewer changed what others see"
+    engine = create_db_engine(server.database_url)
+    try:
+        with Session(engine) as session:
+            owners = set(session.exec(select(ItemState.user_id)).all())
+            viewer = session.exec(select(User).where(User.role == "viewer")).all()
+    finally:
+        engine.dispose()
+    assert owners <= {user.id for user in viewer}, "reading state was written for someone else"
     admin_only = [h for h in handlers if required_access(h[0], h[2]) == ADMIN]
     assert len(admin_only) >= 15
     assert socket.count(ONLY_ADMINS) == len(admin_only)

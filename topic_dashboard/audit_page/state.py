@@ -39,7 +39,7 @@ class AuditState(SignedInState):
 
     @rx.event
     def load_page(self) -> None:
-        self.bots, _ = bot_choice("")
+        self.bots, _ = bot_choice("", reader=self._principal().user_id)
         self._load()
 
     def _load(self, before_id: int | None = None) -> None:

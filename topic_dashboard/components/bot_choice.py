@@ -19,16 +19,31 @@ class BotOption:
     label: str = ""  # the name, and its unread count when it has some
 
 
-def bot_choice(wanted: str) -> tuple[list[BotOption], str]:
-    """Every bot as an option, and the id to show: `wanted` when it exists, else the first bot's ("" if none)."""
+def option_label(name: str, unread: int) -> str:
+    return name + (f" · {unread} unread" if unread else "")
+
+
+def with_unread(options: list[BotOption], bot_id: str, unread: int) -> list[BotOption]:
+    """The options with one bot's unread count brought up to date (the shown bot's, as its reader reads)."""
+    return [
+        dataclasses.replace(option, unread=unread, label=option_label(option.name, unread))
+        if option.id == bot_id and option.unread != unread
+        else option
+        for option in options
+    ]
+
+
+def bot_choice(wanted: str, *, reader: int | None) -> tuple[list[BotOption], str]:
+    """Every bot as an option (with `reader`'s unread count), and the id to show: `wanted` when it
+    exists, else the first bot's ("" if none)."""
     with read_session() as session:
-        unread = item_service.unread_by_bot(session=session)
+        unread = item_service.unread_by_bot(session=session, reader=reader)
         options = [
             BotOption(
                 id=bot.bot_id,
                 name=bot.name,
                 unread=unread.get(bot.bot_id, 0),
-                label=bot.name + (f" · {unread[bot.bot_id]} unread" if unread.get(bot.bot_id) else ""),
+                label=option_label(bot.name, unread.get(bot.bot_id, 0)),
             )
             for bot in bot_service.list_bots(session=session)
         ]

@@ -131,7 +131,7 @@ class ConversationsState(SignedInState):
     @rx.event
     def load_page(self) -> rx.event.EventSpec | None:
         params = self.router.url.query_parameters
-        self.bots, self.bot_id = bot_choice(params.get("bot", ""))
+        self.bots, self.bot_id = bot_choice(params.get("bot", ""), reader=self._principal().user_id)
         self.conversation_id, self.messages = "", []
         if self.bot_id:
             self._load_conversations()

@@ -5,7 +5,7 @@ from topic_dashboard.models.accounts import ApiToken, LoginSession, LoginThrottl
 from topic_dashboard.models.audit import AuditLog
 from topic_dashboard.models.bots import Bot, TopicBotSettings
 from topic_dashboard.models.conversations import ChatRun, Conversation, Message
-from topic_dashboard.models.topics import Topic, TopicItem, TopicRuleChange
+from topic_dashboard.models.topics import ItemState, Topic, TopicItem, TopicRuleChange
 from topic_dashboard.models.vectors import RuleVector
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "Bot",
     "ChatRun",
     "Conversation",
+    "ItemState",
     "LoginSession",
     "LoginThrottle",
     "Message",

@@ -67,6 +67,38 @@ class TopicItem(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class ItemState(SQLModel, table=True):
+    """One person's reading state of one item where it differs from the team's (the item's own flags).
+
+    Read, pinned and archived are per person: what a viewer reads, pins or archives changes nothing
+    for anyone else. A NULL flag means "as the team has it": the item's own `is_read`/`is_pinned`
+    (today's state kept by the migration, and what admins set "for everyone"). An item archived for
+    everyone (`TopicItem.is_archived`) stays archived whatever a person's own flag says.
+    """
+
+    __tablename__ = "item_state"
+    __table_args__ = (
+        sa.Index("ix_item_state_user_bot", "user_id", "bot_id"),
+        sa.Index("ix_item_state_item", "item_id"),
+    )
+
+    user_id: int = Field(
+        sa_column=sa.Column(
+            sa.Integer, sa.ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True, nullable=False
+        )
+    )
+    item_id: int = Field(
+        sa_column=sa.Column(
+            sa.Integer, sa.ForeignKey("topic_item.id", ondelete="CASCADE"), primary_key=True, nullable=False
+        )
+    )
+    bot_id: str = Field(max_length=64)
+    is_read: bool | None = Field(default=None)
+    is_pinned: bool | None = Field(default=None)
+    is_archived: bool | None = Field(default=None)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
 class TopicRuleChange(SQLModel, table=True):
     """Who changed which topic's rule, when, and what it was before and after."""
 

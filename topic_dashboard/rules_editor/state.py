@@ -31,7 +31,9 @@ class RulesState(SignedInState):
 
     @rx.event
     async def load_page(self) -> rx.event.EventSpec | None:
-        self.bots, self.bot_id = bot_choice(self.router.url.query_parameters.get("bot", ""))
+        self.bots, self.bot_id = bot_choice(
+            self.router.url.query_parameters.get("bot", ""), reader=self._principal().user_id
+        )
         await self._close_topic()
         if self.bot_id:
             return self._load_topics()

@@ -50,6 +50,7 @@ class Principal:
     role: str  # admin | viewer
     kind: str  # user | api_token | admin_token
     token_id: int | None = None  # the API token's id (kind api_token)
+    user_id: int | None = None  # the person's id (kind user): whose reading state the panel shows
     last_use_due: bool = False  # the API token's last_used_at is older than its resolution: note_api_token_use
 
     @property
@@ -239,7 +240,7 @@ def resolve_login(*, session: Session, token: str) -> Principal:
     login, user = row
     if login.expires_at <= utcnow() or not user.is_active:
         raise AppError("session_expired", "your session has expired; log in again")
-    return Principal(name=user.username, role=user.role, kind="user")
+    return Principal(name=user.username, role=user.role, kind="user", user_id=user.id)
 
 
 def log_out(*, session: Session, token: str) -> None:

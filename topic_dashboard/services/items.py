@@ -1,4 +1,10 @@
-"""Reading topic items: pages newest first with an opaque cursor, unread counts, read/pin/archive."""
+"""Reading topic items: pages newest first with an opaque cursor, unread counts, read/pin/archive.
+
+Reading state is per person. Every function that reads or changes it takes `reader`: the user's
+id, whose own state (`ItemState`, where they changed it) is laid over the team's (the item's own
+flags); `reader=None` reads and changes the team's state itself (the REST API's tokens, and what an
+admin does "for everyone"). An item archived for everyone is archived for every reader.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +15,11 @@ from typing import Any, NamedTuple, cast
 
 import sqlalchemy as sa
 from pydantic import BaseModel
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import TopicItem, iso_utc
+from topic_dashboard.models import ItemState, TopicItem, iso_utc, utcnow
 from topic_dashboard.services.versions import bump_items_version
 from topic_dashboard.text_policy import check_line, is_lookup_key
 
@@ -36,6 +43,8 @@ class ItemPublic(BaseModel):
     is_pinned: bool
     is_archived: bool
     conversation_id: str | None = None  # the dashboard conversation the bot was answering
+    team_pinned: bool = False  # pinned for everyone (by an admin, or before reading state was per person)
+    team_archived: bool = False  # archived for everyone: archived for every reader
     created_at: str | None
 
 
@@ -53,7 +62,11 @@ class ItemFilters(BaseModel):
     pinned_only: bool = False
 
 
-def item_public(item: TopicItem) -> ItemPublic:
+def item_public(item: TopicItem, state: ItemState | None = None) -> ItemPublic:
+    """The item as `state`'s owner sees it (the team's view without one)."""
+    own_read = state.is_read if state is not None else None
+    own_pinned = state.is_pinned if state is not None else None
+    own_archived = bool(state.is_archived) if state is not None else False
     return ItemPublic(
         id=item.id or 0,
         bot_id=item.bot_id,
@@ -65,12 +78,43 @@ def item_public(item: TopicItem) -> ItemPublic:
         view=item.view_json,
         source=item.source,
         dedupe_key=item.dedupe_key,
-        is_read=item.is_read,
-        is_pinned=item.is_pinned,
-        is_archived=item.is_archived,
+        is_read=item.is_read if own_read is None else own_read,
+        is_pinned=item.is_pinned if own_pinned is None else own_pinned,
+        is_archived=item.is_archived or own_archived,
         conversation_id=item.conversation_id,
+        team_pinned=item.is_pinned,
+        team_archived=item.is_archived,
         created_at=iso_utc(item.created_at),
     )
+
+
+def _own_state(reader: int | None) -> Any:
+    """The reader's ItemState row joined to an item (nothing for the team's view)."""
+    return sa.and_(col(ItemState.item_id) == col(TopicItem.id), col(ItemState.user_id) == (reader or 0))
+
+
+def _with_own_state(query: Any, reader: int | None) -> Any:
+    """`query` with the reader's own state joined: a primary-key probe per item (user 0, the team's
+    view, has no rows, so its state columns are NULL)."""
+    return query.outerjoin(ItemState, _own_state(reader))
+
+
+def _effective_read(reader: int | None) -> Any:
+    if reader is None:
+        return col(TopicItem.is_read)
+    return sa.func.coalesce(col(ItemState.is_read), col(TopicItem.is_read), type_=sa.Boolean)
+
+
+def _effective_pinned(reader: int | None) -> Any:
+    if reader is None:
+        return col(TopicItem.is_pinned)
+    return sa.func.coalesce(col(ItemState.is_pinned), col(TopicItem.is_pinned), type_=sa.Boolean)
+
+
+def _effective_archived(reader: int | None) -> Any:
+    if reader is None:
+        return col(TopicItem.is_archived)
+    return sa.or_(col(TopicItem.is_archived), sa.func.coalesce(col(ItemState.is_archived), sa.false()))
 
 
 def encode_cursor(item_id: int) -> str:
@@ -99,9 +143,10 @@ def list_items(
     cursor: str | None = None,
     limit: int = DEFAULT_PAGE,
     newer_than: int | None = None,
+    reader: int | None = None,
 ) -> ItemPage:
-    """One page of a bot's items, newest first. Items inserted meanwhile never shift a page: the
-    cursor is the last id seen and ids only grow. Raises invalid_cursor, validation_error."""
+    """One page of a bot's items, newest first, as `reader` sees them. Items inserted meanwhile never
+    shift a page: the cursor is the last id seen and ids only grow. Raises invalid_cursor, validation_error."""
     filters = filters or ItemFilters()
     if not 1 <= limit <= MAX_PAGE:
         raise AppError("validation_error", f"limit must be from 1 to {MAX_PAGE}", field="limit")
@@ -112,17 +157,17 @@ def list_items(
         raise AppError("validation_error", f"newer_than must be from 0 to {MAX_ITEM_ID}", field="newer_than")
     if not is_lookup_key(bot_id):
         return ItemPage(items=[], next_cursor=None)
-    query = select(TopicItem).where(TopicItem.bot_id == bot_id)
+    query = _with_own_state(select(TopicItem, ItemState), reader).where(TopicItem.bot_id == bot_id)
     if filters.topic_key:
         query = query.where(TopicItem.topic_key == filters.topic_key)
     if filters.unread_only:
-        query = query.where(col(TopicItem.is_read).is_(False))
+        query = query.where(sa.not_(_effective_read(reader)))
     if filters.level:
         query = query.where(TopicItem.level == filters.level)
     if not filters.include_archived:
-        query = query.where(col(TopicItem.is_archived).is_(False))
+        query = query.where(sa.not_(_effective_archived(reader)))
     if filters.pinned_only:
-        query = query.where(col(TopicItem.is_pinned).is_(True))
+        query = query.where(_effective_pinned(reader))
     if cursor:
         query = query.where(col(TopicItem.id) < decode_cursor(cursor))
     if newer_than is not None:
@@ -133,17 +178,21 @@ def list_items(
         # drops the rare row where that text only appears inside a longer string.
         quoted = json.dumps(filters.tag).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         query = query.where(sa.cast(TopicItem.tags_json, sa.Text).like(f"%{quoted}%", escape="\\"))
-        rows: list[TopicItem] = []
-        for row in session.exec(query.order_by(col(TopicItem.id).desc()).execution_options(yield_per=limit + 1)):
-            if filters.tag in (row.tags_json or []):
-                rows.append(row)
+        rows: list[tuple[TopicItem, ItemState | None]] = []
+        for item, state in session.exec(
+            query.order_by(col(TopicItem.id).desc()).execution_options(yield_per=limit + 1)
+        ):
+            if filters.tag in (item.tags_json or []):
+                rows.append((item, state))
                 if len(rows) > limit:
                     break
     else:
-        rows = list(session.exec(query.order_by(col(TopicItem.id).desc()).limit(limit + 1)))
+        rows = [
+            (item, state) for item, state in session.exec(query.order_by(col(TopicItem.id).desc()).limit(limit + 1))
+        ]
     page = rows[:limit]
-    next_cursor = encode_cursor(page[-1].id or 0) if len(rows) > limit and page else None
-    return ItemPage(items=[item_public(row) for row in page], next_cursor=next_cursor)
+    next_cursor = encode_cursor(page[-1][0].id or 0) if len(rows) > limit and page else None
+    return ItemPage(items=[item_public(item, state) for item, state in page], next_cursor=next_cursor)
 
 
 def item_row(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
@@ -154,9 +203,14 @@ def item_row(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
     return item
 
 
-def get_item(*, session: Session, bot_id: str, item_id: int) -> ItemPublic:
-    """Raises item_not_found (also for another bot's item)."""
-    return item_public(item_row(session=session, bot_id=bot_id, item_id=item_id))
+def _state_of(session: Session, reader: int | None, item_id: int) -> ItemState | None:
+    return session.get(ItemState, (reader, item_id)) if reader is not None else None
+
+
+def get_item(*, session: Session, bot_id: str, item_id: int, reader: int | None = None) -> ItemPublic:
+    """The item as `reader` sees it. Raises item_not_found (also for another bot's item)."""
+    item = item_row(session=session, bot_id=bot_id, item_id=item_id)
+    return item_public(item, _state_of(session, reader, item.id or 0))
 
 
 def set_item_flags(
@@ -167,23 +221,52 @@ def set_item_flags(
     is_read: bool | None = None,
     is_pinned: bool | None = None,
     is_archived: bool | None = None,
+    reader: int | None = None,
 ) -> ItemPublic:
-    """Mark an item read/unread, pinned, archived. Raises item_not_found."""
+    """Mark an item read/unread, pinned, archived: for `reader` alone, or for everyone (the team's
+    state) when `reader` is None. Raises item_not_found."""
     item = item_row(session=session, bot_id=bot_id, item_id=item_id)
-    if is_read is not None:
-        item.is_read = is_read
-    if is_pinned is not None:
-        item.is_pinned = is_pinned
-    if is_archived is not None:
-        item.is_archived = is_archived
-    session.add(item)
+    changes = {
+        name: value
+        for name, value in (("is_read", is_read), ("is_pinned", is_pinned), ("is_archived", is_archived))
+        if value is not None
+    }
+    if reader is None:
+        for name, value in changes.items():
+            setattr(item, name, value)
+        session.add(item)
+    elif changes:
+        _upsert_states(session, reader, bot_id, [item.id or 0], changes)
     bump_items_version(session, bot_id)
     session.commit()
-    return item_public(item)
+    session.expire_all()
+    return get_item(session=session, bot_id=bot_id, item_id=item_id, reader=reader)
+
+
+def _upsert_states(session: Session, reader: int, bot_id: str, item_ids: list[int], changes: dict[str, bool]) -> None:
+    """Set these flags of the reader's own state of these items (other flags untouched), in chunks."""
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    now = utcnow()
+    for start in range(0, len(item_ids), 500):
+        rows = [
+            {"user_id": reader, "item_id": item_id, "bot_id": bot_id, "updated_at": now, **changes}
+            for item_id in item_ids[start : start + 500]
+        ]
+        statement = insert(ItemState).values(rows)
+        statement = statement.on_conflict_do_update(
+            index_elements=["user_id", "item_id"],
+            set_={name: statement.excluded[name] for name in (*changes, "updated_at")},
+        )
+        session.exec(statement)
 
 
 def unread_in_view(
-    *, session: Session, bot_id: str, filters: ItemFilters | None = None, up_to_id: int = MAX_ITEM_ID
+    *,
+    session: Session,
+    bot_id: str,
+    filters: ItemFilters | None = None,
+    up_to_id: int = MAX_ITEM_ID,
+    reader: int | None = None,
 ) -> list[int]:
     """The unread items a view shows (its filters, up to the newest item the person has seen),
     newest first: exactly what "Mark all read" in that view reads. Raises validation_error."""
@@ -197,6 +280,7 @@ def unread_in_view(
             filters=filters.model_copy(update={"unread_only": True}),
             cursor=cursor or (encode_cursor(up_to_id + 1) if up_to_id < MAX_ITEM_ID else None),
             limit=MAX_PAGE,
+            reader=reader,
         )
         ids += [item.id for item in page.items]
         if page.next_cursor is None:
@@ -204,20 +288,26 @@ def unread_in_view(
         cursor = page.next_cursor
 
 
-def set_read(*, session: Session, bot_id: str, item_ids: list[int], is_read: bool) -> list[int]:
-    """Mark these items of the bot read (or unread); returns the ids that changed. One transaction."""
+def set_read(
+    *, session: Session, bot_id: str, item_ids: list[int], is_read: bool, reader: int | None = None
+) -> list[int]:
+    """Mark these items of the bot read (or unread) for `reader` (for everyone when None); returns
+    the ids that changed for them. One transaction."""
     wanted = [i for i in item_ids if isinstance(i, int) and 0 < i <= MAX_ITEM_ID]
     changed: list[int] = []
+    read = _effective_read(reader)
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         rows = session.exec(
-            select(TopicItem.id).where(
-                TopicItem.bot_id == bot_id, col(TopicItem.id).in_(chunk), col(TopicItem.is_read).is_(not is_read)
+            _with_own_state(select(TopicItem.id), reader).where(
+                TopicItem.bot_id == bot_id, col(TopicItem.id).in_(chunk), read if not is_read else sa.not_(read)
             )
         ).all()
         ids = [int(item_id) for item_id in rows if item_id is not None]
-        if ids:
+        if ids and reader is None:
             session.exec(sa.update(TopicItem).where(col(TopicItem.id).in_(ids)).values(is_read=is_read))
+        elif ids and reader is not None:
+            _upsert_states(session, reader, bot_id, ids, {"is_read": is_read})
         changed += ids
     if changed:
         bump_items_version(session, bot_id)
@@ -225,18 +315,80 @@ def set_read(*, session: Session, bot_id: str, item_ids: list[int], is_read: boo
     return changed
 
 
-def unread_by_bot(*, session: Session) -> dict[str, int]:
-    """bot id -> its unread items that are not archived (for the bot selectors)."""
+def _own_rows(session: Session, reader: int, bot_id: str | None, *columns: Any) -> list[Any]:
+    """`columns` grouped over the reader's own states (of one bot, or all) of items not archived for
+    everyone, with a count: how the reader's view differs from the team's, in as many rows as they
+    changed items (the team's counts come from the items' index)."""
+    where = [col(ItemState.user_id) == reader, col(TopicItem.is_archived).is_(False)]
+    if bot_id is not None:
+        where.append(col(ItemState.bot_id) == bot_id)
+    statement = (
+        sa.select(
+            *columns,
+            col(TopicItem.is_read),
+            col(TopicItem.is_pinned),
+            col(ItemState.is_read),
+            col(ItemState.is_pinned),
+            col(ItemState.is_archived),
+            sa.func.count(),
+        )
+        .select_from(ItemState)
+        .join(TopicItem, col(TopicItem.id) == col(ItemState.item_id))
+        .where(*where)
+        .group_by(
+            *columns,
+            col(TopicItem.is_read),
+            col(TopicItem.is_pinned),
+            col(ItemState.is_read),
+            col(ItemState.is_pinned),
+            col(ItemState.is_archived),
+        )
+    )
+    return list(session.connection().execute(statement).all())
+
+
+class _Delta(NamedTuple):
+    total: int  # items the reader does not see that the team does (negative), per group
+    unread: int
+    pinned: int
+
+
+def _delta(
+    team_read: bool,
+    team_pinned: bool,
+    own_read: bool | None,
+    own_pinned: bool | None,
+    own_archived: bool | None,
+    count: int,
+) -> _Delta:
+    """How `count` items in this state count for their reader, less how they count for the team."""
+    shown = not own_archived
+    read = team_read if own_read is None else own_read
+    pinned = team_pinned if own_pinned is None else own_pinned
+    return _Delta(
+        total=(int(shown) - 1) * count,
+        unread=(int(shown and not read) - int(not team_read)) * count,
+        pinned=(int(shown and pinned) - int(team_pinned)) * count,
+    )
+
+
+def unread_by_bot(*, session: Session, reader: int | None = None) -> dict[str, int]:
+    """bot id -> its unread items that are not archived, for `reader` (for the bot selectors)."""
     rows = session.exec(
         select(TopicItem.bot_id, sa.func.count())
         .where(col(TopicItem.is_read).is_(False), col(TopicItem.is_archived).is_(False))
         .group_by(col(TopicItem.bot_id))
     ).all()
-    return {bot_id: int(count) for bot_id, count in rows}
+    counts = {bot_id: int(count) for bot_id, count in rows}
+    if reader is not None:
+        for bot_id, *state in _own_rows(session, reader, None, col(ItemState.bot_id)):
+            counts[bot_id] = counts.get(bot_id, 0) + _delta(*state).unread
+    return {bot_id: count for bot_id, count in counts.items() if count}
 
 
-def topic_counts(*, session: Session, bot_id: str) -> dict[str, tuple[int, int]]:
-    """topic_key -> (unread, total) over items that are not archived (answered from the index alone)."""
+def topic_counts(*, session: Session, bot_id: str, reader: int | None = None) -> dict[str, tuple[int, int]]:
+    """topic_key -> (unread, total) over items that are not archived, for `reader`: the team's from
+    the index alone, then the reader's own changes laid over them."""
     counts: dict[str, list[int]] = {}
     rows = session.exec(
         select(TopicItem.topic_key, TopicItem.is_read, sa.func.count())
@@ -248,12 +400,18 @@ def topic_counts(*, session: Session, bot_id: str) -> dict[str, tuple[int, int]]
         entry[1] += int(count)
         if not is_read:
             entry[0] += int(count)
-    return {key: (unread, total) for key, (unread, total) in counts.items()}
+    if reader is not None:
+        for key, *state in _own_rows(session, reader, bot_id, col(TopicItem.topic_key)):
+            delta = _delta(*state)
+            entry = counts.setdefault(key, [0, 0])
+            entry[0] += delta.unread
+            entry[1] += delta.total
+    return {key: (unread, total) for key, (unread, total) in counts.items() if total > 0}
 
 
-def pinned_count(*, session: Session, bot_id: str) -> int:
-    """Pinned items of a bot that are not archived."""
-    return int(
+def pinned_count(*, session: Session, bot_id: str, reader: int | None = None) -> int:
+    """Pinned items of a bot that are not archived, for `reader`."""
+    team = int(
         session.exec(
             select(sa.func.count())
             .select_from(TopicItem)
@@ -264,6 +422,9 @@ def pinned_count(*, session: Session, bot_id: str) -> int:
             )
         ).one()
     )
+    if reader is None:
+        return team
+    return team + sum(_delta(*state).pinned for state in _own_rows(session, reader, bot_id))
 
 
 class ItemFlags(NamedTuple):
@@ -273,8 +434,11 @@ class ItemFlags(NamedTuple):
     topic_key: str
 
 
-def item_flags(*, session: Session, bot_id: str, item_ids: list[int]) -> dict[int, ItemFlags]:
-    """id -> what may have changed since a panel loaded it (reading state, topic) for the given items of a bot."""
+def item_flags(
+    *, session: Session, bot_id: str, item_ids: list[int], reader: int | None = None
+) -> dict[int, ItemFlags]:
+    """id -> what may have changed since a panel loaded it (reading state as `reader` has it, topic)
+    for the given items of a bot."""
     if not item_ids:
         return {}
     # SQLModel's select() is typed for up to four columns: SQLAlchemy's, in the session's transaction.
@@ -283,11 +447,14 @@ def item_flags(*, session: Session, bot_id: str, item_ids: list[int]) -> dict[in
         .execute(
             sa.select(
                 col(TopicItem.id),
-                col(TopicItem.is_read),
-                col(TopicItem.is_pinned),
-                col(TopicItem.is_archived),
+                _effective_read(reader),
+                _effective_pinned(reader),
+                _effective_archived(reader),
                 col(TopicItem.topic_key),
-            ).where(col(TopicItem.bot_id) == bot_id, col(TopicItem.id).in_(item_ids))
+            )
+            .select_from(TopicItem)
+            .outerjoin(ItemState, _own_state(reader))
+            .where(col(TopicItem.bot_id) == bot_id, col(TopicItem.id).in_(item_ids))
         )
         .all()
     )

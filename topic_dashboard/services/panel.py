@@ -33,10 +33,10 @@ class PanelSnapshot(BaseModel):
     items_version: int
 
 
-def panel_snapshot(*, session: Session, bot_id: str) -> PanelSnapshot:
-    """Raises bot_not_found."""
+def panel_snapshot(*, session: Session, bot_id: str, reader: int | None = None) -> PanelSnapshot:
+    """As `reader` sees it (unread, totals and pinned count are per person). Raises bot_not_found."""
     settings = get_topic_settings(session=session, bot_id=bot_id)
-    counts = topic_counts(session=session, bot_id=bot_id)
+    counts = topic_counts(session=session, bot_id=bot_id, reader=reader)
     topics = list_topics(session=session, bot_id=bot_id)
     items_version, _ = panel_signature(session=session, bot_id=bot_id)
     known = {topic.topic_key for topic in topics}
@@ -58,7 +58,7 @@ def panel_snapshot(*, session: Session, bot_id: str) -> PanelSnapshot:
     return PanelSnapshot(
         topic_enabled=settings.topic_enabled,
         allow_remote_images=settings.allow_remote_images,
-        pinned_total=pinned_count(session=session, bot_id=bot_id),
+        pinned_total=pinned_count(session=session, bot_id=bot_id, reader=reader),
         topics=rows,
         items_version=items_version,
     )

@@ -90,6 +90,8 @@ def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
         is_read=item.is_read,
         is_pinned=item.is_pinned,
         is_archived=item.is_archived,
+        team_pinned=item.team_pinned,
+        team_archived=item.team_archived,
     )
     view = item.view if isinstance(item.view, dict) else None
     if view is None:

@@ -69,7 +69,9 @@ class MoveItemState(TopicPanelState):
         self._load_items()
         if self.detail.id == item_id:
             with read_session() as session:
-                public = item_service.get_item(session=session, bot_id=self.bot_id, item_id=item_id)
+                public = item_service.get_item(
+                    session=session, bot_id=self.bot_id, item_id=item_id, reader=self._reader()
+                )
             self.detail = item_detail(public, allow_images=self.allow_images)
         self.cursor_index = next((i for i, row in enumerate(self.items) if row.id == item_id), self.cursor_index)
 

@@ -362,16 +362,14 @@ def items_column() -> rx.Component:
         rx.hstack(
             rx.heading(S.heading, size="4", id="stream-heading"),
             rx.spacer(),
-            rx.cond(
-                AuthState.is_admin,
-                rx.button(
-                    rx.icon("check-check", size=14),
-                    "Mark all read",
-                    size="1",
-                    variant="soft",
-                    on_click=S.mark_all_read,
-                    id="mark-all-read",
-                ),
+            rx.button(
+                rx.icon("check-check", size=14),
+                "Mark all read",
+                size="1",
+                variant="soft",
+                on_click=S.mark_all_read,
+                id="mark-all-read",
+                title="Marks what this view shows read for you (no one else)",
             ),
             width="100%",
             align="center",
@@ -409,21 +407,10 @@ def items_column() -> rx.Component:
 
 
 def _detail_actions() -> rx.Component:
-    # Read, pinned and archived are shared by everyone who reads this bot: only admins change them.
+    # Read, pinned and archived are each person's own; admins also pin and archive for everyone.
     return rx.hstack(
-        rx.cond(
-            AuthState.is_admin,
-            _shared_flag_buttons(),
-            rx.badge(
-                rx.icon("eye", size=12),
-                "Read-only",
-                variant="soft",
-                color_scheme="gray",
-                size="1",
-                title="Read, pinned and archived are shared: only admins change them",
-                id="detail-read-only",
-            ),
-        ),
+        _own_flag_buttons(),
+        rx.cond(AuthState.is_admin, _team_flag_menu()),
         rx.spacer(),
         rx.icon_button(rx.icon("x", size=14), size="1", variant="ghost", on_click=S.close_detail, aria_label="Close"),
         width="100%",
@@ -431,7 +418,35 @@ def _detail_actions() -> rx.Component:
     )
 
 
-def _shared_flag_buttons() -> rx.Component:
+def _team_flag_menu() -> rx.Component:
+    """Admins: pin or archive for everyone (the team's state; each person can still unpin for themselves)."""
+    return rx.menu.root(
+        rx.menu.trigger(
+            rx.button(
+                rx.icon("users", size=14),
+                "For everyone",
+                size="1",
+                variant="soft",
+                color_scheme="gray",
+                id="detail-team",
+            ),
+        ),
+        rx.menu.content(
+            rx.menu.item(
+                rx.cond(D.team_pinned, "Unpin for everyone", "Pin for everyone"),
+                on_click=S.toggle_team_pin(D.id),
+                id="detail-team-pin",
+            ),
+            rx.menu.item(
+                rx.cond(D.team_archived, "Unarchive for everyone", "Archive for everyone"),
+                on_click=S.toggle_team_archive(D.id),
+                id="detail-team-archive",
+            ),
+        ),
+    )
+
+
+def _own_flag_buttons() -> rx.Component:
     return rx.hstack(
         rx.button(
             rx.cond(D.is_read, rx.icon("mail", size=14), rx.icon("mail-open", size=14)),
@@ -449,15 +464,25 @@ def _shared_flag_buttons() -> rx.Component:
             on_click=S.toggle_pin(D.id),
             id="detail-toggle-pin",
         ),
-        rx.button(
-            rx.icon("archive", size=14),
-            rx.cond(D.is_archived, "Unarchive", "Archive"),
-            size="1",
-            variant="soft",
-            on_click=S.toggle_archive(D.id),
-            id="detail-toggle-archive",
+        rx.cond(
+            D.team_archived,
+            rx.badge(
+                rx.icon("archive", size=12),
+                "Archived for everyone",
+                variant="soft",
+                color_scheme="gray",
+                id="detail-team-archived",
+            ),
+            rx.button(
+                rx.icon("archive", size=14),
+                rx.cond(D.is_archived, "Unarchive", "Archive"),
+                size="1",
+                variant="soft",
+                on_click=S.toggle_archive(D.id),
+                id="detail-toggle-archive",
+            ),
         ),
-        move_control(),
+        rx.cond(AuthState.is_admin, move_control()),
         wrap="wrap",
     )
 
@@ -532,7 +557,7 @@ def detail_column() -> rx.Component:
                 rx.hstack(
                     key_hint("j / k", "next / previous"),
                     key_hint("o / Enter", "open"),
-                    rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
+                    key_hint("m", "read / unread"),
                     rx.cond(AuthState.is_admin, key_hint("v", "move to topic")),
                     key_hint("?", "all shortcuts"),
                     spacing="4",
@@ -586,7 +611,7 @@ SHORTCUTS = [
     ("j / k", "next / previous item (the list scrolls with you)"),
     ("o or Enter", "open the item under the cursor"),
     ("Esc", "close the item"),
-    ("m", "mark read / unread (admins)"),
+    ("m", "mark read / unread (for you)"),
     ("v", "move to topic… (admins)"),
     ("Tab", "move between items; Enter opens the focused one"),
     ("?", "this help"),
@@ -638,7 +663,7 @@ def topic_panel_page() -> rx.Component:
                 rx.hstack(
                     key_hint("j / k", "move"),
                     key_hint("o", "open"),
-                    rx.cond(AuthState.is_admin, key_hint("m", "read / unread")),
+                    key_hint("m", "read / unread"),
                     rx.cond(AuthState.is_admin, key_hint("v", "move to topic")),
                     spacing="4",
                     padding_top="0.5rem",

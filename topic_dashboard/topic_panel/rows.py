@@ -68,6 +68,8 @@ class ItemDetail:
     is_read: bool = False
     is_pinned: bool = False
     is_archived: bool = False
+    team_pinned: bool = False  # pinned for everyone
+    team_archived: bool = False  # archived for everyone
     view_type: str = ""
     view_title: str = ""
     view_subtitle: str = ""

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState, admin_only
-from topic_dashboard.components.bot_choice import BotOption, bot_choice
+from topic_dashboard.components.bot_choice import BotOption, bot_choice, with_unread
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import items as item_service
@@ -28,8 +28,10 @@ PAGE_TITLE = "Topics · Topic Dashboard"  # as topic_dashboard.py registers the 
 
 
 class TopicPanelState(SignedInState):
-    """Reading state (read, pinned, archived) is shared per bot for now: only admins change it, so a
-    viewer never changes what others see. Opening an item marks it read only for an admin."""
+    """Reading state (read, pinned, archived) is each person's own (services/items.py): a viewer
+    reads, pins, archives and marks all read for themselves and changes nothing anyone else sees.
+    Admins also pin and archive "for everyone" (the team's state, which shows through for everyone
+    who has not changed their own)."""
 
     bots: list[BotOption] = []
     bot_id: str = ""
@@ -107,9 +109,13 @@ class TopicPanelState(SignedInState):
             include_archived=self.show_archived,
         )
 
+    def _reader(self) -> int | None:
+        """Whose reading state this panel shows and changes: the signed-in person's."""
+        return self._principal().user_id
+
     def _load_topics(self) -> None:
         with read_session() as session:
-            snapshot = panel_service.panel_snapshot(session=session, bot_id=self.bot_id)
+            snapshot = panel_service.panel_snapshot(session=session, bot_id=self.bot_id, reader=self._reader())
         self.topic_enabled = snapshot.topic_enabled
         self.allow_images = snapshot.allow_remote_images
         self.pinned_total = snapshot.pinned_total
@@ -124,12 +130,15 @@ class TopicPanelState(SignedInState):
             )
             for topic in snapshot.topics
         ]
+        bots = with_unread(self.bots, self.bot_id, sum(topic.unread for topic in self.topics))
+        if bots != self.bots:  # the selector's count follows this person's reading
+            self.bots = bots
         self.signature = json.dumps((snapshot.items_version, snapshot.topic_enabled))
 
     def _load_items(self) -> None:
         with read_session() as session:
             page = item_service.list_items(
-                session=session, bot_id=self.bot_id, filters=self._filters(), limit=PAGE_SIZE
+                session=session, bot_id=self.bot_id, filters=self._filters(), limit=PAGE_SIZE, reader=self._reader()
             )
         self.items = self._named([item_row(item) for item in page.items])
         self.next_cursor = page.next_cursor or ""
@@ -142,9 +151,12 @@ class TopicPanelState(SignedInState):
 
     def _open(self, item_id: int) -> None:
         with write_session() as session:
-            public = item_service.get_item(session=session, bot_id=self.bot_id, item_id=item_id)
-            if self._is_admin() and not public.is_read:
-                public = item_service.set_item_flags(session=session, bot_id=self.bot_id, item_id=item_id, is_read=True)
+            reader = self._reader()
+            public = item_service.get_item(session=session, bot_id=self.bot_id, item_id=item_id, reader=reader)
+            if not public.is_read:
+                public = item_service.set_item_flags(
+                    session=session, bot_id=self.bot_id, item_id=item_id, is_read=True, reader=reader
+                )
         self.detail = item_detail(public, allow_images=self.allow_images)
         self.content_expanded = False
         self._patch_row(public.id, is_read=public.is_read, is_pinned=public.is_pinned, is_archived=public.is_archived)
@@ -180,7 +192,7 @@ class TopicPanelState(SignedInState):
         self._title_shown = ""
         params = self.router.url.query_parameters
         wanted_bot = params.get("bot", "")
-        self.bots, self.bot_id = bot_choice(wanted_bot)
+        self.bots, self.bot_id = bot_choice(wanted_bot, reader=self._reader())
         view = params.get("view", "")
         self.selection = view if view in ("all", "unread", "pinned") or view.startswith("topic:") else "all"
         self.detail = ItemDetail()
@@ -271,6 +283,7 @@ class TopicPanelState(SignedInState):
                     filters=self._filters(),
                     cursor=self.next_cursor,
                     limit=PAGE_SIZE,
+                    reader=self._reader(),
                 )
         except AppError as error:
             return rx.toast.error(error.message)
@@ -299,10 +312,18 @@ class TopicPanelState(SignedInState):
     def toggle_expanded(self) -> None:
         self.content_expanded = not self.content_expanded
 
-    def _set_flags(self, item_id: int, **flags: bool) -> rx.event.EventSpec | None:
+    def _set_flags(self, item_id: int, *, for_everyone: bool = False, **flags: bool) -> rx.event.EventSpec | None:
         try:
             with write_session() as session:
-                public = item_service.set_item_flags(session=session, bot_id=self.bot_id, item_id=item_id, **flags)
+                if for_everyone:
+                    item_service.set_item_flags(session=session, bot_id=self.bot_id, item_id=item_id, **flags)
+                public = item_service.set_item_flags(
+                    session=session,
+                    bot_id=self.bot_id,
+                    item_id=item_id,
+                    reader=self._reader(),
+                    **({} if for_everyone else flags),
+                )
             self._patch_row(item_id, is_read=public.is_read, is_pinned=public.is_pinned, is_archived=public.is_archived)
             if self.detail.id == item_id:
                 self.detail = item_detail(public, allow_images=self.allow_images)
@@ -312,14 +333,12 @@ class TopicPanelState(SignedInState):
         return None
 
     @rx.event
-    @admin_only
     def toggle_read(self, item_id: int) -> rx.event.EventSpec | None:
         row = next((row for row in self.items if row.id == item_id), None)
         current = row.is_read if row is not None else self.detail.is_read
         return self._set_flags(item_id, is_read=not current)
 
     @rx.event
-    @admin_only
     def toggle_pin(self, item_id: int) -> rx.event.EventSpec | None:
         current = (
             self.detail.is_pinned
@@ -329,7 +348,6 @@ class TopicPanelState(SignedInState):
         return self._set_flags(item_id, is_pinned=not current)
 
     @rx.event
-    @admin_only
     def toggle_archive(self, item_id: int) -> rx.event.EventSpec | None:
         current = (
             self.detail.is_archived
@@ -343,13 +361,36 @@ class TopicPanelState(SignedInState):
 
     @rx.event
     @admin_only
+    def toggle_team_pin(self, item_id: int) -> rx.event.EventSpec | None:
+        """Pin (or unpin) for everyone: the team's pin, which shows for all who have not changed their own."""
+        if self.detail.id != item_id:
+            return None
+        return self._set_flags(item_id, for_everyone=True, is_pinned=not self.detail.team_pinned)
+
+    @rx.event
+    @admin_only
+    def toggle_team_archive(self, item_id: int) -> rx.event.EventSpec | None:
+        """Archive (or unarchive) for everyone: hidden from every reader's lists and counts."""
+        if self.detail.id != item_id:
+            return None
+        archive = not self.detail.team_archived
+        result = self._set_flags(item_id, for_everyone=True, is_archived=archive)
+        if archive and not self.show_archived:
+            self.items = [row for row in self.items if row.id != item_id]
+        return result
+
+    @rx.event
     def mark_all_read(self) -> rx.event.EventSpec | None:
         """Ask first: how many unread items this view (its filters, up to the newest row shown) holds."""
         newest_shown = max((row.id for row in self.items), default=0)
         try:
             with read_session() as session:
                 ids = item_service.unread_in_view(
-                    session=session, bot_id=self.bot_id, filters=self._filters(), up_to_id=newest_shown
+                    session=session,
+                    bot_id=self.bot_id,
+                    filters=self._filters(),
+                    up_to_id=newest_shown,
+                    reader=self._reader(),
                 )
         except AppError as error:
             return rx.toast.error(error.message)
@@ -367,12 +408,13 @@ class TopicPanelState(SignedInState):
             self._mark_read_ids = []
 
     @rx.event
-    @admin_only
     def confirm_mark_read(self) -> rx.event.EventSpec | None:
         ids, self._mark_read_ids, self.mark_read_open = self._mark_read_ids, [], False
         try:
             with write_session() as session:
-                changed = item_service.set_read(session=session, bot_id=self.bot_id, item_ids=ids, is_read=True)
+                changed = item_service.set_read(
+                    session=session, bot_id=self.bot_id, item_ids=ids, is_read=True, reader=self._reader()
+                )
             self._load_topics()
             self._load_items()
         except AppError as error:
@@ -388,7 +430,6 @@ class TopicPanelState(SignedInState):
         )
 
     @rx.event
-    @admin_only
     def undo_mark_read(self, token: str) -> rx.event.EventSpec | None:
         ids = self._marked.get(token)
         if ids is None:
@@ -396,7 +437,9 @@ class TopicPanelState(SignedInState):
         self._marked = {key: value for key, value in self._marked.items() if key != token}
         try:
             with write_session() as session:
-                back = item_service.set_read(session=session, bot_id=self.bot_id, item_ids=ids, is_read=False)
+                back = item_service.set_read(
+                    session=session, bot_id=self.bot_id, item_ids=ids, is_read=False, reader=self._reader()
+                )
             self._load_topics()
             self._load_items()
         except AppError as error:
@@ -448,7 +491,6 @@ class TopicPanelState(SignedInState):
         return None
 
     @rx.event
-    @admin_only
     def toggle_read_cursor(self) -> rx.event.EventSpec | None:
         if self.detail.id:
             return self.toggle_read(self.detail.id)
@@ -497,6 +539,7 @@ class TopicPanelState(SignedInState):
                     newer_than=newest_shown,
                     cursor=cursor,
                     limit=PAGE_SIZE,
+                    reader=self._reader(),
                 )
                 fresh += page.items
                 if page.next_cursor is None or len(fresh) >= LIVE_BURST_LIMIT:
@@ -513,7 +556,7 @@ class TopicPanelState(SignedInState):
                 if self.cursor_index >= 0:
                     self.cursor_index += len(rows)
             flags = item_service.item_flags(
-                session=session, bot_id=self.bot_id, item_ids=[row.id for row in self.items]
+                session=session, bot_id=self.bot_id, item_ids=[row.id for row in self.items], reader=self._reader()
             )
         topic = self.selected_topic_key
         self.items = [
