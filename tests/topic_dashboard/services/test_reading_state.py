@@ -146,3 +146,44 @@ def test_a_deleted_person_or_item_takes_its_reading_state_along(session: Session
     session.delete(session.get(TopicItem, ids[0]))
     session.commit()
     assert session.exec(select(ItemState)).all() == []
+
+
+def test_the_upgrade_keeps_todays_reading_state_as_every_existing_users(tmp_path: object) -> None:
+    """Before migration 0006 reading state lived on the items; after it, every user who existed then
+    sees exactly that state, and can change their own from there."""
+    from pathlib import Path
+
+    from topic_dashboard.db import create_db_engine
+    from topic_dashboard.migrate import upgrade_database
+
+    url = f"sqlite:///{Path(str(tmp_path)) / 'old.db'}"
+    upgrade_database(url, revision="0005")
+    engine = create_db_engine(url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO user_account (username, password_hash, role, is_active, created_at) "
+            "VALUES ('old-admin', 'x', 'admin', 1, '2026-11-01 00:00:00')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO bot (id, name, token_hash, token_created_at, created_at, updated_at) "
+            "VALUES ('b1', 'old', 'h', '2026-11-01 00:00:00', '2026-11-01 00:00:00', '2026-11-01 00:00:00')"
+        )
+        for item_id, read, pinned, archived in ((1, 1, 0, 0), (2, 0, 1, 0), (3, 0, 0, 1), (4, 0, 0, 0)):
+            conn.exec_driver_sql(
+                "INSERT INTO topic_item (id, bot_id, topic_key, title, content, level, tags_json, source, "
+                "is_read, is_pinned, is_archived, created_at) VALUES "
+                f"({item_id}, 'b1', 'inbox', 't{item_id}', 'c', 'info', '[]', 'mcp', {read}, {pinned}, {archived}, "
+                "'2026-11-01 00:00:00')"
+            )
+    engine.dispose()
+    upgrade_database(url)
+    engine = create_db_engine(url)
+    try:
+        with Session(engine) as session:
+            user_id = session.exec(select(User.id).where(User.username == "old-admin")).one()
+            seen = {item.id: item for item in list_items(session=session, bot_id="b1", reader=user_id).items}
+            assert sorted(seen) == [1, 2, 4]  # 3 was archived
+            assert seen[1].is_read and not seen[2].is_read and seen[2].is_pinned and not seen[4].is_read
+            assert topic_counts(session=session, bot_id="b1", reader=user_id) == {"inbox": (2, 3)}
+    finally:
+        engine.dispose()
