@@ -7,6 +7,7 @@ fails with "database is locked" under concurrent writers instead of waiting its 
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import threading
@@ -34,6 +35,12 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
+def json_text(value: Any) -> str:
+    """How JSON columns are stored: UTF-8 as it is ("发布", not "\\u53d1\\u5e03"), so that search and the
+    tag filter find Chinese tags in the stored text (migration 0007 rewrote older rows this way)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
 def create_db_engine(url: str, *, busy_timeout_seconds: float = 15.0) -> Engine:
     """Build an engine for `url` with the pragmas and locking this app relies on."""
     if url.startswith("sqlite"):
@@ -41,12 +48,13 @@ def create_db_engine(url: str, *, busy_timeout_seconds: float = 15.0) -> Engine:
             url,
             connect_args={"check_same_thread": False, "timeout": busy_timeout_seconds},
             pool_pre_ping=False,
+            json_serializer=json_text,
         )
         _configure_sqlite(engine, busy_timeout_seconds)
         return engine
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    return sa.create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=json_text)
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_seconds: float) -> None:

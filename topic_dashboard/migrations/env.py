@@ -7,6 +7,7 @@ from sqlmodel import SQLModel
 
 import topic_dashboard.models  # noqa: F401  (registers every table)
 from topic_dashboard.db import create_db_engine
+from topic_dashboard.migrate import include_object
 from topic_dashboard.settings import get_settings
 
 config = context.config
@@ -40,6 +41,7 @@ def _run(connection: object) -> None:
         target_metadata=target_metadata,
         render_as_batch=True,  # SQLite needs batch mode for ALTER TABLE
         compare_type=True,
+        include_object=include_object,
     )
     with context.begin_transaction():
         context.run_migrations()

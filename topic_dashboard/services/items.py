@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from typing import Any, NamedTuple, cast
 
 import sqlalchemy as sa
@@ -18,6 +17,7 @@ from pydantic import BaseModel
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
+from topic_dashboard.db import json_text
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import ItemState, TopicItem, iso_utc, utcnow
 from topic_dashboard.services.versions import bump_items_version
@@ -93,7 +93,7 @@ def _own_state(reader: int | None) -> Any:
     return sa.and_(col(ItemState.item_id) == col(TopicItem.id), col(ItemState.user_id) == (reader or 0))
 
 
-def _with_own_state(query: Any, reader: int | None) -> Any:
+def with_own_state(query: Any, reader: int | None) -> Any:
     """`query` with the reader's own state joined: a primary-key probe per item (user 0, the team's
     view, has no rows, so its state columns are NULL)."""
     return query.outerjoin(ItemState, _own_state(reader))
@@ -157,32 +157,20 @@ def list_items(
         raise AppError("validation_error", f"newer_than must be from 0 to {MAX_ITEM_ID}", field="newer_than")
     if not is_lookup_key(bot_id):
         return ItemPage(items=[], next_cursor=None)
-    query = _with_own_state(select(TopicItem, ItemState), reader).where(TopicItem.bot_id == bot_id)
-    if filters.topic_key:
-        query = query.where(TopicItem.topic_key == filters.topic_key)
-    if filters.unread_only:
-        query = query.where(sa.not_(_effective_read(reader)))
-    if filters.level:
-        query = query.where(TopicItem.level == filters.level)
-    if not filters.include_archived:
-        query = query.where(sa.not_(_effective_archived(reader)))
-    if filters.pinned_only:
-        query = query.where(_effective_pinned(reader))
+    query = filtered(with_own_state(select(TopicItem, ItemState), reader), bot_id, filters, reader)
     if cursor:
         query = query.where(col(TopicItem.id) < decode_cursor(cursor))
     if newer_than is not None:
         query = query.where(col(TopicItem.id) > newer_than)
     if filters.tag:
-        # Tags live in a JSON list. The database narrows the rows to those whose stored JSON text
-        # holds the quoted tag (stored with json.dumps, as the pattern is); the exact check below
-        # drops the rare row where that text only appears inside a longer string.
-        quoted = json.dumps(filters.tag).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        query = query.where(sa.cast(TopicItem.tags_json, sa.Text).like(f"%{quoted}%", escape="\\"))
+        # The database narrowed the rows by the tag's quoted text (see `filtered`); the exact check
+        # here drops the rare row where that text only appears inside a longer string.
+        wanted = filters.tag.lower()
         rows: list[tuple[TopicItem, ItemState | None]] = []
         for item, state in session.exec(
             query.order_by(col(TopicItem.id).desc()).execution_options(yield_per=limit + 1)
         ):
-            if filters.tag in (item.tags_json or []):
+            if wanted in (tag.lower() for tag in item.tags_json or []):
                 rows.append((item, state))
                 if len(rows) > limit:
                     break
@@ -193,6 +181,50 @@ def list_items(
     page = rows[:limit]
     next_cursor = encode_cursor(page[-1][0].id or 0) if len(rows) > limit and page else None
     return ItemPage(items=[item_public(item, state) for item, state in page], next_cursor=next_cursor)
+
+
+def filtered(query: Any, bot_id: str, filters: ItemFilters, reader: int | None) -> Any:
+    """`query` (over TopicItem, with the reader's own state joined: `with_own_state`) narrowed to the
+    bot's items that the filters keep, as `reader` sees them. The tag is matched in any case; the
+    database compares the tag's quoted JSON text (as stored: UTF-8, db.json_text), so a row whose
+    tag only contains it within a longer string is left to the caller to drop."""
+    query = query.where(TopicItem.bot_id == bot_id)
+    if filters.topic_key:
+        query = query.where(TopicItem.topic_key == filters.topic_key)
+    if filters.unread_only:
+        query = query.where(sa.not_(_effective_read(reader)))
+    if filters.level:
+        query = query.where(TopicItem.level == filters.level)
+    if not filters.include_archived:
+        query = query.where(sa.not_(_effective_archived(reader)))
+    if filters.pinned_only:
+        query = query.where(_effective_pinned(reader))
+    if filters.tag:
+        quoted = json_text(filters.tag.lower()).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        query = query.where(sa.func.lower(sa.cast(TopicItem.tags_json, sa.Text)).like(f"%{quoted}%", escape="\\"))
+    return query
+
+
+def tag_suggestions(
+    *, session: Session, bot_id: str, prefix: str = "", limit: int = 12, recent: int = 2000
+) -> list[str]:
+    """Tags of the bot's recent items that start with `prefix` (any case), most used first: what the
+    tag filter offers as one types."""
+    if not is_lookup_key(bot_id):
+        return []
+    rows = session.exec(
+        select(TopicItem.tags_json).where(TopicItem.bot_id == bot_id).order_by(col(TopicItem.id).desc()).limit(recent)
+    )
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    start = prefix.strip().lower()
+    for tags in rows:
+        for tag in tags or []:
+            key = tag.lower()
+            if key.startswith(start):
+                counts[key] = counts.get(key, 0) + 1
+                shown.setdefault(key, tag)
+    return [shown[key] for key in sorted(counts, key=lambda k: (-counts[k], k))[:limit]]
 
 
 def item_row(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
@@ -299,7 +331,7 @@ def set_read(
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         rows = session.exec(
-            _with_own_state(select(TopicItem.id), reader).where(
+            with_own_state(select(TopicItem.id), reader).where(
                 TopicItem.bot_id == bot_id, col(TopicItem.id).in_(chunk), read if not is_read else sa.not_(read)
             )
         ).all()
