@@ -65,6 +65,11 @@
     const control = "button, a[href], [role=button], [role=link], [role=switch], [role=option], [role=tab]";
     if (event.key === "Escape" && inside("[role=dialog], [role=alertdialog]")) return;  // the dialog closes itself
     if (event.key === "Enter" && inside(control)) return;
+    // "/" jumps to the page's search box, as in most readers.
+    if (event.key === "/") {
+      const search = document.getElementById("search-input");
+      if (search) { event.preventDefault(); search.focus(); search.select(); return; }
+    }
     let keys = {};
     try { keys = JSON.parse(holder.getAttribute("data-td-shortcuts") || "{}"); } catch (e) { return; }
     const id = keys[event.key];

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from mcp_service.rest.deps import Admin, Reader, ReadSession, WriteSession
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.services import items as item_service
+from topic_dashboard.services import search as search_service
 from topic_dashboard.services import topics
 from topic_dashboard.services.bots import get_bot
 
@@ -83,6 +84,30 @@ def list_items(
     get_bot(session=session, bot_id=bot_id)
     filters = item_service.ItemFilters(topic_key=topic_key, unread_only=unread_only, level=level, tag=tag)
     return item_service.list_items(session=session, bot_id=bot_id, filters=filters, cursor=cursor, limit=limit)
+
+
+@router.get("/bots/{bot_id}/topic-items/search", response_model=search_service.SearchPage)
+def search_items(
+    bot_id: str,
+    _: Reader,
+    session: ReadSession,
+    q: str,
+    topic_key: str | None = None,
+    cursor: str | None = None,
+    limit: int = Query(default=item_service.DEFAULT_PAGE, ge=1, le=item_service.MAX_PAGE),
+    unread_only: bool = False,
+    level: str | None = None,
+    tag: str | None = None,
+) -> search_service.SearchPage:
+    """Full text over titles, content and tags (every word must occur; "quoted words" are one),
+    best first: every word in the title, then the rest, newest first within each. Each hit carries
+    its title and a snippet cut into plain-text parts, the words marked (`hit`). The team's
+    reading state, as in the list above."""
+    get_bot(session=session, bot_id=bot_id)
+    filters = item_service.ItemFilters(topic_key=topic_key, unread_only=unread_only, level=level, tag=tag)
+    return search_service.search_items(
+        session=session, bot_id=bot_id, query=q, filters=filters, cursor=cursor, limit=limit
+    )
 
 
 @router.post("/bots/{bot_id}/topic-items/{item_id}/read", response_model=ReadResult)

@@ -413,3 +413,41 @@ def test_marking_another_bots_item_or_a_missing_one_is_404(
         rest_error(admin.post(f"/api/bots/{bot_id}/topic-items/{missing}/read"), 404, "item_not_found")
     rest_error(admin.post(f"/api/bots/{bot_id}/topic-items/abc/read"), 422, "validation_error", "item_id")
     assert admin.get(f"/api/bots/{other.bot_id}/topic-items").json()["items"][0]["is_read"] is False
+
+
+def test_search_over_rest_is_ranked_marked_paged_and_refuses_bad_input(
+    admin: httpx.Client, bot_id: str, server_session: Session
+) -> None:
+    update_topic_settings(
+        session=server_session, bot_id=bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=600)
+    )
+    for title, content in (
+        ("Deploy done", "orders"),
+        ("Note", "after the deploy"),
+        ("部署完成", "生产"),
+        ("Other", "x"),
+    ):
+        publish_item(
+            session=server_session,
+            bot_id=bot_id,
+            request=PublishRequest(topic_key="inbox", title=title, content=content, message_type="result"),
+        )
+    found = admin.get(f"/api/bots/{bot_id}/topic-items/search", params={"q": "DEPLOY", "limit": 1})
+    assert found.status_code == 200, found.text
+    body = found.json()
+    assert [hit["item"]["title"] for hit in body["hits"]] == ["Deploy done"] and body["next_cursor"]
+    assert [part for part in body["hits"][0]["title_parts"] if part["hit"]] == [{"text": "Deploy", "hit": True}]
+    rest = admin.get(f"/api/bots/{bot_id}/topic-items/search", params={"q": "deploy", "cursor": body["next_cursor"]})
+    assert [hit["item"]["title"] for hit in rest.json()["hits"]] == ["Note"]
+    chinese = admin.get(f"/api/bots/{bot_id}/topic-items/search", params={"q": "部署"}).json()
+    assert [hit["item"]["title"] for hit in chinese["hits"]] == ["部署完成"]
+    rest_error(
+        admin.get(f"/api/bots/{bot_id}/topic-items/search", params={"q": "x" * 201}), 422, "validation_error", "q"
+    )
+    rest_error(
+        admin.get(f"/api/bots/{bot_id}/topic-items/search", params={"q": "x", "cursor": "bogus"}),
+        400,
+        "invalid_cursor",
+        "cursor",
+    )
+    rest_error(admin.get("/api/bots/nope/topic-items/search", params={"q": "x"}), 404, "bot_not_found")

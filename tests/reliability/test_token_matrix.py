@@ -295,10 +295,15 @@ def _sample_body(method: str, path: str) -> dict[str, Any] | None:
     return {} if method in ("POST", "PUT", "PATCH") else None
 
 
+# Operations with a required query parameter: what the matrix sends with them.
+SAMPLE_QUERIES = {"/api/bots/{bot_id}/topic-items/search": "?q=matrix"}
+
+
 def _url(path: str, values: dict[str, Any]) -> str:
+    query = SAMPLE_QUERIES.get(path, "")
     for name, value in values.items():
         path = path.replace("{" + name + "}", str(value))
-    return path.replace("{", "").replace("}", "")  # a parameter the matrix does not know yet: a plain value
+    return path.replace("{", "").replace("}", "") + query  # a parameter the matrix does not know yet: a plain value
 
 
 def _targets(world: BotWorld, token_id: int, topic_key: str | None = None) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from urllib.parse import urlencode
 from topic_dashboard.item_views import safe_url
 from topic_dashboard.item_views.markdown import render_markdown
 from topic_dashboard.services.items import ItemPublic
-from topic_dashboard.topic_panel.rows import CheckItem, ItemDetail, ItemRow, LabelValue, TimelineEvent
+from topic_dashboard.services.search import SearchHit
+from topic_dashboard.topic_panel.rows import CheckItem, ItemDetail, ItemRow, LabelValue, TextPart, TimelineEvent
 
 LONG_CONTENT_CHARS = 1200
 PREVIEW_CHARS = 140
@@ -54,6 +55,14 @@ def item_row(item: ItemPublic) -> ItemRow:
         is_pinned=item.is_pinned,
         is_archived=item.is_archived,
     )
+
+
+def search_row(hit: SearchHit) -> ItemRow:
+    """A search result as a list row: its title and snippet in parts, the hits marked."""
+    row = item_row(hit.item)
+    row.title_parts = [TextPart(text=part.text, hit=part.hit) for part in hit.title_parts]
+    row.snippet_parts = [TextPart(text=part.text, hit=part.hit) for part in hit.snippet_parts]
+    return row
 
 
 def iso_time(text: str) -> str:

@@ -11,7 +11,7 @@ from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.item_views.limits import LEVELS
 from topic_dashboard.topic_panel.move_control import move_control
 from topic_dashboard.topic_panel.move_state import MoveItemState
-from topic_dashboard.topic_panel.rows import ItemRow, TopicRow
+from topic_dashboard.topic_panel.rows import ItemRow, TextPart, TopicRow
 from topic_dashboard.topic_panel.state import TopicPanelState
 from topic_dashboard.topic_panel.view_renderers import level_color, level_swatch, safe_html, view_renderer
 
@@ -187,7 +187,7 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
                 ),
                 # A real link (open in a new tab, copy the address); a plain click opens it here.
                 rx.link(
-                    item.title,
+                    rx.cond(item.title_parts.length() > 0, rx.foreach(item.title_parts, _text_part), item.title),
                     href="/?bot=" + S.bot_id + "&item=" + item.id.to_string(),
                     on_click=rx.prevent_default,
                     size="2",
@@ -212,7 +212,13 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
                 align="center",
                 spacing="2",
             ),
-            rx.text(item.preview, size="1", color=rx.color("gray", 10), width="100%", **ONE_LINE),
+            rx.text(
+                rx.cond(item.snippet_parts.length() > 0, rx.foreach(item.snippet_parts, _text_part), item.preview),
+                size="1",
+                color=rx.color("gray", 10),
+                width="100%",
+                **ONE_LINE,
+            ),
             rx.hstack(
                 rx.badge(rx.cond(item.topic_name != "", item.topic_name, item.topic_key), variant="soft", size="1"),
                 rx.foreach(item.tags, _tag),
@@ -239,6 +245,54 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
         spacing="2",
         class_name=rx.cond(item.is_read, "item-row item-read", "item-row item-unread"),
         id="item-" + item.id.to_string(),
+    )
+
+
+def _text_part(part: TextPart) -> rx.Component:
+    """A piece of a search result: a hit is marked. Text only: a bot's words never become markup."""
+    return rx.cond(
+        part.hit,
+        rx.el.mark(
+            part.text,
+            class_name="search-hit",
+            # Theme colours: readable in light and dark (the browser's yellow is not, on dark).
+            background=rx.color("amber", 5),
+            color=rx.color("gray", 12),
+            border_radius="2px",
+        ),
+        rx.fragment(part.text),
+    )
+
+
+def _search_box() -> rx.Component:
+    return rx.hstack(
+        rx.input(
+            rx.input.slot(rx.icon("search", size=14)),
+            rx.cond(
+                S.searching,
+                rx.input.slot(
+                    rx.icon_button(
+                        rx.icon("x", size=12),
+                        size="1",
+                        variant="ghost",
+                        color_scheme="gray",
+                        on_click=S.clear_search,
+                        aria_label="Clear the search",
+                        id="search-clear",
+                    ),
+                ),
+            ),
+            placeholder="Search titles, content and tags  ( / )",
+            value=S.search_query,
+            on_change=S.set_search_query,
+            debounce_timeout=300,
+            size="2",
+            width="100%",
+            id="search-input",
+            aria_label="Search items",
+            type="search",
+        ),
+        width="100%",
     )
 
 
@@ -269,11 +323,14 @@ def _filters() -> rx.Component:
             placeholder="Tag",
             value=S.tag_filter,
             on_change=S.set_tag_filter,
+            on_focus=S.load_tag_options,
             size="1",
             width="8rem",
             id="tag-filter",
             debounce_timeout=300,
+            custom_attrs={"list": "tag-suggestions", "autoComplete": "off"},
         ),
+        rx.el.datalist(rx.foreach(S.tag_options, lambda tag: rx.el.option(value=tag)), id="tag-suggestions"),
         rx.hstack(
             rx.switch(checked=S.unread_only, on_change=S.set_unread_only, size="1", id="unread-only"),
             rx.text("Unread only", size="1"),
@@ -303,9 +360,17 @@ def _empty_stream() -> rx.Component:
             "inbox", "Nothing published yet", "Items appear here live when a bot calls topic_publish through topic_mcp."
         ),
         rx.cond(
-            (S.selection == "unread") | S.unread_only,
-            empty_state("circle-check-big", "All caught up", "Every item here is read."),
-            empty_state("search-x", "No items match", "Try another topic or clear the filters."),
+            S.searching,
+            empty_state(
+                "search-x",
+                "No items match the search",
+                "Every word must appear in a title, the content or a tag. Try fewer words, or clear the filters.",
+            ),
+            rx.cond(
+                (S.selection == "unread") | S.unread_only,
+                empty_state("circle-check-big", "All caught up", "Every item here is read."),
+                empty_state("search-x", "No items match", "Try another topic or clear the filters."),
+            ),
         ),
     )
 
@@ -374,6 +439,7 @@ def items_column() -> rx.Component:
             width="100%",
             align="center",
         ),
+        _search_box(),
         _filters(),
         rx.cond(
             S.loading,
@@ -608,6 +674,7 @@ def keyboard() -> rx.Component:
 
 
 SHORTCUTS = [
+    ("/", "search titles, content and tags"),
     ("j / k", "next / previous item (the list scrolls with you)"),
     ("o or Enter", "open the item under the cursor"),
     ("Esc", "close the item"),

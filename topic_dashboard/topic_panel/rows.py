@@ -16,6 +16,14 @@ class TopicRow:
 
 
 @dataclasses.dataclass
+class TextPart:
+    """A piece of a search result's text; `hit` marks where a search term occurs (shown as <mark>)."""
+
+    text: str = ""
+    hit: bool = False
+
+
+@dataclasses.dataclass
 class ItemRow:
     id: int = 0
     title: str = ""
@@ -28,6 +36,9 @@ class ItemRow:
     is_read: bool = False
     is_pinned: bool = False
     is_archived: bool = False
+    # In a search's results: the title and a snippet around the first hit, cut at the hits.
+    title_parts: list[TextPart] = dataclasses.field(default_factory=list)
+    snippet_parts: list[TextPart] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass

@@ -15,9 +15,10 @@ from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import items as item_service
 from topic_dashboard.services import panel as panel_service
+from topic_dashboard.services import search as search_service
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services import versions as version_service
-from topic_dashboard.topic_panel.detail import item_detail, item_row
+from topic_dashboard.topic_panel.detail import item_detail, item_row, search_row
 from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, TopicRow
 
 PAGE_SIZE = 40
@@ -49,6 +50,8 @@ class TopicPanelState(SignedInState):
     topic_query: str = ""
     level_filter: str = "any"
     tag_filter: str = ""
+    tag_options: list[str] = []  # the tags in use that start with what is typed (the filter's suggestions)
+    search_query: str = ""  # while set, the list shows the search's results, best first
     unread_only: bool = False
     show_archived: bool = False
     items: list[ItemRow] = []
@@ -83,7 +86,13 @@ class TopicPanelState(SignedInState):
         return self.selection.removeprefix("topic:") if self.selection.startswith("topic:") else ""
 
     @rx.var
+    def searching(self) -> bool:
+        return bool(self.search_query.strip())
+
+    @rx.var
     def heading(self) -> str:
+        if self.search_query.strip():
+            return f"Search: {self.search_query.strip()}"
         if self.selection.startswith("topic:"):
             key = self.selection.removeprefix("topic:")
             return next((topic.name for topic in self.topics if topic.key == key), key)
@@ -136,12 +145,33 @@ class TopicPanelState(SignedInState):
         self.signature = json.dumps((snapshot.items_version, snapshot.topic_enabled))
 
     def _load_items(self) -> None:
+        if self.searching:
+            self._load_search()
+            return
         with read_session() as session:
             page = item_service.list_items(
                 session=session, bot_id=self.bot_id, filters=self._filters(), limit=PAGE_SIZE, reader=self._reader()
             )
         self.items = self._named([item_row(item) for item in page.items])
         self.next_cursor = page.next_cursor or ""
+        self.cursor_index = 0 if self.items else -1
+
+    def _search_page(self, cursor: str | None) -> tuple[list[ItemRow], str]:
+        with read_session() as session:
+            page = search_service.search_items(
+                session=session,
+                bot_id=self.bot_id,
+                query=self.search_query,
+                filters=self._filters(),
+                cursor=cursor,
+                limit=PAGE_SIZE,
+                reader=self._reader(),
+            )
+        return self._named([search_row(hit) for hit in page.hits]), page.next_cursor or ""
+
+    def _load_search(self) -> None:
+        """The search's first page, best first (new items join it when the search runs again)."""
+        self.items, self.next_cursor = self._search_page(None)
         self.cursor_index = 0 if self.items else -1
 
     def _named(self, rows: list[ItemRow]) -> list[ItemRow]:
@@ -178,6 +208,8 @@ class TopicPanelState(SignedInState):
         params = {"bot": self.bot_id}
         if self.selection != "all":
             params["view"] = self.selection
+        if self.search_query.strip():
+            params["q"] = self.search_query.strip()
         if self.detail.id:
             params["item"] = str(self.detail.id)
         # `selection` can come from a crafted link: encode it, and give the script a JSON string literal.
@@ -195,6 +227,7 @@ class TopicPanelState(SignedInState):
         self.bots, self.bot_id = bot_choice(wanted_bot, reader=self._reader())
         view = params.get("view", "")
         self.selection = view if view in ("all", "unread", "pinned") or view.startswith("topic:") else "all"
+        self.search_query = params.get("q", "")[: search_service.MAX_QUERY_CHARS]
         self.detail = ItemDetail()
         if not self.bot_id:
             self.topics, self.items, self.loading = [], [], False
@@ -225,6 +258,7 @@ class TopicPanelState(SignedInState):
     def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
         self.bot_id = bot_id
         self.selection = "all"
+        self.search_query = ""
         self.detail = ItemDetail()
         return self._reload()
 
@@ -254,6 +288,28 @@ class TopicPanelState(SignedInState):
     @rx.event
     def set_tag_filter(self, value: str) -> rx.event.EventSpec | None:
         self.tag_filter = value
+        try:
+            with read_session() as session:
+                self.tag_options = item_service.tag_suggestions(session=session, bot_id=self.bot_id, prefix=value)
+        except AppError:
+            self.tag_options = []
+        return self._reload()
+
+    @rx.event
+    def load_tag_options(self) -> None:
+        """The tags in use, offered when the tag box gets focus."""
+        with read_session() as session:
+            self.tag_options = item_service.tag_suggestions(session=session, bot_id=self.bot_id, prefix=self.tag_filter)
+
+    @rx.event
+    def set_search_query(self, value: str) -> rx.event.EventSpec | None:
+        self.search_query = value[: search_service.MAX_QUERY_CHARS]
+        self.detail = ItemDetail()
+        return self._reload()
+
+    @rx.event
+    def clear_search(self) -> rx.event.EventSpec | None:
+        self.search_query = ""
         return self._reload()
 
     @rx.event
@@ -274,6 +330,14 @@ class TopicPanelState(SignedInState):
     @rx.event
     def load_more(self) -> rx.event.EventSpec | None:
         if not self.next_cursor:
+            return None
+        if self.searching:
+            try:
+                rows, self.next_cursor = self._search_page(self.next_cursor)
+            except AppError as error:
+                return rx.toast.error(error.message)
+            seen = {row.id for row in self.items}
+            self.items = self.items + [row for row in rows if row.id not in seen]
             return None
         try:
             with read_session() as session:
@@ -385,13 +449,23 @@ class TopicPanelState(SignedInState):
         newest_shown = max((row.id for row in self.items), default=0)
         try:
             with read_session() as session:
-                ids = item_service.unread_in_view(
-                    session=session,
-                    bot_id=self.bot_id,
-                    filters=self._filters(),
-                    up_to_id=newest_shown,
-                    reader=self._reader(),
-                )
+                if self.searching:  # exactly what the search shows, with its filters
+                    ids = search_service.unread_in_search(
+                        session=session,
+                        bot_id=self.bot_id,
+                        query=self.search_query,
+                        filters=self._filters(),
+                        up_to_id=newest_shown,
+                        reader=self._reader(),
+                    )
+                else:
+                    ids = item_service.unread_in_view(
+                        session=session,
+                        bot_id=self.bot_id,
+                        filters=self._filters(),
+                        up_to_id=newest_shown,
+                        reader=self._reader(),
+                    )
         except AppError as error:
             return rx.toast.error(error.message)
         if not newest_shown or not ids:
@@ -531,7 +605,8 @@ class TopicPanelState(SignedInState):
             # than a page must not leave a hole between the new page and the rows below it.
             fresh: list[item_service.ItemPublic] = []
             cursor: str | None = None
-            while True:
+            # A search's results are ranked, not a stream: new items join them when it runs again.
+            while not self.searching:
                 page = item_service.list_items(
                     session=session,
                     bot_id=self.bot_id,
@@ -545,7 +620,7 @@ class TopicPanelState(SignedInState):
                 if page.next_cursor is None or len(fresh) >= LIVE_BURST_LIMIT:
                     break
                 cursor = page.next_cursor
-            if page.next_cursor is not None:
+            if not self.searching and page.next_cursor is not None:
                 # More than LIVE_BURST_LIMIT at once: start the list again at the newest page; the
                 # rest is below it ("Load more"), so still nothing is skipped.
                 self._load_items()

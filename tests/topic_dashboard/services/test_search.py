@@ -191,3 +191,28 @@ def test_the_tag_filter_ignores_case_and_suggests_the_tags_in_use(session: Sessi
     assert tag_suggestions(session=session, bot_id=bot_id, prefix="") == ["nightly", "P0", "Release", "发布"]
     assert tag_suggestions(session=session, bot_id=bot_id, prefix="re") == ["Release"]
     assert tag_suggestions(session=session, bot_id=bot_id, prefix="N") == ["nightly"]
+
+
+def test_pages_run_through_both_tiers_without_a_gap_or_a_repeat(session: Session) -> None:
+    bot_id, _ = _bot(session)
+    for index in range(9):
+        in_title = index % 3 == 0
+        publish_item(
+            session=session,
+            bot_id=bot_id,
+            request=PublishRequest(
+                topic_key="ci",
+                title=f"melon {index}" if in_title else f"note {index}",
+                content="plain" if in_title else "about a melon",
+                message_type="result",
+            ),
+        )
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = search_items(session=session, bot_id=bot_id, query="melon", limit=2, cursor=cursor)
+        seen += [hit.item.title for hit in page.hits]
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert seen == ["melon 6", "melon 3", "melon 0", "note 8", "note 7", "note 5", "note 4", "note 2", "note 1"]

@@ -1,0 +1,141 @@
+"""Search in the Topic panel (#15): "/" jumps to the box; English and Chinese, short and long words;
+hits marked; combined with the topic and filters; the address keeps the search; "Mark all read" marks
+what the search shows; the tag filter ignores case and suggests the tags in use. What is on screen
+is counted against the search service on the same database. Light, dark and phone size."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlmodel import Session, select
+
+from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, open_panel, rows, seed
+from topic_dashboard.models import User
+from topic_dashboard.services.items import ItemFilters, unread_in_view
+from topic_dashboard.services.search import search_items
+
+pytestmark = pytest.mark.e2e
+
+ITEMS = [
+    ("ci", "Deploy finished", "orders service deployed to production in 3 minutes", ["release"]),
+    ("ci", "部署完成", "订单服务已部署到生产环境", ["发布"]),
+    ("ci", "Build 42 failed", "3 tests failing after the deploy of payments", ["nightly"]),
+    ("alerts", "Deploy rolled back", "error rate 12% after deploy; rolled back", ["P1"]),
+    ("alerts", "数据库延迟升高", "主库 p99 延迟 850ms", []),
+]
+
+
+def _dom_ids(page: Page) -> list[int]:
+    ids = rows(page).evaluate_all("(els) => els.map((el) => el.id)")
+    return [int(value.removeprefix("item-")) for value in ids]
+
+
+def _shows(page: Page, expected: list[int]) -> None:
+    """Wait until the list is exactly these rows, in this order (a search answers after a pause)."""
+    expect(rows(page)).to_have_count(len(expected))
+    for index, item_id in enumerate(expected):
+        expect(rows(page).nth(index)).to_have_id(f"item-{item_id}")
+
+
+def _admin_id(app: E2EApp) -> int:
+    with Session(app.engine) as session:
+        user_id = session.exec(select(User.id).where(User.username == ADMIN)).one()
+        assert user_id is not None
+        return user_id
+
+
+def _expected(app: E2EApp, bot_id: str, query: str, **filters: object) -> list[int]:
+    with Session(app.engine) as session:
+        page = search_items(
+            session=session,
+            bot_id=bot_id,
+            query=query,
+            filters=ItemFilters(**filters),  # type: ignore[arg-type]
+            reader=_admin_id(app),
+        )
+        return [hit.item.id for hit in page.hits]
+
+
+def test_search_finds_marks_and_combines_with_the_view_and_the_address_keeps_it(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci", "alerts")
+    ids = {title: seed(e2e_app, bot_id, topic_key=t, title=title, content=c, tags=g) for t, title, c, g in ITEMS}
+    log_in(page, e2e_app, ADMIN)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    open_panel(page, e2e_app, bot_id)
+    expect(rows(page)).to_have_count(5)
+
+    page.keyboard.press("/")
+    expect(page.locator("#search-input")).to_be_focused()
+    page.keyboard.type("deploy")
+    expect(page.locator("#stream-heading")).to_have_text("Search: deploy")
+    _shows(page, _expected(e2e_app, bot_id, "deploy"))
+    assert _dom_ids(page)[:2] != [ids["Build 42 failed"]]  # title hits rank above a content-only hit
+    assert set(_dom_ids(page)) == {ids["Deploy finished"], ids["Build 42 failed"], ids["Deploy rolled back"]}
+    expect(page.locator(f"#item-{ids['Deploy finished']} mark.search-hit").first).to_have_text("Deploy")
+    expect(page).to_have_url(re.compile(r"[?&]q=deploy"))
+    page.screenshot(path=str(screenshot_path("panel-search-light.png")))
+
+    # The topic narrows the search; the address keeps both across a reload.
+    page.locator("#topic-alerts").click()
+    assert _expected(e2e_app, bot_id, "deploy", topic_key="alerts") == [ids["Deploy rolled back"]]
+    _shows(page, [ids["Deploy rolled back"]])
+    page.reload()
+    expect(page.locator("#search-input")).to_have_value("deploy")
+    expect(rows(page)).to_have_count(1)
+
+    # Chinese, two characters (shorter than the index's unit) and four.
+    page.locator("#view-all").click()
+    page.locator("#search-input").fill("部署")
+    _shows(page, [ids["部署完成"]])
+    expect(page.locator(f"#item-{ids['部署完成']} mark.search-hit").first).to_have_text("部署")
+    page.locator("#search-input").fill("延迟 850ms")
+    _shows(page, [ids["数据库延迟升高"]])
+    page.locator("#search-input").fill("deploy kiwi")
+    expect(page.get_by_text("No items match the search")).to_be_visible()
+
+    # A result published while searching is found when the search runs again.
+    late = seed(e2e_app, bot_id, topic_key="ci", title="Kiwi deploy canary", content="ok")
+    page.locator("#search-input").fill("kiwi")
+    _shows(page, [late])
+
+    # "Mark all read" while searching marks what the search shows, no more.
+    page.locator("#search-input").fill("deploy")
+    _shows(page, _expected(e2e_app, bot_id, "deploy"))
+    assert len(_expected(e2e_app, bot_id, "deploy")) == 4
+    page.locator("#mark-all-read").click()
+    expect(page.locator("#mark-read-confirm")).to_contain_text("Mark 4 items read")
+    page.locator("#mark-read-ok").click()
+    expect(page.get_by_text("Marked 4 items read")).to_be_visible()
+    with Session(e2e_app.engine) as session:
+        still_unread = set(unread_in_view(session=session, bot_id=bot_id, reader=_admin_id(e2e_app)))
+    assert still_unread == {ids["部署完成"], ids["数据库延迟升高"]}
+
+    page.locator("#search-clear").click()
+    expect(page.locator("#stream-heading")).to_have_text("All items")
+    expect(rows(page)).to_have_count(6)
+
+    page.emulate_media(color_scheme="dark")
+    page.locator("#search-input").fill("部署")
+    _shows(page, [ids["部署完成"]])
+    page.screenshot(path=str(screenshot_path("panel-search-dark.png")))
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#search-input")).to_be_visible()
+    page.screenshot(path=str(screenshot_path("panel-search-phone.png")))
+
+
+def test_the_tag_filter_ignores_case_and_suggests_tags_in_use(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    night = seed(e2e_app, bot_id, topic_key="ci", title="nightly run", tags=["Nightly"])
+    seed(e2e_app, bot_id, topic_key="ci", title="release", tags=["Release"])
+    log_in(page, e2e_app, ADMIN)
+    open_panel(page, e2e_app, bot_id)
+    page.locator("#tag-filter").fill("nightly")
+    _shows(page, [night])
+    page.locator("#tag-filter").fill("")
+    expect(rows(page)).to_have_count(2)
+    page.locator("#tag-filter").fill("re")
+    expect(page.locator("#tag-suggestions option")).to_have_count(1)
+    expect(page.locator("#tag-suggestions option")).to_have_attribute("value", "Release")
