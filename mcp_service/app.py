@@ -29,7 +29,9 @@ from mcp_service.rest.errors import install_error_handlers
 from mcp_service.tooling import StrictMCPServer
 from topic_dashboard import __version__
 from topic_dashboard.chat.worker import ChatWorker
+from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
+from topic_dashboard.services.retention import RetentionSweeper
 from topic_dashboard.services.routing_service import warm_rule_vectors
 from topic_dashboard.settings import get_settings
 
@@ -108,18 +110,20 @@ async def mcp_lifespan() -> AsyncIterator[None]:
     threading.Thread(target=_upgrade_bot_configs, name="upgrade-bot-configs", daemon=True).start()
     worker = ChatWorker()
     await worker.start()
+    sweeper = RetentionSweeper(write_session, get_settings().retention_interval_seconds)
+    sweeper.start()
     try:
         async with contextlib.AsyncExitStack() as stack:
             for server in _current_servers:
                 await stack.enter_async_context(server.session_manager.run())
             yield
     finally:
+        sweeper.stop()
         await worker.stop()
 
 
 def _upgrade_bot_configs() -> None:
     """Existing bots' config.json files get the managed entries added since they were written (ccweb)."""
-    from topic_dashboard.db import write_session
     from topic_dashboard.services.bots import upgrade_managed_configs
 
     try:

@@ -73,6 +73,12 @@ class Settings(BaseSettings):
         description="How long the dashboard waits for a bot's next streamed part before the run fails "
         "(nanobot serve's own per-request timeout is 120 s by default).",
     )
+    retention_interval_seconds: float = Field(
+        default=600,
+        ge=1,
+        le=86_400,
+        description="How often topics' retention (keep N days / N items) is applied in the background.",
+    )
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod

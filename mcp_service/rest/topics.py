@@ -9,9 +9,10 @@ from pydantic import BaseModel
 
 from mcp_service.rest.deps import Admin, Reader, ReadSession, WriteSession
 from mcp_service.rest.errors import ERROR_RESPONSES
+from topic_dashboard.db import write_session
 from topic_dashboard.services import items as item_service
+from topic_dashboard.services import retention, topics
 from topic_dashboard.services import search as search_service
-from topic_dashboard.services import topics
 from topic_dashboard.services.bots import get_bot
 
 router = APIRouter(tags=["topics"], responses=ERROR_RESPONSES)
@@ -55,6 +56,24 @@ def delete_topic(
 ) -> TopicDeleted:
     count = topics.delete_topic(session=session, bot_id=bot_id, topic_key=topic_key, actor=who.name, items=items)
     return TopicDeleted(topic_key=topic_key, items=count, items_action=items if count else None)
+
+
+@router.post("/bots/{bot_id}/topics/{topic_key}/purge", response_model=retention.PurgeResult)
+def purge_topic(
+    bot_id: str,
+    topic_key: str,
+    _: Admin,
+    session: ReadSession,
+    dry_run: bool = Query(default=False, description="Only count what a purge would delete now."),
+) -> retention.PurgeResult:
+    """Apply the topic's retention now (what the background sweep does every few minutes): delete
+    its items older than `retention_days` or beyond its newest `retention_items`, pinned ones kept,
+    in batches of 500 (each its own short transaction). With `dry_run`, only count them."""
+    counted = retention.count_purgeable(session=session, bot_id=bot_id, topic_key=topic_key)
+    if dry_run:
+        return counted
+    session.rollback()  # the purge's own write sessions must not wait behind this read
+    return retention.purge_topic(sessions=write_session, bot_id=bot_id, topic_key=topic_key)
 
 
 @router.get("/bots/{bot_id}/topic-settings", response_model=topics.TopicSettingsPublic)

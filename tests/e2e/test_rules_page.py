@@ -407,3 +407,47 @@ def test_a_viewer_sees_no_edit_controls_and_the_server_refuses_their_writes(page
     assert not _topic_exists(e2e_app, bot_id, "sneaky")
     with Session(e2e_app.engine) as session:
         assert get_topic(session=session, bot_id=bot_id, topic_key="alerts").name == TEMPLATES["alerts"]["name"]
+
+
+def test_retention_is_set_in_its_dialog_shows_what_a_purge_would_delete_and_purges_on_request(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    """#15 retention: keep the newest N items; the dialog says how many are outside it; pinned items
+    are kept; "Delete N now" deletes exactly those; a bad number is refused where it was typed."""
+    from topic_dashboard.services.items import set_item_flags
+
+    bot_id, _ = _bot(e2e_app, "alerts")
+    with Session(e2e_app.engine) as session:
+        ids = [
+            publish_item(
+                session=session,
+                bot_id=bot_id,
+                source="system",
+                request=PublishRequest(topic_key="alerts", title=f"alert {n}", content="details"),
+            ).item_id
+            for n in range(6)
+        ]
+        set_item_flags(session=session, bot_id=bot_id, item_id=ids[0], is_pinned=True)  # the oldest, pinned
+    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    page.locator("#rule-row-alerts").click()
+    expect(page.locator("#editor-key")).to_have_text("alerts")
+    page.locator("#rule-retention").click()
+    expect(page.locator("#retention-dry-run")).to_contain_text("This topic keeps everything.")
+
+    page.locator("#keep-items").fill("-2")
+    page.locator("#retention-save").click()
+    expect(page.locator("#retention-error")).to_contain_text("whole number")
+    page.locator("#keep-items").fill("2")
+    page.locator("#retention-save").click()
+    expect(page.get_by_text("Retention of 'alerts' saved")).to_be_visible()
+    # The newest 2 are kept, the oldest is pinned: 3 are outside.
+    expect(page.locator("#retention-dry-run")).to_contain_text("3 items are outside the saved retention")
+    with Session(e2e_app.engine) as session:
+        assert get_topic(session=session, bot_id=bot_id, topic_key="alerts").retention_items == 2
+    assert len(_item_topics(e2e_app, ids)) == 6  # saving deletes nothing by itself
+    page.screenshot(path=str(screenshot_path("rules-retention.png")))
+    page.locator("#retention-purge").click()
+    expect(page.get_by_text("Purged 3 items of 'alerts'")).to_be_visible()
+    assert set(_item_topics(e2e_app, ids)) == {ids[0], ids[4], ids[5]}
+    expect(page.locator("#retention-dry-run")).to_contain_text("Nothing is outside the saved retention now.")
+    expect(page.locator("#retention-purge")).to_be_disabled()

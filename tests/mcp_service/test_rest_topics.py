@@ -451,3 +451,28 @@ def test_search_over_rest_is_ranked_marked_paged_and_refuses_bad_input(
         "cursor",
     )
     rest_error(admin.get("/api/bots/nope/topic-items/search", params={"q": "x"}), 404, "bot_not_found")
+
+
+def test_retention_is_set_on_the_topic_and_purge_counts_first_then_deletes(
+    admin: httpx.Client, bot_id: str, server_session: Session
+) -> None:
+    assert admin.post(f"/api/bots/{bot_id}/topics", json=CI_TOPIC).status_code == 201
+    ids = _publish(server_session, bot_id, 5, "ci")
+    changed = admin.put(f"/api/bots/{bot_id}/topics/ci", json={"retention_items": 2})
+    assert changed.status_code == 200 and changed.json()["retention_items"] == 2, changed.text
+    rest_error(
+        admin.put(f"/api/bots/{bot_id}/topics/ci", json={"retention_days": -3}),
+        422,
+        "validation_error",
+        "retention_days",
+    )
+    listed = {topic["topic_key"]: topic for topic in admin.get(f"/api/bots/{bot_id}/topics").json()}
+    assert listed["ci"]["retention_days"] is None and listed["ci"]["retention_items"] == 2  # the refusal stored nothing
+
+    dry = admin.post(f"/api/bots/{bot_id}/topics/ci/purge", params={"dry_run": "true"})
+    assert dry.status_code == 200 and dry.json()["items"] == 3 and dry.json()["dry_run"] is True, dry.text
+    assert _item_ids(admin, bot_id, topic_key="ci") == sorted(ids, reverse=True)  # a dry run deletes nothing
+    done = admin.post(f"/api/bots/{bot_id}/topics/ci/purge")
+    assert done.status_code == 200 and done.json()["items"] == 3 and done.json()["dry_run"] is False, done.text
+    assert _item_ids(admin, bot_id, topic_key="ci") == sorted(ids, reverse=True)[:2]
+    rest_error(admin.post(f"/api/bots/{bot_id}/topics/nope/purge"), 404, "topic_not_found")

@@ -26,6 +26,10 @@ class Topic(SQLModel, table=True):
     is_default_fallback: bool = Field(default=False)
     routing_json: dict[str, Any] = json_field(default_factory=dict)
     view_schema_json: dict[str, Any] = json_field(default_factory=dict)
+    # Retention (services/retention.py): keep items this many days and/or only the newest this many;
+    # None keeps everything. Pinned items are kept regardless.
+    retention_days: int | None = Field(default=None)
+    retention_items: int | None = Field(default=None)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

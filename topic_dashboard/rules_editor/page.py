@@ -10,6 +10,7 @@ from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.rules_editor.create_state import CreateTopicState
 from topic_dashboard.rules_editor.delete_state import DeleteTopicState
 from topic_dashboard.rules_editor.editor_state import RuleEditorState, RulePreviewState
+from topic_dashboard.rules_editor.retention_state import RetentionState
 from topic_dashboard.rules_editor.rows import HistoryRow, RuleTopicRow, ScoreRow
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.services.publishing import MESSAGE_TYPES
@@ -304,6 +305,15 @@ def editor_header() -> rx.Component:
                     on_click=RuleEditorState.save,
                     disabled=~RuleEditorState.dirty | (RuleEditorState.error_message != ""),
                     id="rule-save",
+                ),
+                rx.button(
+                    rx.icon("archive-restore", size=14),
+                    "Retention",
+                    variant="soft",
+                    color_scheme="gray",
+                    size="2",
+                    on_click=RetentionState.open_retention,
+                    id="rule-retention",
                 ),
                 rx.tooltip(
                     rx.icon_button(
@@ -655,6 +665,98 @@ def delete_dialog() -> rx.Component:
     )
 
 
+def _limit_input(label: str, value: rx.Var, on_change: rx.EventHandler, unit: str, input_id: str) -> rx.Component:
+    return rx.hstack(
+        rx.text(label, size="2", width="7rem"),
+        rx.input(
+            value=value,
+            on_change=on_change,
+            placeholder="no limit",
+            input_mode="numeric",
+            width="8rem",
+            id=input_id,
+            aria_label=label,
+        ),
+        rx.text(unit, size="2", color=rx.color("gray", 10)),
+        align="center",
+        spacing="2",
+    )
+
+
+def retention_dialog() -> rx.Component:
+    """Keep N days and/or the newest N items; the dry-run count; Purge now (admins)."""
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title("Retention of " + RuleEditorState.selected_key),
+            rx.dialog.description(
+                "Older items are deleted in the background every few minutes, in small batches. "
+                "Pinned items are kept regardless. Leave a box empty for no limit.",
+                size="2",
+            ),
+            rx.vstack(
+                _limit_input("Keep for", RetentionState.keep_days, RetentionState.set_keep_days, "days", "keep-days"),
+                _limit_input(
+                    "Keep at most", RetentionState.keep_items, RetentionState.set_keep_items, "items", "keep-items"
+                ),
+                rx.cond(
+                    RetentionState.retention_error != "",
+                    rx.callout(
+                        RetentionState.retention_error,
+                        icon="triangle-alert",
+                        color_scheme="red",
+                        size="1",
+                        id="retention-error",
+                    ),
+                ),
+                rx.callout(
+                    rx.cond(
+                        (RetentionState.saved_days == 0) & (RetentionState.saved_items == 0),
+                        "This topic keeps everything.",
+                        rx.cond(
+                            RetentionState.would_purge > 0,
+                            RetentionState.would_purge.to_string()
+                            + rx.cond(RetentionState.would_purge == 1, " item is", " items are")
+                            + " outside the saved retention now and will be deleted by the next purge.",
+                            "Nothing is outside the saved retention now.",
+                        ),
+                    ),
+                    icon="info",
+                    size="1",
+                    id="retention-dry-run",
+                ),
+                spacing="3",
+                margin_top="1rem",
+                width="100%",
+            ),
+            rx.hstack(
+                rx.cond(
+                    AuthState.is_admin,
+                    rx.button(
+                        rx.icon("trash-2", size=14),
+                        "Delete " + RetentionState.would_purge.to_string() + " now",
+                        color_scheme="red",
+                        variant="soft",
+                        on_click=RetentionState.purge_now,
+                        disabled=RetentionState.would_purge == 0,
+                        id="retention-purge",
+                    ),
+                ),
+                rx.spacer(),
+                rx.dialog.close(rx.button("Close", variant="soft", color_scheme="gray", id="retention-close")),
+                rx.cond(
+                    AuthState.is_admin,
+                    rx.button("Save", on_click=RetentionState.save_retention, id="retention-save"),
+                ),
+                spacing="2",
+                margin_top="1rem",
+                width="100%",
+            ),
+        ),
+        open=RetentionState.retention_open,
+        on_open_change=RetentionState.set_retention_open,
+    )
+
+
 def rules_page() -> rx.Component:
     return page_shell(
         rx.hstack(
@@ -706,5 +808,6 @@ def rules_page() -> rx.Component:
         ),
         create_dialog(),
         delete_dialog(),
+        retention_dialog(),
         title="Rules",
     )

@@ -51,6 +51,8 @@ class TopicPublic(BaseModel):
     is_default_fallback: bool
     routing_json: dict[str, Any]
     view_schema_json: dict[str, Any]
+    retention_days: int | None = None  # keep items this many days (None: no limit)
+    retention_items: int | None = None  # keep only the newest this many (None: no limit)
     created_at: str | None
     updated_at: str | None
 
@@ -64,6 +66,8 @@ class TopicCreate(BaseModel):
     is_active: bool = True
     routing_json: dict[str, Any] = Field(default_factory=dict)
     view_schema_json: dict[str, Any] = Field(default_factory=dict)
+    retention_days: int | None = None
+    retention_items: int | None = None
 
 
 class TopicUpdate(BaseModel):
@@ -76,6 +80,23 @@ class TopicUpdate(BaseModel):
     is_default_fallback: bool | None = None  # may be sent, must not change
     routing_json: dict[str, Any] | None = None
     view_schema_json: dict[str, Any] | None = None
+    retention_days: int | None = None  # 0 removes the limit
+    retention_items: int | None = None  # 0 removes the limit
+
+
+MAX_RETENTION_DAYS = 3650
+MAX_RETENTION_ITEMS = 1_000_000
+
+
+def _validated_retention(value: int | None, field: str, maximum: int) -> int | None:
+    """None or 0: no limit. Raises validation_error with the field."""
+    if value is None or value == 0:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
+        raise AppError(
+            "validation_error", f"{field} must be a whole number from 1 to {maximum:,}, or 0 for no limit", field=field
+        )
+    return value
 
 
 def topic_public(topic: Topic) -> TopicPublic:
@@ -87,6 +108,8 @@ def topic_public(topic: Topic) -> TopicPublic:
         is_default_fallback=topic.is_default_fallback,
         routing_json=dict(topic.routing_json or {}),
         view_schema_json=dict(topic.view_schema_json or {}),
+        retention_days=topic.retention_days,
+        retention_items=topic.retention_items,
         created_at=iso_utc(topic.created_at),
         updated_at=iso_utc(topic.updated_at),
     )
@@ -300,6 +323,8 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str
         is_active=data.is_active,
         routing_json=_validated_rule(data.routing_json),
         view_schema_json=_validated_view_schema(data.view_schema_json),
+        retention_days=_validated_retention(data.retention_days, "retention_days", MAX_RETENTION_DAYS),
+        retention_items=_validated_retention(data.retention_items, "retention_items", MAX_RETENTION_ITEMS),
     )
     session.add(topic)
     session.flush()
@@ -355,6 +380,10 @@ def apply_topic_update(*, session: Session, bot_id: str, topic_key: str, data: T
         topic.routing_json = _validated_rule(data.routing_json)
     if data.view_schema_json is not None:
         topic.view_schema_json = _validated_view_schema(data.view_schema_json)
+    if data.retention_days is not None:
+        topic.retention_days = _validated_retention(data.retention_days, "retention_days", MAX_RETENTION_DAYS)
+    if data.retention_items is not None:
+        topic.retention_items = _validated_retention(data.retention_items, "retention_items", MAX_RETENTION_ITEMS)
     topic.updated_at = utcnow()
     session.add(topic)
     session.flush()
