@@ -119,6 +119,21 @@ def publish_tool(
         ),
     ] = None,
     message_type: MessageType = None,
+    update: Annotated[
+        bool,
+        Field(
+            description="With dedupe_key: rewrite the latest item with that key in place (an alert that "
+            "changed: new title, content, level, view) instead of adding one; it shows as updated and unread "
+            "again. With no such item a new one is published."
+        ),
+    ] = False,
+    resolved: Annotated[
+        bool | None,
+        Field(
+            description="With update: true marks the item resolved (dealt with, e.g. the incident is over), "
+            "false reopens it."
+        ),
+    ] = None,
 ) -> CallToolResult:
     audit = CallAudit(tool=PUBLISH_TOOL)
     bot_id = current_bot_id(ctx)
@@ -131,6 +146,8 @@ def publish_tool(
         view=view,
         dedupe_key=dedupe_key,
         message_type=message_type,
+        update=update,
+        resolved=resolved,
     )
     with write_session() as session:
         # The audit row of an accepted publish commits with the item (the auditor writes only refusals).
@@ -183,7 +200,9 @@ def build_topic_server() -> StrictMCPServer:
         title="Publish a result",
         description=(
             "Publish one task result to a topic (use the topic_key topic_route gave you). Returns item_id, topic_key, "
-            "deduplicated (true when the same dedupe_key was published within the window: nothing new stored) and "
+            "deduplicated (true when the same dedupe_key was published within the window: nothing new stored), "
+            "updated (true when update: true rewrote the existing item with that dedupe_key, e.g. an alert whose "
+            "state changed; pass resolved: true when it is over) and "
             "fallback (true when the topic was unknown or inactive and the item went to the fallback topic). "
             "Refused with a JSON error when Topic delivery is off (topic_disabled), for chat/progress/tool hints, for "
             "invalid fields or views (the error names the field), or when publishing too fast (rate_limited, with "

@@ -19,6 +19,7 @@ from tests.e2e.topic_panel_support import (
     item_ids,
     log_in,
     make_bot,
+    mcp_publish,
     open_panel,
     rows,
     seed,
@@ -328,3 +329,48 @@ def test_reading_state_is_each_persons_own_a_viewers_reading_changes_nothing_for
     viewer.locator("#detail-toggle-pin").click()
     expect(viewer.locator(f"#item-{ids[0]} svg.lucide-pin")).to_have_count(0)
     expect(admin.locator(f"#item-{ids[0]} svg.lucide-pin")).to_be_visible()
+
+
+def test_an_alert_the_bot_updates_changes_in_place_live_and_a_person_resolves_it(
+    new_context: CreateContextCallback, e2e_app: E2EApp
+) -> None:
+    """#15 alert lifecycle: the bot publishes, then updates the same dedupe_key; open panels show the
+    new title, an "updated" mark and the item unread again; an admin resolves it, the viewer sees it."""
+    bot_id, token = make_bot(e2e_app, "alerts")
+    first = {
+        "topic_key": "alerts",
+        "content": "p99 over the threshold",
+        "dedupe_key": "latency",
+        "message_type": "result",
+    }
+    is_error, body = mcp_publish(e2e_app, token, title="Latency 850 ms", level="warn", **first)
+    assert not is_error, body
+    item_id = body["item_id"]
+    pages = {}
+    for username, role in ((ADMIN, "admin"), (VIEWER, "viewer")):
+        pages[username] = new_context(viewport={"width": 1400, "height": 900}).new_page()
+        log_in(pages[username], e2e_app, username, role)
+        open_panel(pages[username], e2e_app, bot_id, f"&item={item_id}")
+        expect(pages[username].locator("#detail-title")).to_have_text("Latency 850 ms")
+    admin, viewer = pages[ADMIN], pages[VIEWER]
+    expect(admin.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-read\b"))  # opened: read
+
+    is_error, body = mcp_publish(e2e_app, token, title="Latency 2.4 s", level="error", update=True, **first)
+    assert not is_error and body["updated"] and body["item_id"] == item_id, body
+    for page in (admin, viewer):
+        expect(page.locator(f"#item-{item_id} .row-updated")).to_be_visible(timeout=3_000)
+        expect(page.locator(f"#item-{item_id}")).to_contain_text("Latency 2.4 s")
+        expect(page.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-unread\b"))
+        expect(page.locator("#detail-title")).to_have_text("Latency 2.4 s")  # the open item follows
+        expect(page.locator("#detail-updated")).to_contain_text("Updated by the bot 1×")
+    assert rows(admin).count() == 1
+
+    expect(viewer.locator("#detail-resolve")).to_have_count(0)  # shared state: an admin's
+    admin.locator("#detail-resolve").click()
+    expect(admin.locator("#detail-resolved")).to_contain_text(f"Resolved by {ADMIN}")
+    expect(viewer.locator(f"#item-{item_id} .row-resolved")).to_be_visible(timeout=3_000)
+    expect(viewer.locator("#detail-resolved")).to_be_visible(timeout=3_000)
+    admin.screenshot(path=str(screenshot_path("panel-alert-updated-and-resolved.png")))
+    admin.locator("#detail-resolve").click()
+    expect(admin.locator("#detail-resolved")).to_have_count(0)
+    expect(viewer.locator(f"#item-{item_id} .row-resolved")).to_have_count(0, timeout=3_000)

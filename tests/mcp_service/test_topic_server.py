@@ -39,7 +39,18 @@ ARGUMENTS = {
     "topic_list_topics": set(),
     "topic_get_schema": set(),
     "topic_route": {"content", "title", "message_type", "tags", "level", "summary", "proposed_topic_key"},
-    "topic_publish": {"title", "content", "topic_key", "level", "tags", "view", "dedupe_key", "message_type"},
+    "topic_publish": {
+        "title",
+        "content",
+        "topic_key",
+        "level",
+        "tags",
+        "view",
+        "dedupe_key",
+        "message_type",
+        "update",
+        "resolved",
+    },
 }
 REQUIRED = {
     "topic_list_topics": [],
@@ -262,6 +273,7 @@ def test_publish_stores_the_item_and_returns_its_id(server: LiveServer, server_s
         "item_id": item.id,
         "topic_key": "ci",
         "deduplicated": False,
+        "updated": False,
         "fallback": False,
         "fallback_reason": None,
     }
@@ -419,3 +431,31 @@ def test_a_crashing_tool_answers_a_json_internal_error_and_is_audited(
     rows = server_session.exec(select(AuditLog).where(AuditLog.tool == name)).all()
     server_session.commit()
     assert [(r.bot_id, r.outcome, r.error_code) for r in rows] == [(None, "error", "internal_error")]
+
+
+def test_publish_with_update_rewrites_the_alert_in_place_over_mcp(server: LiveServer, server_session: Session) -> None:
+    """#15 alert lifecycle, as a bot does it: the same dedupe_key with update=true, then resolved=true."""
+    bot_id, token = _bot_with_ci_topic(server_session, "alerting")
+    first = {"title": "Build queue 40 jobs", "content": "waiting", "topic_key": "ci", "dedupe_key": "queue"}
+    calls = _call(
+        server,
+        token,
+        ("topic_publish", {**first, "level": "warn"}),
+        ("topic_publish", {**first, "title": "Build queue 120 jobs", "level": "error", "update": True}),
+        (
+            "topic_publish",
+            {**first, "title": "Build queue drained", "level": "success", "update": True, "resolved": True},
+        ),
+        ("topic_publish", {**first, "update": False, "resolved": True}),
+    )
+    assert [is_error for is_error, _ in calls] == [False, False, False, True]
+    assert calls[1][1]["updated"] is True and calls[1][1]["item_id"] == calls[0][1]["item_id"]
+    assert calls[3][1]["error"]["code"] == "invalid_argument" and calls[3][1]["error"]["field"] == "resolved"
+    server_session.expire_all()
+    [item] = server_session.exec(select(TopicItem).where(TopicItem.bot_id == bot_id)).all()
+    assert (item.title, item.level, item.update_count, item.resolved_by) == (
+        "Build queue drained",
+        "success",
+        2,
+        "the bot",
+    )

@@ -21,6 +21,7 @@ def _row(row: AuditRow) -> rx.Component:
                 row.outcome,
                 ("ok", rx.badge("ok", color_scheme="green", size="1")),
                 ("deduplicated", rx.badge("deduplicated", color_scheme="blue", size="1")),
+                ("updated", rx.badge("updated", color_scheme="cyan", size="1")),
                 (
                     "suppressed",
                     rx.badge(
@@ -92,6 +93,7 @@ def audit_page() -> rx.Component:
                             ("all", "All outcomes"),
                             ("ok", "ok"),
                             ("deduplicated", "deduplicated"),
+                            ("updated", "updated"),
                             ("refused", "refused"),
                         )
                     ]

@@ -21,7 +21,7 @@ class AuditLog(SQLModel, table=True):
     # No foreign key: the audit trail outlives a deleted bot.
     bot_id: str | None = Field(default=None, max_length=64)
     tool: str = Field(max_length=64)
-    outcome: str = Field(max_length=32)  # ok | deduplicated | refused | error
+    outcome: str = Field(max_length=32)  # ok | deduplicated | updated | refused | error
     error_code: str | None = Field(default=None, max_length=64)
     topic_key: str | None = Field(default=None, max_length=64)
     item_id: int | None = Field(default=None)

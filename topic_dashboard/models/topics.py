@@ -69,6 +69,12 @@ class TopicItem(SQLModel, table=True):
         ),
     )
     created_at: datetime = Field(default_factory=utcnow)
+    # Lifecycle (an alert that changes): a publish with this item's dedupe_key and `update: true`
+    # rewrites it in place; `resolved_at` marks it dealt with (by the bot, or a person).
+    updated_at: datetime | None = Field(default=None)
+    update_count: int = Field(default=0)
+    resolved_at: datetime | None = Field(default=None)
+    resolved_by: str | None = Field(default=None, max_length=100)
 
 
 class ItemState(SQLModel, table=True):

@@ -46,6 +46,10 @@ class ItemPublic(BaseModel):
     team_pinned: bool = False  # pinned for everyone (by an admin, or before reading state was per person)
     team_archived: bool = False  # archived for everyone: archived for every reader
     created_at: str | None
+    updated_at: str | None = None  # rewritten in place by the bot (publish with `update`)
+    update_count: int = 0
+    resolved_at: str | None = None
+    resolved_by: str | None = None
 
 
 class ItemPage(BaseModel):
@@ -85,6 +89,10 @@ def item_public(item: TopicItem, state: ItemState | None = None) -> ItemPublic:
         team_pinned=item.is_pinned,
         team_archived=item.is_archived,
         created_at=iso_utc(item.created_at),
+        updated_at=iso_utc(item.updated_at),
+        update_count=item.update_count or 0,
+        resolved_at=iso_utc(item.resolved_at),
+        resolved_by=item.resolved_by,
     )
 
 
@@ -273,6 +281,17 @@ def set_item_flags(
     session.commit()
     session.expire_all()
     return get_item(session=session, bot_id=bot_id, item_id=item_id, reader=reader)
+
+
+def set_resolved(*, session: Session, bot_id: str, item_id: int, resolved: bool, actor: str) -> ItemPublic:
+    """Mark an item resolved (dealt with) by `actor`, or open again: shared state, for everyone.
+    Raises item_not_found."""
+    item = item_row(session=session, bot_id=bot_id, item_id=item_id)
+    item.resolved_at, item.resolved_by = (utcnow(), actor[:100]) if resolved else (None, None)
+    session.add(item)
+    bump_items_version(session, bot_id)
+    session.commit()
+    return item_public(item)
 
 
 def _upsert_states(session: Session, reader: int, bot_id: str, item_ids: list[int], changes: dict[str, bool]) -> None:
@@ -464,6 +483,10 @@ class ItemFlags(NamedTuple):
     is_pinned: bool
     is_archived: bool
     topic_key: str
+    title: str  # these three change when the bot updates the item in place
+    level: str
+    update_count: int
+    is_resolved: bool
 
 
 def item_flags(
@@ -483,6 +506,10 @@ def item_flags(
                 _effective_pinned(reader),
                 _effective_archived(reader),
                 col(TopicItem.topic_key),
+                col(TopicItem.title),
+                col(TopicItem.level),
+                col(TopicItem.update_count),
+                col(TopicItem.resolved_at),
             )
             .select_from(TopicItem)
             .outerjoin(ItemState, _own_state(reader))
@@ -491,4 +518,16 @@ def item_flags(
         .all()
     )
     # A stored row's id is never None (the model allows None only before the insert).
-    return {cast(int, row[0]): ItemFlags(bool(row[1]), bool(row[2]), bool(row[3]), str(row[4])) for row in rows}
+    return {
+        cast(int, row[0]): ItemFlags(
+            bool(row[1]),
+            bool(row[2]),
+            bool(row[3]),
+            str(row[4]),
+            str(row[5]),
+            str(row[6]),
+            int(row[7] or 0),
+            row[8] is not None,
+        )
+        for row in rows
+    }

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import check_payload_size, parse_allowed_view_types, validate_item_fields, validate_view
-from topic_dashboard.models import Topic, TopicItem, utcnow
+from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
 from topic_dashboard.services.audit import CallAudit, add_call
 from topic_dashboard.services.chat import source_conversation_id
@@ -40,12 +40,18 @@ class PublishRequest(BaseModel):
     view: Any = None
     dedupe_key: str | None = None
     message_type: str | None = None
+    # With a dedupe_key: rewrite the latest item with that key in place (title, content, level,
+    # tags, view), marked updated and unread again for everyone; a new item when there is none.
+    update: bool = False
+    # With update: True marks the item resolved (dealt with), False reopens it.
+    resolved: bool | None = None
 
 
 class PublishResult(BaseModel):
     item_id: int
     topic_key: str
     deduplicated: bool = False
+    updated: bool = False  # an existing item was rewritten in place (`update`)
     fallback: bool = False
     fallback_reason: str | None = Field(default=None, description="Why the item went to the fallback topic.")
 
@@ -147,6 +153,12 @@ def publish_item(
     dedupe_key = (request.dedupe_key or "").strip() or None
     if dedupe_key is not None:
         check_line(dedupe_key, field="dedupe_key", max_chars=MAX_DEDUPE_KEY_CHARS)
+    if (request.update or request.resolved is not None) and dedupe_key is None:
+        raise AppError(
+            "invalid_argument", "update (and resolved) need the dedupe_key of the item to update", field="dedupe_key"
+        )
+    if request.resolved is not None and not request.update:
+        raise AppError("invalid_argument", "resolved is set with update: true", field="resolved")
     topic, is_fallback, fallback_reason = _resolve_topic(session, bot_id, request, settings.fallback_policy)
     view = validate_view(request.view, allowed_types=parse_allowed_view_types(topic.view_schema_json))
 
@@ -155,7 +167,23 @@ def publish_item(
     # Refreshed, not just re-selected: the session would keep the values it read before the lock.
     session.refresh(settings, with_for_update=True)
     now = utcnow()
-    if dedupe_key is not None and settings.dedupe_window_seconds > 0:
+    if request.update and dedupe_key is not None:
+        current = session.exec(
+            select(TopicItem)
+            .where(TopicItem.bot_id == bot_id, TopicItem.dedupe_key == dedupe_key)
+            .order_by(col(TopicItem.id).desc())
+        ).first()
+        if current is not None:
+            return _update_in_place(
+                session,
+                current,
+                bot_id=bot_id,
+                fields=(title, content, level, tags),
+                request=request,
+                now=now,
+                audit=audit,
+            )
+    if dedupe_key is not None and settings.dedupe_window_seconds > 0 and not request.update:
         existing = session.exec(
             select(TopicItem)
             .where(
@@ -204,6 +232,38 @@ def publish_item(
     return PublishResult(
         item_id=item.id or 0, topic_key=topic.topic_key, fallback=is_fallback, fallback_reason=fallback_reason
     )
+
+
+def _update_in_place(
+    session: Session,
+    item: TopicItem,
+    *,
+    bot_id: str,
+    fields: tuple[str, str, str, list[str]],
+    request: PublishRequest,
+    now: Any,
+    audit: CallAudit | None,
+) -> PublishResult:
+    """Rewrite `item` with the request's fields (its view checked against the item's own topic),
+    unread again for everyone (the team's flag, and every person's own read flag)."""
+    topic = session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == item.topic_key)).first()
+    allowed = parse_allowed_view_types(topic.view_schema_json) if topic is not None else None
+    view = validate_view(request.view, allowed_types=allowed)
+    item.title, item.content, item.level, item.tags_json = fields
+    item.view_json = view
+    item.updated_at = now
+    item.update_count = (item.update_count or 0) + 1
+    item.is_read = False
+    if request.resolved is True:
+        item.resolved_at, item.resolved_by = now, "the bot"
+    elif request.resolved is False:
+        item.resolved_at, item.resolved_by = None, None
+    session.add(item)
+    session.exec(sa.update(ItemState).where(col(ItemState.item_id) == item.id).values(is_read=None))
+    bump_items_version(session, bot_id)
+    _audit(session, audit, bot_id, "updated", item)
+    session.commit()
+    return PublishResult(item_id=item.id or 0, topic_key=item.topic_key, updated=True)
 
 
 def _audit(session: Session, audit: CallAudit | None, bot_id: str, outcome: str, item: TopicItem) -> None:

@@ -54,6 +54,8 @@ def item_row(item: ItemPublic) -> ItemRow:
         is_read=item.is_read,
         is_pinned=item.is_pinned,
         is_archived=item.is_archived,
+        update_count=item.update_count,
+        is_resolved=item.resolved_at is not None,
     )
 
 
@@ -101,6 +103,10 @@ def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
         is_archived=item.is_archived,
         team_pinned=item.team_pinned,
         team_archived=item.team_archived,
+        updated_at=item.updated_at or "",
+        update_count=item.update_count,
+        resolved_at=item.resolved_at or "",
+        resolved_by=item.resolved_by or "",
     )
     view = item.view if isinstance(item.view, dict) else None
     if view is None:

@@ -200,6 +200,14 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
                     **ONE_LINE,
                 ),
                 rx.cond(item.is_pinned, rx.icon("pin", size=13, color=rx.color("accent", 10))),
+                rx.cond(
+                    item.is_resolved,
+                    rx.badge("resolved", color_scheme="green", size="1", variant="soft", class_name="row-resolved"),
+                    rx.cond(
+                        item.update_count > 0,
+                        rx.badge("updated", color_scheme="cyan", size="1", variant="soft", class_name="row-updated"),
+                    ),
+                ),
                 rx.moment(
                     item.created_at,
                     from_now=True,
@@ -476,11 +484,37 @@ def _detail_actions() -> rx.Component:
     # Read, pinned and archived are each person's own; admins also pin and archive for everyone.
     return rx.hstack(
         _own_flag_buttons(),
+        rx.cond(AuthState.is_admin, _resolve_button()),
         rx.cond(AuthState.is_admin, _team_flag_menu()),
         rx.spacer(),
         rx.icon_button(rx.icon("x", size=14), size="1", variant="ghost", on_click=S.close_detail, aria_label="Close"),
         width="100%",
         wrap="wrap",
+    )
+
+
+def _resolve_button() -> rx.Component:
+    """Resolved (dealt with) is shared state: admins set it, everyone sees it."""
+    return rx.cond(
+        D.resolved_at != "",
+        rx.button(
+            rx.icon("rotate-ccw", size=14),
+            "Reopen",
+            size="1",
+            variant="soft",
+            color_scheme="gray",
+            on_click=S.toggle_resolved(D.id),
+            id="detail-resolve",
+        ),
+        rx.button(
+            rx.icon("circle-check", size=14),
+            "Resolve",
+            size="1",
+            variant="soft",
+            color_scheme="green",
+            on_click=S.toggle_resolved(D.id),
+            id="detail-resolve",
+        ),
     )
 
 
@@ -579,6 +613,39 @@ def _content() -> rx.Component:
     )
 
 
+def _lifecycle() -> rx.Component:
+    """An item the bot rewrote (an alert that changed) says so; a resolved one says by whom and when."""
+    return rx.fragment(
+        rx.cond(
+            D.update_count > 0,
+            rx.hstack(
+                rx.icon("refresh-cw", size=12),
+                rx.text("Updated by the bot " + D.update_count.to_string() + "× · last", size="1"),
+                rx.moment(D.updated_at, from_now=True, font_size="var(--font-size-1)"),
+                spacing="1",
+                align="center",
+                color=rx.color("gray", 11),
+                id="detail-updated",
+            ),
+        ),
+        rx.cond(
+            D.resolved_at != "",
+            rx.callout(
+                rx.hstack(
+                    rx.text("Resolved by " + D.resolved_by, size="1"),
+                    rx.moment(D.resolved_at, from_now=True, font_size="var(--font-size-1)"),
+                    spacing="1",
+                    align="center",
+                ),
+                icon="circle-check",
+                color_scheme="green",
+                size="1",
+                id="detail-resolved",
+            ),
+        ),
+    )
+
+
 def detail_column() -> rx.Component:
     return rx.box(
         rx.cond(
@@ -612,6 +679,7 @@ def detail_column() -> rx.Component:
                     align="center",
                     wrap="wrap",
                 ),
+                _lifecycle(),
                 _content(),
                 rx.cond(D.view_type != "", rx.box(view_renderer(), width="100%", id="detail-view")),
                 spacing="3",

@@ -36,6 +36,8 @@ class ItemRow:
     is_read: bool = False
     is_pinned: bool = False
     is_archived: bool = False
+    update_count: int = 0  # rewritten in place by the bot this many times
+    is_resolved: bool = False
     # In a search's results: the title and a snippet around the first hit, cut at the hits.
     title_parts: list[TextPart] = dataclasses.field(default_factory=list)
     snippet_parts: list[TextPart] = dataclasses.field(default_factory=list)
@@ -81,6 +83,10 @@ class ItemDetail:
     is_archived: bool = False
     team_pinned: bool = False  # pinned for everyone
     team_archived: bool = False  # archived for everyone
+    updated_at: str = ""
+    update_count: int = 0
+    resolved_at: str = ""
+    resolved_by: str = ""
     view_type: str = ""
     view_title: str = ""
     view_subtitle: str = ""

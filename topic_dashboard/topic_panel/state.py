@@ -433,6 +433,30 @@ class TopicPanelState(SignedInState):
 
     @rx.event
     @admin_only
+    def toggle_resolved(self, item_id: int) -> rx.event.EventSpec | None:
+        """Mark the open item resolved (dealt with), or open it again: shared, for everyone."""
+        if self.detail.id != item_id:
+            return None
+        try:
+            with write_session() as session:
+                item_service.set_resolved(
+                    session=session,
+                    bot_id=self.bot_id,
+                    item_id=item_id,
+                    resolved=not self.detail.resolved_at,
+                    actor=self._principal().name,
+                )
+                public = item_service.get_item(
+                    session=session, bot_id=self.bot_id, item_id=item_id, reader=self._reader()
+                )
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.detail = item_detail(public, allow_images=self.allow_images)
+        self._patch_row(item_id, is_resolved=public.resolved_at is not None)
+        return None
+
+    @rx.event
+    @admin_only
     def toggle_team_archive(self, item_id: int) -> rx.event.EventSpec | None:
         """Archive (or unarchive) for everyone: hidden from every reader's lists and counts."""
         if self.detail.id != item_id:
@@ -642,7 +666,17 @@ class TopicPanelState(SignedInState):
             if row.id not in flags
             or ((self.show_archived or not flags[row.id].is_archived) and topic in ("", flags[row.id].topic_key))
         ]
-        if self.detail.id in flags and flags[self.detail.id].topic_key != self.detail.topic_key:
+        opened = flags.get(self.detail.id)
+        if opened is not None and (
+            opened.update_count != self.detail.update_count or opened.is_resolved != bool(self.detail.resolved_at)
+        ):
+            # The bot rewrote the open item (an alert that changed): show what it says now.
+            with read_session() as session:
+                public = item_service.get_item(
+                    session=session, bot_id=self.bot_id, item_id=self.detail.id, reader=self._reader()
+                )
+            self.detail = item_detail(public, allow_images=self.allow_images)
+        elif self.detail.id in flags and flags[self.detail.id].topic_key != self.detail.topic_key:
             self.detail = dataclasses.replace(self.detail, topic_key=flags[self.detail.id].topic_key)
         return self._title_script()
 
