@@ -5,7 +5,9 @@ is counted against the search service on the same database. Light, dark and phon
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -139,3 +141,30 @@ def test_the_tag_filter_ignores_case_and_suggests_tags_in_use(page: Page, e2e_ap
     page.locator("#tag-filter").fill("re")
     expect(page.locator("#tag-suggestions option")).to_have_count(1)
     expect(page.locator("#tag-suggestions option")).to_have_attribute("value", "Release")
+
+
+def test_export_downloads_exactly_what_the_view_shows(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci", "alerts")
+    ids = {title: seed(e2e_app, bot_id, topic_key=t, title=title, content=c, tags=g) for t, title, c, g in ITEMS}
+    log_in(page, e2e_app, ADMIN)
+    open_panel(page, e2e_app, bot_id)
+    page.locator("#search-input").fill("deploy")
+    expected = _expected(e2e_app, bot_id, "deploy")
+    _shows(page, expected)
+    page.locator("#export-view").click()
+    with page.expect_download() as download:
+        page.locator("#export-csv").click()
+    path = download.value.path()
+    assert download.value.suggested_filename.endswith(".csv")
+    lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+    assert lines[0].startswith("id,topic_key,title")
+    assert [int(line.split(",")[0]) for line in lines[1:]] == expected == _dom_ids(page)
+    page.locator("#search-clear").click()
+    page.locator("#topic-alerts").click()
+    _shows(page, [ids["数据库延迟升高"], ids["Deploy rolled back"]])
+    page.locator("#export-view").click()
+    with page.expect_download() as download:
+        page.locator("#export-json").click()
+    exported = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert [row["id"] for row in exported] == _dom_ids(page)
+    assert exported[0]["title"] == "数据库延迟升高"

@@ -435,6 +435,22 @@ def items_column() -> rx.Component:
         rx.hstack(
             rx.heading(S.heading, size="4", id="stream-heading"),
             rx.spacer(),
+            rx.menu.root(
+                rx.menu.trigger(
+                    rx.button(
+                        rx.icon("download", size=14),
+                        "Export",
+                        size="1",
+                        variant="soft",
+                        color_scheme="gray",
+                        id="export-view",
+                    ),
+                ),
+                rx.menu.content(
+                    rx.menu.item("This view as CSV", on_click=S.export_view("csv"), id="export-csv"),
+                    rx.menu.item("This view as JSON", on_click=S.export_view("json"), id="export-json"),
+                ),
+            ),
             rx.button(
                 rx.icon("check-check", size=14),
                 "Mark all read",

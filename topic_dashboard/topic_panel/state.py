@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
+from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 import reflex as rx
@@ -13,6 +14,7 @@ from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.components.bot_choice import BotOption, bot_choice, with_unread
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
+from topic_dashboard.services import export as export_service
 from topic_dashboard.services import items as item_service
 from topic_dashboard.services import panel as panel_service
 from topic_dashboard.services import search as search_service
@@ -300,6 +302,24 @@ class TopicPanelState(SignedInState):
         """The tags in use, offered when the tag box gets focus."""
         with read_session() as session:
             self.tag_options = item_service.tag_suggestions(session=session, bot_id=self.bot_id, prefix=self.tag_filter)
+
+    @rx.event
+    def export_view(self, kind: str) -> rx.event.EventSpec | None:
+        """Download what this view shows (filters or search, as this person reads it) as JSON or CSV."""
+        try:
+            with read_session() as session:
+                shown = export_service.view_items(
+                    session=session,
+                    bot_id=self.bot_id,
+                    filters=self._filters(),
+                    query=self.search_query,
+                    reader=self._reader(),
+                )
+            data, mime = export_service.export(kind, shown)
+        except AppError as error:
+            return rx.toast.error(error.message)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
+        return rx.download(data=data, filename=f"topic-items-{self.bot_id}-{stamp}.{kind}", mime_type=mime)
 
     @rx.event
     def set_search_query(self, value: str) -> rx.event.EventSpec | None:

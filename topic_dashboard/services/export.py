@@ -1,0 +1,102 @@
+"""Export what a view shows: a bot's items with the panel's filters (or a search), as a person sees
+them, as JSON or CSV. Cells a spreadsheet would run as a formula are defused."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from sqlmodel import Session
+
+from topic_dashboard.errors import AppError
+from topic_dashboard.services import items as item_service
+from topic_dashboard.services import search as search_service
+
+MAX_EXPORT = 10_000
+COLUMNS = (
+    "id",
+    "topic_key",
+    "title",
+    "content",
+    "level",
+    "tags",
+    "created_at",
+    "updated_at",
+    "is_read",
+    "is_pinned",
+    "is_archived",
+    "resolved_at",
+    "resolved_by",
+    "source",
+)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def view_items(
+    *,
+    session: Session,
+    bot_id: str,
+    filters: item_service.ItemFilters,
+    query: str = "",
+    reader: int | None = None,
+    cap: int = MAX_EXPORT,
+) -> list[item_service.ItemPublic]:
+    """Every item the view shows (newest first; a search's order when searching), at most `cap`."""
+    out: list[item_service.ItemPublic] = []
+    cursor: str | None = None
+    while len(out) < cap:
+        if query.strip():
+            page = search_service.search_items(
+                session=session, bot_id=bot_id, query=query, filters=filters, cursor=cursor, limit=200, reader=reader
+            )
+            out += [hit.item for hit in page.hits]
+        else:
+            listed = item_service.list_items(
+                session=session, bot_id=bot_id, filters=filters, cursor=cursor, limit=200, reader=reader
+            )
+            out += listed.items
+            page = listed  # type: ignore[assignment]
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    return out[:cap]
+
+
+def _row(item: item_service.ItemPublic) -> dict[str, Any]:
+    data = item.model_dump()
+    return {column: data.get(column) for column in COLUMNS}
+
+
+def as_json(items: list[item_service.ItemPublic]) -> str:
+    return json.dumps([_row(item) for item in items], ensure_ascii=False, indent=1)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        value = ", ".join(str(v) for v in value)
+    text = str(value)
+    # A bot's text starting with = + - @ would run as a formula in a spreadsheet: keep it text.
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def as_csv(items: list[item_service.ItemPublic]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(COLUMNS)
+    for item in items:
+        row = _row(item)
+        writer.writerow([_cell(row[column]) for column in COLUMNS])
+    return "\ufeff" + buffer.getvalue()  # a BOM, so spreadsheets read the UTF-8 (Chinese) right
+
+
+def export(kind: str, items: list[item_service.ItemPublic]) -> tuple[str, str]:
+    """(data, MIME type). Raises validation_error for an unknown kind."""
+    if kind == "json":
+        return as_json(items), "application/json"
+    if kind == "csv":
+        return as_csv(items), "text/csv"
+    raise AppError("validation_error", "export as json or csv", field="format")
