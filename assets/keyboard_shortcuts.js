@@ -77,3 +77,33 @@
     if (button) { event.preventDefault(); button.click(); }
   });
 })();
+// Browser notifications (topic_panel/state.py, _notify_script): asked for once, shown only while the
+// tab is in the background (in front, the list shows the item). Text only: a Notification renders
+// no markup. A click brings the tab forward on the item.
+(() => {
+  if (window.__tdNotify) return;
+  window.__tdAskNotify = () =>
+    "Notification" in window ? Promise.resolve(Notification.requestPermission()) : Promise.resolve("unsupported");
+  let audio = null;
+  const chime = () => {
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      tone.frequency.value = 880;
+      gain.gain.setValueAtTime(0.08, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.35);
+      tone.connect(gain).connect(audio.destination);
+      tone.start();
+      tone.stop(audio.currentTime + 0.35);
+    } catch (e) { /* no audio here: the notification alone */ }
+  };
+  window.__tdNotify = (notes, sound) => {
+    if (!document.hidden || !("Notification" in window) || Notification.permission !== "granted") return;
+    notes.forEach((n) => {
+      const note = new Notification(n.title, { body: n.body, tag: "td-" + n.id });
+      note.onclick = () => { window.focus(); window.location.href = n.href; };
+    });
+    if (sound) chime();
+  };
+})();

@@ -36,6 +36,7 @@ def top_bar() -> rx.Component:
             on_change=S.select_bot,
         ),
         rx.spacer(),
+        notify_popover(),
         rx.tooltip(
             rx.hstack(
                 rx.text("Topic Enabled", size="2", weight="medium"),
@@ -58,6 +59,70 @@ def top_bar() -> rx.Component:
         spacing="4",
         wrap="wrap",
         padding_bottom="0.75rem",
+    )
+
+
+def _topic_notify_row(topic: TopicRow) -> rx.Component:
+    return rx.hstack(
+        rx.checkbox(
+            checked=~S.notify.muted.contains(topic.key),
+            on_change=lambda value: S.toggle_topic_notify(topic.key, value),
+            id="notify-topic-" + topic.key,
+        ),
+        rx.text(topic.name, size="2"),
+        align="center",
+        spacing="2",
+    )
+
+
+def notify_popover() -> rx.Component:
+    """Browser notifications, per person and browser: on/off, levels, topics, sound."""
+    return rx.popover.root(
+        rx.popover.trigger(
+            rx.icon_button(
+                rx.cond(S.notify.enabled, rx.icon("bell-ring", size=16), rx.icon("bell-off", size=16)),
+                variant="soft",
+                color_scheme=rx.cond(S.notify.enabled, "accent", "gray"),
+                aria_label="Notifications",
+                id="notify-button",
+            ),
+        ),
+        rx.popover.content(
+            rx.vstack(
+                rx.hstack(
+                    rx.switch(checked=S.notify.enabled, on_change=S.set_notify_enabled, id="notify-enabled"),
+                    rx.text("Notify me in this browser", size="2", weight="medium"),
+                    align="center",
+                    spacing="2",
+                ),
+                rx.text(
+                    "New items of this bot, while this tab is in the background. Only you, only this browser.",
+                    size="1",
+                    color=rx.color("gray", 10),
+                ),
+                rx.select.root(
+                    rx.select.trigger(id="notify-level"),
+                    rx.select.content(
+                        rx.select.item("Every level", value="all"),
+                        rx.select.item("Warnings and errors", value="warn"),
+                        rx.select.item("Errors only", value="error"),
+                    ),
+                    value=S.notify.level,
+                    on_change=S.set_notify_level,
+                    size="1",
+                ),
+                rx.text("Topics", size="1", weight="medium"),
+                rx.vstack(rx.foreach(S.topics, _topic_notify_row), spacing="1", max_height="12rem", overflow_y="auto"),
+                rx.hstack(
+                    rx.switch(checked=S.notify.sound, on_change=S.set_notify_sound, size="1", id="notify-sound"),
+                    rx.text("Play a sound", size="2"),
+                    align="center",
+                    spacing="2",
+                ),
+                spacing="2",
+                width="18rem",
+            ),
+        ),
     )
 
 

@@ -16,6 +16,17 @@ class TopicRow:
 
 
 @dataclasses.dataclass
+class NotifyPrefs:
+    """A person's browser notifications, kept in that browser (localStorage): the permission is per
+    browser too."""
+
+    enabled: bool = False
+    level: str = "all"  # all | warn (warnings and errors) | error
+    sound: bool = False
+    muted: list[str] = dataclasses.field(default_factory=list)  # topic keys
+
+
+@dataclasses.dataclass
 class TextPart:
     """A piece of a search result's text; `hit` marks where a search term occurs (shown as <mark>)."""
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 import reflex as rx
+from sqlmodel import Session
 
 from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.components.bot_choice import BotOption, bot_choice, with_unread
@@ -20,13 +21,15 @@ from topic_dashboard.services import panel as panel_service
 from topic_dashboard.services import search as search_service
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services import versions as version_service
-from topic_dashboard.topic_panel.detail import item_detail, item_row, search_row
-from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, TopicRow
+from topic_dashboard.topic_panel.detail import item_detail, item_row, plain_preview, search_row
+from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, NotifyPrefs, TopicRow
 
 PAGE_SIZE = 40
 # New items a poll adds to the list at most; a larger burst restarts the list at the newest page.
 LIVE_BURST_LIMIT = 1000
 UNDO_MARK_READ_MS = 12_000
+NOTIFY_LEVELS = {"all": ("info", "success", "warn", "error"), "warn": ("warn", "error"), "error": ("error",)}
+NOTIFY_AT_ONCE = 5  # single notifications per poll; more arrive as one summary
 PAGE_TITLE = "Topics · Topic Dashboard"  # as topic_dashboard.py registers the page
 
 
@@ -54,6 +57,10 @@ class TopicPanelState(SignedInState):
     tag_filter: str = ""
     tag_options: list[str] = []  # the tags in use that start with what is typed (the filter's suggestions)
     search_query: str = ""  # while set, the list shows the search's results, best first
+    # Browser notifications: this browser's choice (JSON of NotifyPrefs), and the newest item told of.
+    notify_prefs: str = rx.LocalStorage("", name="td-notify", sync=True)
+    _notified_up_to: int = 0
+    _notify_armed: bool = False  # set once the newest item at load is known: older ones are never notified
     unread_only: bool = False
     show_archived: bool = False
     items: list[ItemRow] = []
@@ -86,6 +93,109 @@ class TopicPanelState(SignedInState):
     @rx.var
     def selected_topic_key(self) -> str:
         return self.selection.removeprefix("topic:") if self.selection.startswith("topic:") else ""
+
+    @rx.var
+    def notify(self) -> NotifyPrefs:
+        return self._prefs()
+
+    def _prefs(self) -> NotifyPrefs:
+        try:
+            raw = json.loads(self.notify_prefs) if self.notify_prefs else {}
+        except ValueError:
+            raw = {}
+        if not isinstance(raw, dict):
+            raw = {}
+        level = raw.get("level") if raw.get("level") in NOTIFY_LEVELS else "all"
+        muted = (
+            [key for key in raw.get("muted", []) if isinstance(key, str)][:200]
+            if isinstance(raw.get("muted"), list)
+            else []
+        )
+        return NotifyPrefs(enabled=raw.get("enabled") is True, level=level, sound=raw.get("sound") is True, muted=muted)
+
+    def _save_prefs(self, **changes: object) -> None:
+        self.notify_prefs = json.dumps(dataclasses.asdict(dataclasses.replace(self._prefs(), **changes)))
+
+    @rx.event
+    def set_notify_enabled(self, value: bool) -> rx.event.EventSpec | None:
+        if not value:
+            self._save_prefs(enabled=False)
+            return None
+        # The browser asks the person (once); the answer comes back to notify_permission.
+        return rx.call_script("window.__tdAskNotify()", callback=TopicPanelState.notify_permission)
+
+    @rx.event
+    def notify_permission(self, result: str) -> rx.event.EventSpec:
+        if result == "granted":
+            self._save_prefs(enabled=True)
+            self._arm_notifications()
+            return rx.toast.success(
+                "Notifications on: new items arrive as notifications while this tab is in the background"
+            )
+        self._save_prefs(enabled=False)
+        if result == "unsupported":
+            return rx.toast.warning("This browser cannot show notifications")
+        return rx.toast.warning(
+            "The browser blocks notifications for the dashboard: allow them in its site settings, then switch this on"
+        )
+
+    @rx.event
+    def set_notify_level(self, value: str) -> None:
+        if value in NOTIFY_LEVELS:
+            self._save_prefs(level=value)
+
+    @rx.event
+    def set_notify_sound(self, value: bool) -> None:
+        self._save_prefs(sound=bool(value))
+
+    @rx.event
+    def toggle_topic_notify(self, topic_key: str, notify: bool) -> None:
+        muted = [key for key in self._prefs().muted if key != topic_key]
+        self._save_prefs(muted=muted if notify else [*muted, topic_key[:64]])
+
+    def _notify_script(self, session: Session) -> rx.event.EventSpec | None:
+        """Notifications for items newer than the newest told of (any topic this person did not
+        mute, at the chosen levels); shown by the browser only while the tab is in the background."""
+        prefs = self._prefs()
+        if not prefs.enabled:
+            self._notify_armed = False  # switched on later: from the newest item then, never a backlog
+            return None
+        if not self._notify_armed:
+            self._arm_notifications()
+            return None
+        newest = self._notified_up_to
+        page = item_service.list_items(
+            session=session, bot_id=self.bot_id, newer_than=newest, limit=50, reader=self._reader()
+        )
+        if page.items:
+            self._notified_up_to = max(item.id for item in page.items)
+        wanted = [
+            item
+            for item in page.items
+            if item.topic_key not in prefs.muted and item.level in NOTIFY_LEVELS[prefs.level] and not item.is_read
+        ]
+        if not wanted:
+            return None
+        names = {topic.key: topic.name for topic in self.topics}
+        notes = [
+            {
+                "id": item.id,
+                "title": f"{names.get(item.topic_key, item.topic_key)}: {item.title}"[:200],
+                "body": plain_preview(item.content)[:200],
+                "href": "/?" + urlencode({"bot": self.bot_id, "item": item.id}),
+            }
+            for item in wanted[:NOTIFY_AT_ONCE]
+        ]
+        if len(wanted) > NOTIFY_AT_ONCE:
+            notes.append(
+                {
+                    "id": 0,
+                    "title": f"{len(wanted) - NOTIFY_AT_ONCE} more new items",
+                    "body": self.bot_name,
+                    "href": "/?" + urlencode({"bot": self.bot_id, "view": "unread"}),
+                }
+            )
+        return rx.call_script(f"window.__tdNotify({json.dumps(notes)}, {json.dumps(prefs.sound)})")
 
     @rx.var
     def searching(self) -> bool:
@@ -123,6 +233,15 @@ class TopicPanelState(SignedInState):
     def _reader(self) -> int | None:
         """Whose reading state this panel shows and changes: the signed-in person's."""
         return self._principal().user_id
+
+    def _arm_notifications(self) -> None:
+        """From now on: items newer than the bot's newest now are the ones to notify."""
+        with read_session() as session:
+            newest = item_service.list_items(
+                session=session, bot_id=self.bot_id, filters=item_service.ItemFilters(include_archived=True), limit=1
+            )
+        self._notified_up_to = newest.items[0].id if newest.items else 0
+        self._notify_armed = True
 
     def _load_topics(self) -> None:
         with read_session() as session:
@@ -244,6 +363,7 @@ class TopicPanelState(SignedInState):
                 notices.append(f"This bot has no topic {self.selected_topic_key!r}: showing all items")
                 self.selection = "all"
             self._load_items()
+            self._arm_notifications()
             item_param = params.get("item", "")
             if item_param.isdigit():
                 self._open(int(item_param))
@@ -262,6 +382,7 @@ class TopicPanelState(SignedInState):
         self.selection = "all"
         self.search_query = ""
         self.detail = ItemDetail()
+        self._arm_notifications()
         return self._reload()
 
     @rx.event
@@ -698,7 +819,10 @@ class TopicPanelState(SignedInState):
             self.detail = item_detail(public, allow_images=self.allow_images)
         elif self.detail.id in flags and flags[self.detail.id].topic_key != self.detail.topic_key:
             self.detail = dataclasses.replace(self.detail, topic_key=flags[self.detail.id].topic_key)
-        return self._title_script()
+        with read_session() as session:
+            notify = self._notify_script(session)
+        events = [event for event in (self._title_script(), notify) if event is not None]
+        return events or None  # type: ignore[return-value]
 
     def _title_script(self) -> rx.event.EventSpec | None:
         """The tab's title carries the bot's unread count ("(3) Topics"), written only when it changes
