@@ -34,6 +34,44 @@
     const close = document.getElementById("td-history-close");
     if (close) close.click();
   });
+  // The list cursor (Topic panel): the row it is on, by id; none yet means the first row.
+  let cursorId = null;
+  const listRows = () => Array.from(document.querySelectorAll("#item-list [data-td-row]"));
+  const drawCursor = (row) => {
+    let style = document.getElementById("td-cursor");
+    if (!style) {
+      style = document.createElement("style");
+      style.id = "td-cursor";
+      document.head.appendChild(style);
+    }
+    const rule = row
+      ? `#${row.id}{outline:1px solid var(--accent-7)}#${row.id}:not([aria-current=true]){background:var(--gray-3)}`
+      : "";
+    if (style.textContent !== rule) style.textContent = rule;
+  };
+  const cursorRow = (rows) => rows.find((row) => row.id === cursorId) || rows[0] || null;
+  const moveCursor = (delta) => {
+    const rows = listRows();
+    if (!rows.length) return false;
+    const at = Math.max(0, rows.indexOf(cursorRow(rows)));
+    const next = rows[Math.min(rows.length - 1, Math.max(0, at + delta))];
+    cursorId = next.id;
+    drawCursor(next);
+    next.scrollIntoView({ block: "nearest" });
+    return true;
+  };
+  // A row opened by a click takes the cursor; a list that no longer holds the cursor's row (a new
+  // view, a filter) starts again at its first row, as the server does.
+  document.addEventListener("click", (event) => {
+    const row = event.target && event.target.closest && event.target.closest("#item-list [data-td-row]");
+    if (row) { cursorId = row.id; drawCursor(row); }
+  }, true);
+  new MutationObserver(() => {
+    const rows = listRows();
+    const row = rows.find((r) => r.id === cursorId);
+    if (!row) cursorId = rows.length ? rows[0].id : null;
+    drawCursor(rows.length ? cursorRow(rows) : null);
+  }).observe(document.documentElement, { childList: true, subtree: true });
   document.addEventListener("keydown", (event) => {
     // Ctrl+Enter (Cmd+Enter) in a text box marked data-td-send sends: it clicks that button.
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && event.target && event.target.closest) {
@@ -65,6 +103,15 @@
     const control = "button, a[href], [role=button], [role=link], [role=switch], [role=option], [role=tab]";
     if (event.key === "Escape" && inside("[role=dialog], [role=alertdialog]")) return;  // the dialog closes itself
     if (event.key === "Enter" && inside(control)) return;
+    // j / k: the list's cursor moves here at once (drawn by one CSS rule on its row, kept by item id
+    // so live rows arriving above it do not move it), then the server hears of it (the same hidden
+    // button as before) for o, m and v. The server's index and this cursor take the same steps.
+    if ((event.key === "j" || event.key === "k") && moveCursor(event.key === "j" ? 1 : -1)) {
+      event.preventDefault();
+      const sync = document.getElementById(event.key === "j" ? "kbd-next" : "kbd-prev");
+      if (sync) sync.click();
+      return;
+    }
     // "/" jumps to the page's search box, as in most readers.
     if (event.key === "/") {
       const search = document.getElementById("search-input");

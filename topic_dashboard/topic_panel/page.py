@@ -232,7 +232,8 @@ def _tag(tag: rx.Var) -> rx.Component:
 
 
 def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
-    is_cursor = S.cursor_index == index
+    # The keyboard cursor is drawn in the browser (assets/keyboard_shortcuts.js, one <style> rule on
+    # the row), not by each row from the server: a j/k press answers at once, whatever the row count.
     is_open = D.id == item.id
     return rx.hstack(
         rx.box(width="4px", align_self="stretch", border_radius="2px", background=level_swatch(item.level)),
@@ -311,8 +312,7 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
         cursor="pointer",
         padding="0.5rem",
         border_radius="var(--radius-2)",
-        background=rx.cond(is_open, rx.color("accent", 3), rx.cond(is_cursor, rx.color("gray", 3), "transparent")),
-        outline=rx.cond(is_cursor, f"1px solid {rx.color('accent', 7)}", "none"),
+        background=rx.cond(is_open, rx.color("accent", 3), "transparent"),
         _hover={"background": rx.color("gray", 3)},
         width="100%",
         spacing="2",
