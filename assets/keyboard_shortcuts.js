@@ -34,43 +34,50 @@
     const close = document.getElementById("td-history-close");
     if (close) close.click();
   });
-  // The list cursor (Topic panel): the row it is on, by id; none yet means the first row.
-  let cursorId = null;
-  const listRows = () => Array.from(document.querySelectorAll("#item-list [data-td-row]"));
-  const drawCursor = (row) => {
-    let style = document.getElementById("td-cursor");
-    if (!style) {
-      style = document.createElement("style");
-      style.id = "td-cursor";
-      document.head.appendChild(style);
-    }
-    const rule = row
-      ? `#${row.id}{outline:1px solid var(--accent-7)}#${row.id}:not([aria-current=true]){background:var(--gray-3)}`
-      : "";
-    if (style.textContent !== rule) style.textContent = rule;
+  // The list cursor (Topic panel): an attribute on the row it is on (one static CSS rule draws it),
+  // moved between two rows at a time, so a key press restyles two elements, not the list.
+  const CURSOR = "data-td-cursor";
+  const cursorCss = document.createElement("style");
+  cursorCss.textContent =
+    `[${CURSOR}]{outline:1px solid var(--accent-7)}[${CURSOR}]:not([aria-current=true]){background:var(--gray-3)}`;
+  document.head.appendChild(cursorCss);
+  const firstRow = () => document.querySelector("#item-list [data-td-row]");
+  const cursorRow = () => {
+    const marked = document.querySelector(`#item-list [${CURSOR}]`);
+    return marked || firstRow();
   };
-  const cursorRow = (rows) => rows.find((row) => row.id === cursorId) || rows[0] || null;
+  const putCursor = (row) => {
+    const old = document.querySelector(`#item-list [${CURSOR}]`);
+    if (old === row) return;
+    if (old) old.removeAttribute(CURSOR);
+    if (row) row.setAttribute(CURSOR, "");
+  };
   const moveCursor = (delta) => {
-    const rows = listRows();
-    if (!rows.length) return false;
-    const at = Math.max(0, rows.indexOf(cursorRow(rows)));
-    const next = rows[Math.min(rows.length - 1, Math.max(0, at + delta))];
-    cursorId = next.id;
-    drawCursor(next);
+    const at = cursorRow();
+    if (!at) return false;
+    let next = at;
+    if (at.hasAttribute(CURSOR)) {
+      // Siblings in the list: rows are the list's direct children (the first row when none is marked).
+      let step = delta > 0 ? at.nextElementSibling : at.previousElementSibling;
+      while (step && !step.hasAttribute("data-td-row")) step = delta > 0 ? step.nextElementSibling : step.previousElementSibling;
+      if (step) next = step;
+    } else if (delta > 0) {
+      let step = at.nextElementSibling;
+      while (step && !step.hasAttribute("data-td-row")) step = step.nextElementSibling;
+      if (step) next = step;
+    }
+    putCursor(next);
     next.scrollIntoView({ block: "nearest" });
     return true;
   };
-  // A row opened by a click takes the cursor; a list that no longer holds the cursor's row (a new
-  // view, a filter) starts again at its first row, as the server does.
+  // A row opened by a click takes the cursor; a list that lost the cursor's row (a new view, a
+  // filter) starts again at its first row, as the server does.
   document.addEventListener("click", (event) => {
     const row = event.target && event.target.closest && event.target.closest("#item-list [data-td-row]");
-    if (row) { cursorId = row.id; drawCursor(row); }
+    if (row) putCursor(row);
   }, true);
   new MutationObserver(() => {
-    const rows = listRows();
-    const row = rows.find((r) => r.id === cursorId);
-    if (!row) cursorId = rows.length ? rows[0].id : null;
-    drawCursor(rows.length ? cursorRow(rows) : null);
+    if (!document.querySelector(`#item-list [${CURSOR}]`)) putCursor(firstRow());
   }).observe(document.documentElement, { childList: true, subtree: true });
   document.addEventListener("keydown", (event) => {
     // Ctrl+Enter (Cmd+Enter) in a text box marked data-td-send sends: it clicks that button.

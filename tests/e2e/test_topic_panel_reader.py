@@ -374,3 +374,28 @@ def test_an_alert_the_bot_updates_changes_in_place_live_and_a_person_resolves_it
     admin.locator("#detail-resolve").click()
     expect(admin.locator("#detail-resolved")).to_have_count(0)
     expect(viewer.locator(f"#item-{item_id} .row-resolved")).to_have_count(0, timeout=3_000)
+
+
+def test_500_items_in_5_seconds_reach_two_open_panels_with_none_missing(
+    new_context: CreateContextCallback, e2e_app: E2EApp
+) -> None:
+    """#15 target: publish 500 items in 5 s while two panels are open; compare each DOM with the database."""
+    import time
+
+    bot_id, _ = make_bot(e2e_app, "ci", rate_per_minute=10_000)
+    panels = []
+    for _ in range(2):
+        page = new_context(viewport={"width": 1400, "height": 900}).new_page()
+        log_in(page, e2e_app)
+        open_panel(page, e2e_app, bot_id)
+        panels.append(page)
+    started = time.monotonic()
+    for second in range(5):
+        for index in range(100):
+            seed(e2e_app, bot_id, topic_key="ci", title=f"burst {second}-{index}")
+        time.sleep(max(0.0, started + second + 1 - time.monotonic()))  # pace: 100 items per second
+    expected = item_ids(e2e_app, bot_id)
+    assert len(expected) == 500
+    for page in panels:
+        expect(rows(page)).to_have_count(500, timeout=30_000)
+        assert _dom_ids(page) == expected  # every item, newest first, none missing or repeated
