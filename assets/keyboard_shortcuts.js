@@ -78,6 +78,8 @@
   }, true);
   new MutationObserver(() => {
     if (!document.querySelector(`#item-list [${CURSOR}]`)) putCursor(firstRow());
+    // Radix's scroll areas (tables, long views) scroll with the keyboard too: they take focus.
+    document.querySelectorAll(".rt-ScrollAreaViewport:not([tabindex])").forEach((el) => el.setAttribute("tabindex", "0"));
   }).observe(document.documentElement, { childList: true, subtree: true });
   document.addEventListener("keydown", (event) => {
     // Ctrl+Enter (Cmd+Enter) in a text box marked data-td-send sends: it clicks that button.

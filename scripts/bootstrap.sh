@@ -8,6 +8,7 @@ cd "$ROOT"
 PYTHON="${PYTHON:-python3}"
 BUN_VERSION="1.4.4"          # the version Reflex 0.10.1 pins
 NANOBOT_VERSION="0.3.5"
+AXE_VERSION="4.14.1"
 NANOBOT_AIOHTTP_VERSION="3.14.5"  # what nanobot-ai 0.3.5's `api` extra (aiohttp>=3.9,<4) resolves to; `nanobot serve` needs it
 
 log() { printf '\033[1;34m[bootstrap]\033[0m %s\n' "$*" >&2; }
@@ -46,5 +47,11 @@ if [ "${1:-}" = "--test" ]; then
     [ -x .tools/nanobot-venv/bin/python ] || "$PYTHON" -m venv .tools/nanobot-venv
     .tools/nanobot-venv/bin/python -m pip install --quiet --disable-pip-version-check \
       "nanobot-ai[api]==$NANOBOT_VERSION" "aiohttp==$NANOBOT_AIOHTTP_VERSION"
+  fi
+  # 5. axe-core from the npm registry: the accessibility checks inject it into the pages.
+  if [ ! -f ".tools/axe/node_modules/axe-core/axe.min.js" ]; then
+    log "installing axe-core $AXE_VERSION into .tools/axe (accessibility checks)"
+    mkdir -p .tools/axe
+    npm install --silent --no-audit --no-fund --prefix .tools/axe "axe-core@$AXE_VERSION" >/dev/null
   fi
 fi

@@ -19,7 +19,7 @@ def _row(row: AuditRow) -> rx.Component:
         rx.table.cell(
             rx.match(
                 row.outcome,
-                ("ok", rx.badge("ok", color_scheme="green", size="1")),
+                ("ok", rx.badge("ok", color_scheme="green", high_contrast=True, size="1")),
                 ("deduplicated", rx.badge("deduplicated", color_scheme="blue", size="1")),
                 ("updated", rx.badge("updated", color_scheme="cyan", size="1")),
                 (

@@ -17,7 +17,7 @@ def _bot_row(bot: BotRow) -> rx.Component:
         rx.table.cell(
             rx.cond(
                 bot.topic_enabled,
-                rx.badge("delivering", color_scheme="green", size="1"),
+                rx.badge("delivering", color_scheme="green", high_contrast=True, size="1"),
                 rx.badge("delivery off", color_scheme="amber", size="1"),
             )
         ),
@@ -51,6 +51,7 @@ def _bot_row(bot: BotRow) -> rx.Component:
                             size="1",
                             variant="soft",
                             color_scheme="amber",
+                            high_contrast=True,
                             on_click=S.ask(bot.id, "rotate"),
                             id="rotate-" + bot.id,
                         ),
@@ -250,7 +251,7 @@ def _server_card(server: ServerEntry) -> rx.Component:
                     rx.text(
                         "managed by the dashboard: it cannot be removed or redirected",
                         size="1",
-                        color=rx.color("gray", 10),
+                        color=rx.color("gray", 11),
                     ),
                     align="center",
                     spacing="2",
@@ -395,7 +396,7 @@ def delivery_settings() -> rx.Component:
                         rx.switch(
                             checked=S.allow_images, on_change=S.set_allow_images, disabled=read_only, id="allow-images"
                         ),
-                        rx.text("off: images from bots are not loaded", size="1", color=rx.color("gray", 10)),
+                        rx.text("off: images from bots are not loaded", size="1", color=rx.color("gray", 11)),
                         align="center",
                         spacing="2",
                     ),
@@ -456,7 +457,7 @@ def chat_endpoint() -> rx.Component:
                 rx.code("nanobot serve -c <config.json> -p 8900"),
                 " and put its address here.",
                 size="2",
-                color=rx.color("gray", 10),
+                color=rx.color("gray", 11),
             ),
             rx.hstack(
                 rx.vstack(
@@ -477,7 +478,7 @@ def chat_endpoint() -> rx.Component:
                         "Key ",
                         rx.cond(
                             S.chat_key_set,
-                            rx.badge("set", size="1", color_scheme="green"),
+                            rx.badge("set", size="1", color_scheme="green", high_contrast=True),
                             rx.badge("none", size="1", color_scheme="gray"),
                         ),
                         size="1",
@@ -587,7 +588,7 @@ def bots_page() -> rx.Component:
             rx.code(S.mcp_url),
             " with their own token.",
             size="2",
-            color=rx.color("gray", 10),
+            color=rx.color("gray", 11),
             margin_bottom="1rem",
         ),
         rx.cond(

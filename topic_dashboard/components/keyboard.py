@@ -27,7 +27,7 @@ def hidden_button(id_: str, on_click: rx.EventHandler | rx.event.EventSpec) -> r
 def key_hint(keys: str, label: str) -> rx.Component:
     return rx.hstack(
         rx.code(keys, size="1", variant="outline"),
-        rx.text(label, size="1", color=rx.color("gray", 10)),
+        rx.text(label, size="1", color=rx.color("gray", 11)),
         spacing="1",
         align="center",
     )

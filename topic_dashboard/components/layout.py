@@ -48,7 +48,7 @@ def sidebar() -> rx.Component:
             spacing="2",
         ),
         rx.hstack(
-            rx.color_mode.button(size="1", variant="ghost", id="theme-toggle"),
+            rx.color_mode.button(size="1", variant="ghost", id="theme-toggle", aria_label="Switch light or dark theme"),
             rx.button(
                 rx.icon("log-out", size=14),
                 "Log out",
@@ -107,7 +107,7 @@ def empty_state(icon: str, title: str, hint: str | rx.Component = "") -> rx.Comp
         rx.vstack(
             rx.icon(icon, size=36, color=rx.color("gray", 8)),
             rx.heading(title, size="4", color=rx.color("gray", 11)),
-            rx.text(hint, size="2", color=rx.color("gray", 10), text_align="center") if isinstance(hint, str) else hint,
+            rx.text(hint, size="2", color=rx.color("gray", 11), text_align="center") if isinstance(hint, str) else hint,
             align="center",
             spacing="2",
         ),

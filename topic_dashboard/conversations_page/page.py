@@ -53,9 +53,9 @@ def _conversation(row: ConversationRow) -> rx.Component:
                 rx.text(
                     row.message_count.to_string() + rx.cond(row.message_count == 1, " message", " messages"),
                     size="1",
-                    color=rx.color("gray", 10),
+                    color=rx.color("gray", 11),
                 ),
-                rx.moment(row.updated_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10)),
+                rx.moment(row.updated_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 11)),
                 spacing="2",
                 align="center",
             ),
@@ -98,7 +98,10 @@ def _guide_card(message: MessageRow) -> rx.Component:
                 rx.hstack(
                     rx.icon("clipboard-list", size=16),
                     rx.text(message.card_title, weight="bold"),
-                    rx.cond(message.card_submitted, rx.badge("submitted", color_scheme="green", size="1")),
+                    rx.cond(
+                        message.card_submitted,
+                        rx.badge("submitted", color_scheme="green", high_contrast=True, size="1"),
+                    ),
                     align="center",
                     spacing="2",
                 ),
@@ -108,7 +111,7 @@ def _guide_card(message: MessageRow) -> rx.Component:
                 ),
                 rx.cond(
                     message.card_submitted,
-                    rx.text("The answers were sent as the user's next message.", size="2", color=rx.color("gray", 10)),
+                    rx.text("The answers were sent as the user's next message.", size="2", color=rx.color("gray", 11)),
                     rx.fragment(
                         rx.foreach(
                             message.card_fields, lambda f: _field(f, message.card_submitted | ~AuthState.is_admin)
@@ -118,7 +121,7 @@ def _guide_card(message: MessageRow) -> rx.Component:
                             rx.button(
                                 message.card_submit_label, type="submit", size="2", class_name="guide-card-submit"
                             ),
-                            rx.text("Only admins answer forms.", size="1", color=rx.color("gray", 10)),
+                            rx.text("Only admins answer forms.", size="1", color=rx.color("gray", 11)),
                         ),
                     ),
                 ),
@@ -162,7 +165,7 @@ def _message(message: MessageRow) -> rx.Component:
                         message.streaming,
                         rx.hstack(
                             rx.spinner(size="1"),
-                            rx.text("answering…", size="1", color=rx.color("gray", 10)),
+                            rx.text("answering…", size="1", color=rx.color("gray", 11)),
                             spacing="1",
                             align="center",
                             class_name="msg-streaming",
@@ -191,7 +194,7 @@ def _message(message: MessageRow) -> rx.Component:
         rx.text(
             message.content,
             size="1",
-            color=rx.color("gray", 10),
+            color=rx.color("gray", 11),
             font_style="italic",
             text_align="center",
             width="100%",
@@ -390,7 +393,7 @@ def composer() -> rx.Component:
                         "added to the record only; the bot does not see it",
                     ),
                     size="1",
-                    color=rx.color("gray", 10),
+                    color=rx.color("gray", 11),
                     id="send-hint",
                 ),
                 rx.spacer(),
@@ -416,7 +419,7 @@ def composer() -> rx.Component:
             padding_top="0.75rem",
             border_top=BORDER,
         ),
-        rx.text("Viewers read conversations; only admins write.", size="1", color=rx.color("gray", 10)),
+        rx.text("Viewers read conversations; only admins write.", size="1", color=rx.color("gray", 11)),
     )
 
 
@@ -460,7 +463,7 @@ def conversations_page() -> rx.Component:
         rx.hstack(
             rx.heading("Conversations", size="5", id="page-title"),
             rx.select.root(
-                rx.select.trigger(placeholder="Choose a bot", id="conversations-bot-select"),
+                rx.select.trigger(placeholder="Choose a bot", id="conversations-bot-select", aria_label="Bot"),
                 rx.select.content(rx.foreach(S.bots, lambda b: rx.select.item(b.name, value=b.id))),
                 value=S.bot_id,
                 on_change=S.select_bot,
@@ -498,7 +501,7 @@ def conversations_page() -> rx.Component:
                     rx.cond(
                         S.conversations.length() > 0,
                         rx.foreach(S.conversations, _conversation),
-                        rx.text("No conversations yet.", size="2", color=rx.color("gray", 10)),
+                        rx.text("No conversations yet.", size="2", color=rx.color("gray", 11)),
                     ),
                     width="18rem",
                     min_width="14rem",

@@ -36,7 +36,7 @@ def _topic_row(row: RuleTopicRow) -> rx.Component:
         rx.table.cell(
             rx.cond(
                 row.is_active,
-                rx.badge("active", color_scheme="green", size="1"),
+                rx.badge("active", color_scheme="green", high_contrast=True, size="1"),
                 rx.badge("inactive", color_scheme="gray", size="1"),
             )
         ),
@@ -107,7 +107,7 @@ def _list_editor(
     return rx.vstack(
         rx.hstack(
             rx.text(label, size="2", weight="medium"),
-            rx.cond(hint != "", rx.text(hint, size="1", color=rx.color("gray", 10))),
+            rx.cond(hint != "", rx.text(hint, size="1", color=rx.color("gray", 11))),
             align="baseline",
             spacing="2",
         ),
@@ -209,7 +209,7 @@ def rule_form() -> rx.Component:
                 id="rule-priority",
             ),
             rx.badge(RuleEditorState.draft.priority, variant="outline", id="rule-priority-value"),
-            rx.text("higher wins when several topics match", size="1", color=rx.color("gray", 10)),
+            rx.text("higher wins when several topics match", size="1", color=rx.color("gray", 11)),
             align="center",
             spacing="3",
             wrap="wrap",
@@ -218,7 +218,7 @@ def rule_form() -> rx.Component:
             rx.text("System filters", size="2", weight="medium"),
             rx.badge("progress", color_scheme="gray"),
             rx.badge("tool hints", color_scheme="gray"),
-            rx.text("always on: never published", size="1", color=rx.color("gray", 10)),
+            rx.text("always on: never published", size="1", color=rx.color("gray", 11)),
             align="center",
             spacing="2",
         ),
@@ -377,7 +377,7 @@ def test_panel() -> rx.Component:
             rx.hstack(
                 rx.icon("flask-conical", size=16),
                 rx.heading("Test this message", size="3"),
-                rx.text("live, against the rules as edited (before saving)", size="1", color=rx.color("gray", 10)),
+                rx.text("live, against the rules as edited (before saving)", size="1", color=rx.color("gray", 11)),
                 align="center",
                 spacing="2",
                 wrap="wrap",
@@ -408,7 +408,9 @@ def test_panel() -> rx.Component:
                     rx.hstack(
                         rx.cond(
                             RulePreviewState.decision_publish,
-                            rx.badge("publish", color_scheme="green", size="2", id="decision-publish"),
+                            rx.badge(
+                                "publish", color_scheme="green", high_contrast=True, size="2", id="decision-publish"
+                            ),
                             rx.badge("don't publish", color_scheme="gray", size="2", id="decision-publish"),
                         ),
                         rx.cond(
@@ -479,7 +481,7 @@ def _history_row(row: HistoryRow) -> rx.Component:
                 rx.badge(row.action, size="1"),
                 rx.text(row.summary, size="2"),
                 rx.text("by " + row.actor, size="1"),
-                rx.moment(row.created_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 10)),
+                rx.moment(row.created_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 11)),
                 spacing="2",
                 align="center",
                 display="inline-flex",
@@ -515,7 +517,7 @@ def history_panel() -> rx.Component:
         rx.cond(
             RuleEditorState.history.length() > 0,
             rx.vstack(rx.foreach(RuleEditorState.history, _history_row), spacing="1", width="100%", id="rule-history"),
-            rx.text("No changes recorded yet.", size="2", color=rx.color("gray", 10)),
+            rx.text("No changes recorded yet.", size="2", color=rx.color("gray", 11)),
         ),
         spacing="2",
         width="100%",
@@ -677,7 +679,7 @@ def _limit_input(label: str, value: rx.Var, on_change: rx.EventHandler, unit: st
             id=input_id,
             aria_label=label,
         ),
-        rx.text(unit, size="2", color=rx.color("gray", 10)),
+        rx.text(unit, size="2", color=rx.color("gray", 11)),
         align="center",
         spacing="2",
     )
@@ -762,7 +764,7 @@ def rules_page() -> rx.Component:
         rx.hstack(
             rx.heading("Rules", size="5", id="page-title"),
             rx.select.root(
-                rx.select.trigger(placeholder="Choose a bot", id="rules-bot-select"),
+                rx.select.trigger(placeholder="Choose a bot", id="rules-bot-select", aria_label="Bot"),
                 rx.select.content(rx.foreach(RulesState.bots, _bot_option)),
                 value=RulesState.bot_id,
                 on_change=RulesState.select_bot,

@@ -63,7 +63,7 @@ def move_control() -> rx.Component:
                 rx.hstack(
                     rx.text("Move to topic", size="2", weight="bold"),
                     rx.spacer(),
-                    rx.text("from ", rx.code(D.topic_key, size="1"), size="1", color=rx.color("gray", 10)),
+                    rx.text("from ", rx.code(D.topic_key, size="1"), size="1", color=rx.color("gray", 11)),
                     width="100%",
                     align="center",
                 ),

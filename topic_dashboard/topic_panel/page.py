@@ -30,7 +30,7 @@ def top_bar() -> rx.Component:
     return rx.hstack(
         rx.heading("Topics", size="5", id="page-title"),
         rx.select.root(
-            rx.select.trigger(placeholder="Choose a bot", id="bot-select", min_width="12rem"),
+            rx.select.trigger(placeholder="Choose a bot", id="bot-select", min_width="12rem", aria_label="Bot"),
             rx.select.content(rx.foreach(S.bots, _bot_option)),
             value=S.bot_id,
             on_change=S.select_bot,
@@ -45,6 +45,7 @@ def top_bar() -> rx.Component:
                     on_change=S.set_topic_enabled,
                     disabled=~AuthState.is_admin,
                     id="topic-enabled-switch",
+                    aria_label="Topic Enabled",
                     color_scheme="green",
                 ),
                 align="center",
@@ -98,7 +99,7 @@ def notify_popover() -> rx.Component:
                 rx.text(
                     "New items of this bot, while this tab is in the background. Only you, only this browser.",
                     size="1",
-                    color=rx.color("gray", 10),
+                    color=rx.color("gray", 11),
                 ),
                 rx.select.root(
                     rx.select.trigger(id="notify-level"),
@@ -148,7 +149,7 @@ def _nav_entry(label: str, value: str, icon: str, count: rx.Var | None, badge: b
         else rx.cond(
             badge & (count > 0),
             rx.badge(count, variant="solid", radius="full", size="1"),
-            rx.text(count, size="1", color=rx.color("gray", 10)),
+            rx.text(count, size="1", color=rx.color("gray", 11)),
         )
     )
     return rx.hstack(
@@ -180,7 +181,7 @@ def _topic_entry(topic: TopicRow) -> rx.Component:
         rx.cond(
             topic.unread > 0,
             rx.badge(topic.unread, variant="solid", radius="full", size="1", id="unread-" + topic.key),
-            rx.text(topic.total, size="1", color=rx.color("gray", 10)),
+            rx.text(topic.total, size="1", color=rx.color("gray", 11)),
         ),
         on_click=S.select_view(value),
         cursor="pointer",
@@ -268,7 +269,14 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
                 rx.cond(item.is_pinned, rx.icon("pin", size=13, color=rx.color("accent", 10))),
                 rx.cond(
                     item.is_resolved,
-                    rx.badge("resolved", color_scheme="green", size="1", variant="soft", class_name="row-resolved"),
+                    rx.badge(
+                        "resolved",
+                        color_scheme="green",
+                        high_contrast=True,
+                        size="1",
+                        variant="soft",
+                        class_name="row-resolved",
+                    ),
                     rx.cond(
                         item.update_count > 0,
                         rx.badge("updated", color_scheme="cyan", size="1", variant="soft", class_name="row-updated"),
@@ -278,7 +286,7 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
                     item.created_at,
                     from_now=True,
                     font_size="var(--font-size-1)",
-                    color=rx.color("gray", 10),
+                    color=rx.color("gray", 11),
                     white_space="nowrap",
                     flex_shrink="0",
                 ),
@@ -289,7 +297,7 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
             rx.text(
                 rx.cond(item.snippet_parts.length() > 0, rx.foreach(item.snippet_parts, _text_part), item.preview),
                 size="1",
-                color=rx.color("gray", 10),
+                color=rx.color("gray", 11),
                 width="100%",
                 **ONE_LINE,
             ),
@@ -306,7 +314,6 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
         on_click=S.open_item(item.id),
         role="link",
         tab_index=0,
-        aria_label=item.title,
         # Enter or space on a focused row opens it (assets/keyboard_shortcuts.js clicks it).
         custom_attrs={"aria-current": rx.cond(is_open, "true", "false"), "data-td-row": "1"},
         cursor="pointer",
@@ -383,7 +390,7 @@ def _level_icon(level: rx.Var) -> rx.Component:
 def _filters() -> rx.Component:
     return rx.hstack(
         rx.select.root(
-            rx.select.trigger(placeholder="Level", id="level-filter"),
+            rx.select.trigger(placeholder="Level", id="level-filter", aria_label="Level"),
             rx.select.content(
                 rx.select.item("Any level", value="any"),
                 *[rx.select.item(level.capitalize(), value=level) for level in LEVELS],
@@ -405,13 +412,21 @@ def _filters() -> rx.Component:
         ),
         rx.el.datalist(rx.foreach(S.tag_options, lambda tag: rx.el.option(value=tag)), id="tag-suggestions"),
         rx.hstack(
-            rx.switch(checked=S.unread_only, on_change=S.set_unread_only, size="1", id="unread-only"),
+            rx.switch(
+                checked=S.unread_only, on_change=S.set_unread_only, size="1", id="unread-only", aria_label="Unread only"
+            ),
             rx.text("Unread only", size="1"),
             align="center",
             spacing="1",
         ),
         rx.hstack(
-            rx.switch(checked=S.show_archived, on_change=S.set_show_archived, size="1", id="show-archived"),
+            rx.switch(
+                checked=S.show_archived,
+                on_change=S.set_show_archived,
+                size="1",
+                id="show-archived",
+                aria_label="Show archived",
+            ),
             rx.text("Archived", size="1"),
             align="center",
             spacing="1",
@@ -593,6 +608,7 @@ def _resolve_button() -> rx.Component:
             size="1",
             variant="soft",
             color_scheme="green",
+            high_contrast=True,
             on_click=S.toggle_resolved(D.id),
             id="detail-resolve",
         ),
@@ -735,10 +751,16 @@ def detail_column() -> rx.Component:
                 _detail_actions(),
                 rx.heading(D.title, size="5", id="detail-title"),
                 rx.hstack(
-                    rx.badge(D.level, color_scheme=level_color(D.level), variant="solid", id="detail-level"),
+                    rx.badge(
+                        D.level,
+                        color_scheme=level_color(D.level),
+                        variant="soft",
+                        high_contrast=True,
+                        id="detail-level",
+                    ),
                     rx.badge(D.topic_key, variant="soft", id="detail-topic"),
                     rx.foreach(D.tags, _tag),
-                    rx.text("via " + D.source, size="1", color=rx.color("gray", 10)),
+                    rx.text("via " + D.source, size="1", color=rx.color("gray", 11)),
                     rx.cond(
                         D.conversation_href != "",
                         rx.link(
@@ -754,7 +776,7 @@ def detail_column() -> rx.Component:
                         D.created_at,
                         format="YYYY-MM-DD HH:mm",
                         font_size="var(--font-size-1)",
-                        color=rx.color("gray", 10),
+                        color=rx.color("gray", 11),
                     ),
                     spacing="2",
                     align="center",
@@ -856,11 +878,11 @@ def no_bots() -> rx.Component:
         "bot",
         "No bots yet",
         rx.vstack(
-            rx.text("A bot publishes results here through topic_mcp.", size="2", color=rx.color("gray", 10)),
+            rx.text("A bot publishes results here through topic_mcp.", size="2", color=rx.color("gray", 11)),
             rx.cond(
                 AuthState.is_admin,
                 rx.link("Create a bot", href="/bots", id="create-bot-link"),
-                rx.text("Ask an admin to create one.", size="2", color=rx.color("gray", 10)),
+                rx.text("Ask an admin to create one.", size="2", color=rx.color("gray", 11)),
             ),
             align="center",
         ),

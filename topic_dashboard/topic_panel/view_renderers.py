@@ -42,7 +42,7 @@ def card_view() -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.heading(D.view_title, size="4"),
-            rx.cond(D.view_subtitle != "", rx.text(D.view_subtitle, size="2", color=rx.color("gray", 10))),
+            rx.cond(D.view_subtitle != "", rx.text(D.view_subtitle, size="2", color=rx.color("gray", 11))),
             rx.cond(D.view_html != "", safe_html(D.view_html)),
             rx.cond(D.view_fields.length() > 0, rx.data_list.root(rx.foreach(D.view_fields, _card_field), size="2")),
             rx.cond(
@@ -82,7 +82,7 @@ def table_view() -> rx.Component:
             scrollbars="horizontal",
             max_width="100%",
         ),
-        rx.cond(D.view_caption != "", rx.text(D.view_caption, size="1", color=rx.color("gray", 10))),
+        rx.cond(D.view_caption != "", rx.text(D.view_caption, size="1", color=rx.color("gray", 11))),
         id="view-table",
         width="100%",
         spacing="1",
@@ -100,7 +100,7 @@ def _check(item: CheckItem) -> rx.Component:
             item.text,
             size="2",
             text_decoration=rx.cond(item.done, "line-through", "none"),
-            color=rx.cond(item.done, rx.color("gray", 10), rx.color("gray", 12)),
+            color=rx.cond(item.done, rx.color("gray", 11), rx.color("gray", 12)),
         ),
         align="center",
         spacing="2",
@@ -115,7 +115,7 @@ def checklist_view() -> rx.Component:
                 rx.cond(D.view_title != "", rx.heading(D.view_title, size="3")),
                 rx.spacer(),
                 rx.text(
-                    D.view_checks_done.to_string() + " / " + total.to_string(), size="1", color=rx.color("gray", 10)
+                    D.view_checks_done.to_string() + " / " + total.to_string(), size="1", color=rx.color("gray", 11)
                 ),
                 width="100%",
             ),
@@ -139,10 +139,10 @@ def metric_view() -> rx.Component:
     )
     return rx.card(
         rx.vstack(
-            rx.text(D.view_title, size="2", color=rx.color("gray", 10), weight="medium"),
+            rx.text(D.view_title, size="2", color=rx.color("gray", 11), weight="medium"),
             rx.hstack(
                 rx.text(D.metric_value, size="8", weight="bold", id="metric-value"),
-                rx.text(D.metric_unit, size="4", color=rx.color("gray", 10)),
+                rx.text(D.metric_unit, size="4", color=rx.color("gray", 11)),
                 align="baseline",
                 spacing="1",
             ),
@@ -161,7 +161,7 @@ def metric_view() -> rx.Component:
                     ),
                 ),
             ),
-            rx.cond(D.view_caption != "", rx.text(D.view_caption, size="1", color=rx.color("gray", 10))),
+            rx.cond(D.view_caption != "", rx.text(D.view_caption, size="1", color=rx.color("gray", 11))),
             spacing="1",
         ),
         id="view-metric",
@@ -188,11 +188,11 @@ def _event(event: TimelineEvent) -> rx.Component:
                         event.time_iso,
                         format="MMM D, HH:mm",
                         font_size="var(--font-size-1)",
-                        color=rx.color("gray", 10),
+                        color=rx.color("gray", 11),
                         class_name="event-time",
                         title=event.time,
                     ),
-                    rx.text(event.time, size="1", color=rx.color("gray", 10), class_name="event-time"),
+                    rx.text(event.time, size="1", color=rx.color("gray", 11), class_name="event-time"),
                 ),
                 spacing="2",
                 align="baseline",

@@ -1,0 +1,57 @@
+"""Accessibility (#15 target): axe-core (from the npm registry, installed by scripts/bootstrap.sh)
+reports no serious or critical violation on the Topic panel, Rules, Bots and Conversations pages,
+in the light and the dark theme."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import E2EApp
+from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, seed
+
+pytestmark = pytest.mark.e2e
+
+AXE = Path(__file__).resolve().parents[2] / ".tools/axe/node_modules/axe-core/axe.min.js"
+PAGES = ("/?bot={bot}&item={item}", "/rules?bot={bot}", "/bots", "/conversations?bot={bot}")
+
+
+def _violations(page: Page) -> list[str]:
+    # Evaluated through the browser's debugging protocol, not as an inline <script>: the app's
+    # Content-Security-Policy rightly refuses those.
+    page.evaluate(AXE.read_text(encoding="utf-8") + "\n;true")
+    result = page.evaluate("async () => await axe.run(document, { resultTypes: ['violations'] })")
+    found = []
+    for violation in result["violations"]:
+        if violation["impact"] in ("serious", "critical"):
+            targets = [" ".join(node["target"]) for node in violation["nodes"][:3]]
+            found.append(f"{violation['id']} ({violation['impact']}): {violation['help']} at {targets}")
+    return found
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_main_pages_have_no_serious_accessibility_violation(page: Page, e2e_app: E2EApp, scheme: str) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    item = seed(
+        e2e_app,
+        bot_id,
+        topic_key="ci",
+        title="Build 42 failed",
+        content="**3 tests** failing",
+        level="error",
+        tags=["nightly"],
+    )
+    seed(e2e_app, bot_id, topic_key="ci", title="Build 41 passed", level="success")
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    log_in(page, e2e_app, ADMIN)
+    problems = {}
+    for path in PAGES:
+        page.goto(e2e_app.path(path.format(bot=bot_id, item=item)))
+        expect(page.locator("main, #page-title").first).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        problems[path] = _violations(page)
+    report = "\n".join(f"{path}: {problem}" for path, found in problems.items() for problem in found)
+    assert not report, report
