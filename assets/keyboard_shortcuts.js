@@ -46,7 +46,11 @@
     const marked = document.querySelector(`#item-list [${CURSOR}]`);
     return marked || firstRow();
   };
+  // Kept by the row's id: the list reuses row elements by position, so the attribute alone would
+  // stay at its place while live rows push the items down.
+  let cursorId = null;
   const putCursor = (row) => {
+    cursorId = row ? row.id : null;
     const old = document.querySelector(`#item-list [${CURSOR}]`);
     if (old === row) return;
     if (old) old.removeAttribute(CURSOR);
@@ -73,11 +77,16 @@
   // A row opened by a click takes the cursor; a list that lost the cursor's row (a new view, a
   // filter) starts again at its first row, as the server does.
   document.addEventListener("click", (event) => {
-    const row = event.target && event.target.closest && event.target.closest("#item-list [data-td-row]");
+    const target = event.target;
+    if (!target || !target.closest || target.closest("[data-td-select], [data-td-toggle-read]")) return;
+    const row = target.closest("#item-list [data-td-row]");
     if (row) putCursor(row);
   }, true);
   new MutationObserver(() => {
-    if (!document.querySelector(`#item-list [${CURSOR}]`)) putCursor(firstRow());
+    const wanted = cursorId && document.getElementById(cursorId);
+    const inList = wanted && wanted.matches("#item-list [data-td-row]") ? wanted : null;
+    const marked = document.querySelector(`#item-list [${CURSOR}]`);
+    if (!inList || marked !== inList) putCursor(inList || firstRow());
     // Radix's scroll areas (tables, long views) scroll with the keyboard too: they take focus.
     document.querySelectorAll(".rt-ScrollAreaViewport:not([tabindex])").forEach((el) => el.setAttribute("tabindex", "0"));
   }).observe(document.documentElement, { childList: true, subtree: true });
@@ -112,14 +121,28 @@
     const control = "button, a[href], [role=button], [role=link], [role=switch], [role=option], [role=tab]";
     if (event.key === "Escape" && inside("[role=dialog], [role=alertdialog]")) return;  // the dialog closes itself
     if (event.key === "Enter" && inside(control)) return;
-    // j / k: the list's cursor moves here at once (drawn by one CSS rule on its row, kept by item id
-    // so live rows arriving above it do not move it), then the server hears of it (the same hidden
-    // button as before) for o, m and v. The server's index and this cursor take the same steps.
+    // j / k: the list's cursor lives here (an attribute on its row, so live rows arriving above it do
+    // not move it); o / Enter open its row and m toggles its read state by that row's own controls,
+    // so what the keys act on is always the row that is marked.
     if ((event.key === "j" || event.key === "k") && moveCursor(event.key === "j" ? 1 : -1)) {
       event.preventDefault();
-      const sync = document.getElementById(event.key === "j" ? "kbd-next" : "kbd-prev");
-      if (sync) sync.click();
       return;
+    }
+    const marked = document.querySelector("#item-list [data-td-row]") ? cursorRow() : null;
+    if (marked && (event.key === "o" || event.key === "Enter")) {
+      event.preventDefault();
+      marked.click();
+      return;
+    }
+    if (marked && event.key === "m" && !document.getElementById("item-detail")) {
+      const toggle = marked.querySelector("[data-td-toggle-read]");
+      if (toggle) { event.preventDefault(); toggle.click(); return; }
+    }
+    // x ticks the cursor's row for a bulk action (its checkbox, as a click would).
+    if (event.key === "x") {
+      const row = cursorRow();
+      const box = row && row.querySelector("[data-td-select]");
+      if (box) { event.preventDefault(); box.click(); return; }
     }
     // "/" jumps to the page's search box, as in most readers.
     if (event.key === "/") {

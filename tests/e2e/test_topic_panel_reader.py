@@ -399,3 +399,42 @@ def test_500_items_in_5_seconds_reach_two_open_panels_with_none_missing(
     for page in panels:
         expect(rows(page)).to_have_count(500, timeout=30_000)
         assert _dom_ids(page) == expected  # every item, newest first, none missing or repeated
+
+
+def test_bulk_select_with_shift_click_and_x_then_read_pin_archive_for_yourself(page: Page, e2e_app: E2EApp) -> None:
+    """#15 bulk: tick rows (shift-click ticks a range, x ticks the cursor's), then act on all of them."""
+    bot_id, _ = make_bot(e2e_app, "ci")
+    ids = [seed(e2e_app, bot_id, topic_key="ci", title=f"build {index}") for index in range(6)]
+    newest_first = ids[::-1]
+    log_in(page, e2e_app, ADMIN)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    open_panel(page, e2e_app, bot_id)
+    expect(rows(page)).to_have_count(6)
+    page.locator(f"#item-{newest_first[0]} .row-select").click()
+    page.locator(f"#item-{newest_first[3]} .row-select").click(modifiers=["Shift"])
+    expect(page.locator("#bulk-count")).to_have_text("4 selected")
+    expect(page.locator("#item-detail")).to_have_count(0)  # ticking never opens the row
+    page.screenshot(path=str(screenshot_path("panel-bulk-selection.png")))
+    page.locator("#bulk-read").click()
+    expect(page.get_by_text("4 items: read")).to_be_visible()
+    expect(page.locator("#bulk-bar")).to_have_count(0)
+    assert _unread(e2e_app, bot_id) == set(newest_first[4:])
+    assert _team_unread(e2e_app, bot_id) == set(ids)  # the admin's own reading, no one else's
+
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("j")  # ticking moved no cursor: it goes from the first row to the second
+    page.keyboard.press("x")
+    expect(page.locator("#bulk-count")).to_have_text("1 selected")
+    page.locator("#bulk-archive").click()
+    expect(page.get_by_text("1 item: archive")).to_be_visible()
+    expect(rows(page)).to_have_count(5)
+    expect(page.locator(f"#item-{newest_first[1]}")).to_have_count(0)
+    # m toggles the read state of the row the cursor marks, o opens that row.
+    page.keyboard.press("j")
+    page.keyboard.press("j")  # first, second (was third), third (was fourth) of the five left
+    marked = page.locator("#item-list [data-td-cursor]")
+    expect(marked).to_have_id(f"item-{newest_first[3]}")
+    page.keyboard.press("m")
+    expect(marked).to_have_class(re.compile(r"\bitem-unread\b"))
+    page.keyboard.press("o")
+    expect(page.locator("#detail-title")).to_have_text(f"build {ids.index(newest_first[3])}")

@@ -25,7 +25,8 @@ from topic_dashboard.text_policy import check_line, is_lookup_key
 
 MAX_PAGE = 200
 DEFAULT_PAGE = 50
-MAX_ITEM_ID = 2**63 - 1  # a larger id overflows the databases' integer binding (a 500 instead of a 400/404)
+MAX_ITEM_ID = 2**63 - 1
+MAX_BULK = 5_000  # items one bulk action changes at most  # a larger id overflows the databases' integer binding (a 500 instead of a 400/404)
 
 
 class ItemPublic(BaseModel):
@@ -281,6 +282,37 @@ def set_item_flags(
     session.commit()
     session.expire_all()
     return get_item(session=session, bot_id=bot_id, item_id=item_id, reader=reader)
+
+
+BULK_FLAGS = ("is_read", "is_pinned", "is_archived")
+
+
+def set_flags_many(
+    *, session: Session, bot_id: str, item_ids: list[int], flags: dict[str, bool], reader: int | None = None
+) -> list[int]:
+    """Set read/pinned/archived on several items of the bot at once, for `reader` (for everyone when
+    None); returns the ids of the bot's items it set (others' ids are ignored). One transaction.
+    Raises validation_error for a flag that is none of BULK_FLAGS."""
+    if not flags or any(name not in BULK_FLAGS or not isinstance(value, bool) for name, value in flags.items()):
+        raise AppError("validation_error", "choose read, pinned or archived", field="flags")
+    wanted = [i for i in item_ids if isinstance(i, int) and 0 < i <= MAX_ITEM_ID][:MAX_BULK]
+    ids: list[int] = []
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        ids += [
+            int(i)
+            for i in session.exec(select(TopicItem.id).where(TopicItem.bot_id == bot_id, col(TopicItem.id).in_(chunk)))
+            if i is not None
+        ]
+    if ids and reader is None:
+        for start in range(0, len(ids), 500):
+            session.exec(sa.update(TopicItem).where(col(TopicItem.id).in_(ids[start : start + 500])).values(**flags))
+    elif ids and reader is not None:
+        _upsert_states(session, reader, bot_id, ids, flags)
+    if ids:
+        bump_items_version(session, bot_id)
+    session.commit()
+    return ids
 
 
 def set_resolved(*, session: Session, bot_id: str, item_id: int, resolved: bool, actor: str) -> ItemPublic:

@@ -237,7 +237,24 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
     # the row), not by each row from the server: a j/k press answers at once, whatever the row count.
     is_open = D.id == item.id
     return rx.hstack(
+        rx.checkbox(
+            checked=S.selected_ids.contains(item.id),
+            # A shift-click ticks the range from the last ticked row; the click never opens the row.
+            on_click=lambda info: [rx.stop_propagation, S.toggle_select(item.id, info["shift_key"])],
+            size="1",
+            margin_top="0.2rem",
+            aria_label="Select",
+            custom_attrs={"data-td-select": "1"},
+            class_name="row-select",
+        ),
         rx.box(width="4px", align_self="stretch", border_radius="2px", background=level_swatch(item.level)),
+        # What m clicks for the cursor's row when no item is open (assets/keyboard_shortcuts.js).
+        rx.el.button(
+            on_click=[rx.stop_propagation, S.toggle_read(item.id)],
+            custom_attrs={"data-td-toggle-read": "1", "aria-hidden": "true"},
+            tab_index=-1,
+            display="none",
+        ),
         rx.vstack(
             rx.hstack(
                 _level_icon(item.level),
@@ -325,6 +342,38 @@ def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
         spacing="2",
         class_name=rx.cond(item.is_read, "item-row item-read", "item-row item-unread"),
         id="item-" + item.id.to_string(),
+    )
+
+
+def bulk_bar() -> rx.Component:
+    """With rows ticked: what to do with all of them (each person's own reading state)."""
+
+    def action(label: str, name: str, icon: str) -> rx.Component:
+        return rx.button(
+            rx.icon(icon, size=13), label, size="1", variant="soft", on_click=S.bulk(name), id=f"bulk-{name}"
+        )
+
+    return rx.cond(
+        S.selected_ids.length() > 0,
+        rx.hstack(
+            rx.text(S.selected_ids.length().to_string() + " selected", size="2", weight="medium", id="bulk-count"),
+            action("Read", "read", "mail-open"),
+            action("Unread", "unread", "mail"),
+            action("Pin", "pin", "pin"),
+            action("Unpin", "unpin", "pin-off"),
+            action("Archive", "archive", "archive"),
+            rx.button(
+                "Clear", size="1", variant="ghost", color_scheme="gray", on_click=S.clear_selection, id="bulk-clear"
+            ),
+            spacing="2",
+            align="center",
+            wrap="wrap",
+            padding="0.4rem 0.5rem",
+            border_radius="var(--radius-2)",
+            background=rx.color("accent", 3),
+            width="100%",
+            id="bulk-bar",
+        ),
     )
 
 
@@ -545,6 +594,7 @@ def items_column() -> rx.Component:
         ),
         _search_box(),
         _filters(),
+        bulk_bar(),
         rx.cond(
             S.loading,
             _loading_rows(),
@@ -846,6 +896,7 @@ def keyboard() -> rx.Component:
 
 SHORTCUTS = [
     ("/", "search titles, content and tags"),
+    ("x", "select the item under the cursor (shift-click selects a range)"),
     ("j / k", "next / previous item (the list scrolls with you)"),
     ("o or Enter", "open the item under the cursor"),
     ("Esc", "close the item"),

@@ -60,6 +60,9 @@ class TopicPanelState(SignedInState):
     # Browser notifications: this browser's choice (JSON of NotifyPrefs), and the newest item told of.
     notify_prefs: str = rx.LocalStorage("", name="td-notify", sync=True)
     _notified_up_to: int = 0
+    # Bulk: the rows ticked (shift-click ticks a range from the last one ticked; x ticks the cursor's).
+    selected_ids: list[int] = []
+    _last_selected: int = 0
     _notify_armed: bool = False  # set once the newest item at load is known: older ones are never notified
     unread_only: bool = False
     show_archived: bool = False
@@ -392,6 +395,7 @@ class TopicPanelState(SignedInState):
         return self._reload()
 
     def _reload(self) -> rx.event.EventSpec | None:
+        self.selected_ids = []
         try:
             self._load_topics()
             self._load_items()
@@ -423,6 +427,51 @@ class TopicPanelState(SignedInState):
         """The tags in use, offered when the tag box gets focus."""
         with read_session() as session:
             self.tag_options = item_service.tag_suggestions(session=session, bot_id=self.bot_id, prefix=self.tag_filter)
+
+    @rx.event
+    def toggle_select(self, item_id: int, shift: bool = False) -> None:
+        shown = [row.id for row in self.items]
+        if item_id not in shown:
+            return
+        if shift and self._last_selected in shown and self._last_selected != item_id:
+            first, last = sorted((shown.index(self._last_selected), shown.index(item_id)))
+            chosen = set(self.selected_ids) | set(shown[first : last + 1])
+            self.selected_ids = [row_id for row_id in shown if row_id in chosen]
+        elif item_id in self.selected_ids:
+            self.selected_ids = [row_id for row_id in self.selected_ids if row_id != item_id]
+        else:
+            self.selected_ids = [*self.selected_ids, item_id]
+        self._last_selected = item_id
+
+    @rx.event
+    def clear_selection(self) -> None:
+        self.selected_ids = []
+
+    @rx.event
+    def bulk(self, action: str) -> rx.event.EventSpec | None:
+        """Read, unread, pin, unpin, archive or unarchive the ticked rows, for this person."""
+        flags = {
+            "read": {"is_read": True},
+            "unread": {"is_read": False},
+            "pin": {"is_pinned": True},
+            "unpin": {"is_pinned": False},
+            "archive": {"is_archived": True},
+            "unarchive": {"is_archived": False},
+        }.get(action)
+        if flags is None or not self.selected_ids:
+            return None
+        try:
+            with write_session() as session:
+                done = item_service.set_flags_many(
+                    session=session, bot_id=self.bot_id, item_ids=self.selected_ids, flags=flags, reader=self._reader()
+                )
+            self._load_topics()
+            self._load_items()
+        except AppError as error:
+            return rx.toast.error(error.message)
+        self.selected_ids = []
+        count = len(done)
+        return rx.toast.success(f"{count} item{'s' if count != 1 else ''}: {action}")
 
     @rx.event
     def export_view(self, kind: str) -> rx.event.EventSpec | None:

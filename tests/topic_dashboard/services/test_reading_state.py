@@ -187,3 +187,29 @@ def test_the_upgrade_keeps_todays_reading_state_as_every_existing_users(tmp_path
             assert topic_counts(session=session, bot_id="b1", reader=user_id) == {"inbox": (2, 3)}
     finally:
         engine.dispose()
+
+
+def test_bulk_flags_change_only_this_bots_items_for_the_reader(session: Session) -> None:
+    from topic_dashboard.errors import AppError
+    from topic_dashboard.services.items import set_flags_many
+
+    bot_id, ids = _bot(session, 5)
+    other_id, other_ids = _bot(session, 1)
+    ann = _user(session, "ann")
+    done = set_flags_many(
+        session=session, bot_id=bot_id, item_ids=[*ids[:3], other_ids[0], -4], flags={"is_pinned": True}, reader=ann
+    )
+    assert sorted(done) == sorted(ids[:3])
+    assert pinned_count(session=session, bot_id=bot_id, reader=ann) == 3
+    assert pinned_count(session=session, bot_id=bot_id) == 0  # the team's: untouched
+    assert pinned_count(session=session, bot_id=other_id, reader=ann) == 0
+    set_flags_many(
+        session=session, bot_id=bot_id, item_ids=ids, flags={"is_read": True, "is_archived": True}, reader=ann
+    )
+    assert topic_counts(session=session, bot_id=bot_id, reader=ann) == {}
+    assert topic_counts(session=session, bot_id=bot_id) == {"inbox": (5, 5)}
+    import pytest
+
+    with pytest.raises(AppError) as error:
+        set_flags_many(session=session, bot_id=bot_id, item_ids=ids, flags={"title": True}, reader=ann)  # type: ignore[dict-item]
+    assert error.value.field == "flags"
