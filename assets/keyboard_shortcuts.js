@@ -20,7 +20,6 @@
       .observe(el, { childList: true, subtree: true, characterData: true });
   };
   const wireAll = () => document.querySelectorAll("[data-td-stick-bottom]").forEach(wire);
-  new MutationObserver(wireAll).observe(document.documentElement, { childList: true, subtree: true });
   window.__tdStickToEnd = (id) => {
     const el = document.getElementById(id);
     if (!el) return;
@@ -59,30 +58,26 @@
   const moveCursor = (delta) => {
     const at = cursorRow();
     if (!at) return false;
-    let next = at;
-    if (at.hasAttribute(CURSOR)) {
-      // Siblings in the list: rows are the list's direct children (the first row when none is marked).
-      let step = delta > 0 ? at.nextElementSibling : at.previousElementSibling;
-      while (step && !step.hasAttribute("data-td-row")) step = delta > 0 ? step.nextElementSibling : step.previousElementSibling;
-      if (step) next = step;
-    } else if (delta > 0) {
-      let step = at.nextElementSibling;
-      while (step && !step.hasAttribute("data-td-row")) step = step.nextElementSibling;
-      if (step) next = step;
-    }
+    // Rows are the list's children: the next (or previous) one, or stay at the end.
+    const sibling = (el) => (delta > 0 ? el.nextElementSibling : el.previousElementSibling);
+    let step = sibling(at);
+    while (step && !step.hasAttribute("data-td-row")) step = sibling(step);
+    const next = step || at;
     putCursor(next);
     next.scrollIntoView({ block: "nearest" });
     return true;
   };
   // A row opened by a click takes the cursor; a list that lost the cursor's row (a new view, a
-  // filter) starts again at its first row, as the server does.
+  // filter, the row archived) starts again at its first row.
   document.addEventListener("click", (event) => {
     const target = event.target;
     if (!target || !target.closest || target.closest("[data-td-select], [data-td-toggle-read]")) return;
     const row = target.closest("#item-list [data-td-row]");
     if (row) putCursor(row);
   }, true);
+  // One observer for the whole page's changes: sticky chat panes, the cursor, scroll areas.
   new MutationObserver(() => {
+    wireAll();
     const wanted = cursorId && document.getElementById(cursorId);
     const inList = wanted && wanted.matches("#item-list [data-td-row]") ? wanted : null;
     const marked = document.querySelector(`#item-list [${CURSOR}]`);

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel
 
 from mcp_service.rest.deps import Admin, Reader, ReadSession, WriteSession
@@ -69,10 +69,9 @@ def purge_topic(
     """Apply the topic's retention now (what the background sweep does every few minutes): delete
     its items older than `retention_days` or beyond its newest `retention_items`, pinned ones kept,
     in batches of 500 (each its own short transaction). With `dry_run`, only count them."""
-    counted = retention.count_purgeable(session=session, bot_id=bot_id, topic_key=topic_key)
     if dry_run:
-        return counted
-    session.rollback()  # the purge's own write sessions must not wait behind this read
+        return retention.count_purgeable(session=session, bot_id=bot_id, topic_key=topic_key)
+    # Batches in write sessions of their own (this request's session stays unused: no lock held).
     return retention.purge_topic(sessions=write_session, bot_id=bot_id, topic_key=topic_key)
 
 
@@ -88,20 +87,27 @@ def put_settings(
     return topics.update_topic_settings(session=session, bot_id=bot_id, update=body)
 
 
+def item_filters(
+    topic_key: str | None = None, unread_only: bool = False, level: str | None = None, tag: str | None = None
+) -> item_service.ItemFilters:
+    """The filters the item list and the search share, from the query string."""
+    return item_service.ItemFilters(topic_key=topic_key, unread_only=unread_only, level=level, tag=tag)
+
+
+Filters = Annotated[item_service.ItemFilters, Depends(item_filters)]
+Limit = Annotated[int, Query(ge=1, le=item_service.MAX_PAGE)]
+
+
 @router.get("/bots/{bot_id}/topic-items", response_model=item_service.ItemPage)
 def list_items(
     bot_id: str,
     _: Reader,
     session: ReadSession,
-    topic_key: str | None = None,
+    filters: Filters,
     cursor: str | None = None,
-    limit: int = Query(default=item_service.DEFAULT_PAGE, ge=1, le=item_service.MAX_PAGE),
-    unread_only: bool = False,
-    level: str | None = None,
-    tag: str | None = None,
+    limit: Limit = item_service.DEFAULT_PAGE,
 ) -> item_service.ItemPage:
     get_bot(session=session, bot_id=bot_id)
-    filters = item_service.ItemFilters(topic_key=topic_key, unread_only=unread_only, level=level, tag=tag)
     return item_service.list_items(session=session, bot_id=bot_id, filters=filters, cursor=cursor, limit=limit)
 
 
@@ -111,19 +117,15 @@ def search_items(
     _: Reader,
     session: ReadSession,
     q: str,
-    topic_key: str | None = None,
+    filters: Filters,
     cursor: str | None = None,
-    limit: int = Query(default=item_service.DEFAULT_PAGE, ge=1, le=item_service.MAX_PAGE),
-    unread_only: bool = False,
-    level: str | None = None,
-    tag: str | None = None,
+    limit: Limit = item_service.DEFAULT_PAGE,
 ) -> search_service.SearchPage:
     """Full text over titles, content and tags (every word must occur; "quoted words" are one),
     best first: every word in the title, then the rest, newest first within each. Each hit carries
     its title and a snippet cut into plain-text parts, the words marked (`hit`). The team's
     reading state, as in the list above."""
     get_bot(session=session, bot_id=bot_id)
-    filters = item_service.ItemFilters(topic_key=topic_key, unread_only=unread_only, level=level, tag=tag)
     return search_service.search_items(
         session=session, bot_id=bot_id, query=q, filters=filters, cursor=cursor, limit=limit
     )

@@ -1,5 +1,5 @@
-"""Export what a view shows: a bot's items with the panel's filters (or a search), as a person sees
-them, as JSON or CSV. Cells a spreadsheet would run as a formula are defused."""
+"""Export what a view shows (search.items_in_view: the panel's filters, or its search, as a person
+sees them) as JSON or CSV. Cells a spreadsheet would run as a formula are defused."""
 
 from __future__ import annotations
 
@@ -8,11 +8,8 @@ import io
 import json
 from typing import Any
 
-from sqlmodel import Session
-
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import items as item_service
-from topic_dashboard.services import search as search_service
 
 MAX_EXPORT = 10_000
 COLUMNS = (
@@ -32,36 +29,6 @@ COLUMNS = (
     "source",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def view_items(
-    *,
-    session: Session,
-    bot_id: str,
-    filters: item_service.ItemFilters,
-    query: str = "",
-    reader: int | None = None,
-    cap: int = MAX_EXPORT,
-) -> list[item_service.ItemPublic]:
-    """Every item the view shows (newest first; a search's order when searching), at most `cap`."""
-    out: list[item_service.ItemPublic] = []
-    cursor: str | None = None
-    while len(out) < cap:
-        if query.strip():
-            page = search_service.search_items(
-                session=session, bot_id=bot_id, query=query, filters=filters, cursor=cursor, limit=200, reader=reader
-            )
-            out += [hit.item for hit in page.hits]
-        else:
-            listed = item_service.list_items(
-                session=session, bot_id=bot_id, filters=filters, cursor=cursor, limit=200, reader=reader
-            )
-            out += listed.items
-            page = listed  # type: ignore[assignment]
-        if page.next_cursor is None:
-            break
-        cursor = page.next_cursor
-    return out[:cap]
 
 
 def _row(item: item_service.ItemPublic) -> dict[str, Any]:

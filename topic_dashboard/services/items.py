@@ -126,22 +126,31 @@ def _effective_archived(reader: int | None) -> Any:
     return sa.or_(col(TopicItem.is_archived), sa.func.coalesce(col(ItemState.is_archived), sa.false()))
 
 
+def pack_cursor(version: str, *numbers: int) -> str:
+    """An opaque cursor: a version tag and whole numbers (ids, a tier), base64url without padding."""
+    return base64.urlsafe_b64encode(":".join([version, *map(str, numbers)]).encode()).decode().rstrip("=")
+
+
+def unpack_cursor(cursor: str, version: str, count: int, message: str) -> list[int]:
+    """The `count` numbers (each 0..MAX_ITEM_ID) a cursor of `version` holds. Raises invalid_cursor
+    with `message` for anything else."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        tag, *values = raw.split(":")
+        if tag != version or len(values) != count or not all(v.isdigit() and int(v) <= MAX_ITEM_ID for v in values):
+            raise ValueError(raw)
+        return [int(v) for v in values]
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise AppError("invalid_cursor", message, field="cursor") from None
+
+
 def encode_cursor(item_id: int) -> str:
-    return base64.urlsafe_b64encode(f"v1:{item_id}".encode()).decode().rstrip("=")
+    return pack_cursor("v1", item_id)
 
 
 def decode_cursor(cursor: str) -> int:
     """Raises invalid_cursor."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        version, _, value = raw.partition(":")
-        if version != "v1" or not value.isdigit() or int(value) > MAX_ITEM_ID:
-            raise ValueError(raw)
-        return int(value)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise AppError(
-            "invalid_cursor", "cursor is not one this API gave out; start again without it", field="cursor"
-        ) from None
+    return unpack_cursor(cursor, "v1", 1, "cursor is not one this API gave out; start again without it")[0]
 
 
 def list_items(
@@ -272,13 +281,8 @@ def set_item_flags(
         for name, value in (("is_read", is_read), ("is_pinned", is_pinned), ("is_archived", is_archived))
         if value is not None
     }
-    if reader is None:
-        for name, value in changes.items():
-            setattr(item, name, value)
-        session.add(item)
-    elif changes:
-        _upsert_states(session, reader, bot_id, [item.id or 0], changes)
-    bump_items_version(session, bot_id)
+    if changes:
+        _apply_flags(session, bot_id, [item.id or 0], changes, reader)
     session.commit()
     session.expire_all()
     return get_item(session=session, bot_id=bot_id, item_id=item_id, reader=reader)
@@ -295,24 +299,37 @@ def set_flags_many(
     Raises validation_error for a flag that is none of BULK_FLAGS."""
     if not flags or any(name not in BULK_FLAGS or not isinstance(value, bool) for name, value in flags.items()):
         raise AppError("validation_error", "choose read, pinned or archived", field="flags")
-    wanted = [i for i in item_ids if isinstance(i, int) and 0 < i <= MAX_ITEM_ID][:MAX_BULK]
-    ids: list[int] = []
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        ids += [
-            int(i)
-            for i in session.exec(select(TopicItem.id).where(TopicItem.bot_id == bot_id, col(TopicItem.id).in_(chunk)))
-            if i is not None
-        ]
-    if ids and reader is None:
-        for start in range(0, len(ids), 500):
-            session.exec(sa.update(TopicItem).where(col(TopicItem.id).in_(ids[start : start + 500])).values(**flags))
-    elif ids and reader is not None:
-        _upsert_states(session, reader, bot_id, ids, flags)
-    if ids:
-        bump_items_version(session, bot_id)
+    ids = _bot_item_ids(session, bot_id, item_ids[:MAX_BULK], reader)
+    _apply_flags(session, bot_id, ids, flags, reader)
     session.commit()
     return ids
+
+
+def _bot_item_ids(session: Session, bot_id: str, item_ids: list[int], reader: int | None, *where: Any) -> list[int]:
+    """Of `item_ids`, those of the bot's items that meet `where` (as `reader` sees them), 500 at a time."""
+    wanted = [i for i in item_ids if isinstance(i, int) and 0 < i <= MAX_ITEM_ID]
+    found: list[int] = []
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        rows = session.exec(
+            with_own_state(select(TopicItem.id), reader).where(
+                TopicItem.bot_id == bot_id, col(TopicItem.id).in_(chunk), *where
+            )
+        ).all()
+        found += [int(item_id) for item_id in rows if item_id is not None]
+    return found
+
+
+def _apply_flags(session: Session, bot_id: str, ids: list[int], flags: dict[str, bool], reader: int | None) -> None:
+    """Set `flags` on these items of the bot: the reader's own state, or the team's when None."""
+    if not ids:
+        return
+    if reader is None:
+        for start in range(0, len(ids), 500):
+            session.exec(sa.update(TopicItem).where(col(TopicItem.id).in_(ids[start : start + 500])).values(**flags))
+    else:
+        _upsert_states(session, reader, bot_id, ids, flags)
+    bump_items_version(session, bot_id)
 
 
 def set_resolved(*, session: Session, bot_id: str, item_id: int, resolved: bool, actor: str) -> ItemPublic:
@@ -376,24 +393,9 @@ def set_read(
 ) -> list[int]:
     """Mark these items of the bot read (or unread) for `reader` (for everyone when None); returns
     the ids that changed for them. One transaction."""
-    wanted = [i for i in item_ids if isinstance(i, int) and 0 < i <= MAX_ITEM_ID]
-    changed: list[int] = []
     read = _effective_read(reader)
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        rows = session.exec(
-            with_own_state(select(TopicItem.id), reader).where(
-                TopicItem.bot_id == bot_id, col(TopicItem.id).in_(chunk), read if not is_read else sa.not_(read)
-            )
-        ).all()
-        ids = [int(item_id) for item_id in rows if item_id is not None]
-        if ids and reader is None:
-            session.exec(sa.update(TopicItem).where(col(TopicItem.id).in_(ids)).values(is_read=is_read))
-        elif ids and reader is not None:
-            _upsert_states(session, reader, bot_id, ids, {"is_read": is_read})
-        changed += ids
-    if changed:
-        bump_items_version(session, bot_id)
+    changed = _bot_item_ids(session, bot_id, item_ids, reader, sa.not_(read) if is_read else read)
+    _apply_flags(session, bot_id, changed, {"is_read": is_read}, reader)
     session.commit()
     return changed
 

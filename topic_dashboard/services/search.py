@@ -17,8 +17,6 @@ smuggle markup through a search result.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from typing import Any
 
@@ -29,12 +27,14 @@ from sqlmodel import Session, col, select
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import ItemState, TopicItem
 from topic_dashboard.services.items import (
-    MAX_ITEM_ID,
     MAX_PAGE,
     ItemFilters,
     ItemPublic,
     filtered,
     item_public,
+    list_items,
+    pack_cursor,
+    unpack_cursor,
     with_own_state,
 )
 from topic_dashboard.text_policy import check_line, is_lookup_key
@@ -81,22 +81,19 @@ def parse_query(query: str) -> list[str]:
     return terms
 
 
+CURSOR_MESSAGE = "cursor is not one this search gave out; search again without it"
+
+
 def _encode(tier: int, last_id: int) -> str:
-    return base64.urlsafe_b64encode(f"s2:{tier}:{last_id}".encode()).decode().rstrip("=")
+    return pack_cursor("s2", tier, last_id)
 
 
 def _decode(cursor: str) -> tuple[int, int]:
     """(tier, last id shown). Raises invalid_cursor."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        version, tier, value = raw.split(":")
-        if version != "s2" or tier not in ("0", "1") or not value.isdigit() or int(value) > MAX_ITEM_ID:
-            raise ValueError(raw)
-        return int(tier), int(value)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise AppError(
-            "invalid_cursor", "cursor is not one this search gave out; search again without it", field="cursor"
-        ) from None
+    tier, last_id = unpack_cursor(cursor, "s2", 2, CURSOR_MESSAGE)
+    if tier > 1:
+        raise AppError("invalid_cursor", CURSOR_MESSAGE, field="cursor")
+    return tier, last_id
 
 
 def _like(term: str) -> str:
@@ -163,17 +160,17 @@ def _tier(
 ) -> Any:
     """The query of one tier, newest first, below id `after`: 0 = every term in the title, 1 = the
     other matches."""
-    statement = select(TopicItem, ItemState)
     in_title = sa.and_(*(_contains(col(TopicItem.title), term, postgres) for term in terms))
+    statement = select(TopicItem, ItemState).where(in_title if tier == 0 else sa.not_(in_title))
     if postgres:
         text: Any = sa.literal_column(PG_SEARCH_TEXT)
         statement = statement.where(*(text.ilike(_like(term), escape="\\") for term in terms))
-        statement = statement.where(in_title if tier == 0 else sa.not_(in_title))
         newest: Any = col(TopicItem.id)
     else:
         indexed = [term for term in terms if len(term) >= MIN_INDEXED_CHARS]
         if indexed:
-            # Driven by the FTS index newest first (ORDER BY its rowid): it stops after a page.
+            # Driven by the FTS index newest first (ORDER BY its rowid): it stops after a page. Tier 0
+            # asks the index for title matches, so it reads only those postings.
             fts = sa.table("topic_item_fts", sa.column("rowid"))
             match = _fts_query(indexed, in_title=tier == 0)
             statement = statement.select_from(fts).join(TopicItem, col(TopicItem.id) == fts.c.rowid)
@@ -185,10 +182,6 @@ def _tier(
         statement = statement.where(
             *(_contains(haystack, term, postgres) for term in terms if len(term) < MIN_INDEXED_CHARS)
         )
-        if tier == 1 or not indexed:
-            statement = statement.where(in_title if tier == 0 else sa.not_(in_title))
-        elif len(indexed) < len(terms):
-            statement = statement.where(in_title)  # the short terms in the title too
     statement = filtered(with_own_state(statement, reader), bot_id, filters, reader)
     if after is not None:
         statement = statement.where(newest < after)
@@ -228,27 +221,39 @@ def highlight(text: str, terms: list[str]) -> list[TextPart]:
     return parts
 
 
-def unread_in_search(
+def items_in_view(
     *,
     session: Session,
     bot_id: str,
-    query: str,
-    filters: ItemFilters | None = None,
-    up_to_id: int | None = None,
+    filters: ItemFilters,
+    query: str = "",
     reader: int | None = None,
     cap: int = 10_000,
-) -> list[int]:
-    """The unread items a search shows (with its filters, up to the newest the person has seen):
-    what "Mark all read" marks while searching. Raises validation_error."""
-    unread = (filters or ItemFilters()).model_copy(update={"unread_only": True})
-    ids: list[int] = []
+) -> list[ItemPublic]:
+    """Every item a view shows, as `reader` sees it, at most `cap`: its search's results, best
+    first, when it searches; else its filtered list, newest first. What export and "Mark all read"
+    while searching read. Raises validation_error, invalid_cursor."""
+    shown: list[ItemPublic] = []
     cursor: str | None = None
-    while len(ids) < cap:
-        page = search_items(
-            session=session, bot_id=bot_id, query=query, filters=unread, cursor=cursor, limit=MAX_PAGE, reader=reader
-        )
-        ids += [hit.item.id for hit in page.hits if up_to_id is None or hit.item.id <= up_to_id]
-        if page.next_cursor is None:
+    while len(shown) < cap:
+        if query.strip():
+            found = search_items(
+                session=session,
+                bot_id=bot_id,
+                query=query,
+                filters=filters,
+                cursor=cursor,
+                limit=MAX_PAGE,
+                reader=reader,
+            )
+            shown += [hit.item for hit in found.hits]
+            cursor = found.next_cursor
+        else:
+            listed = list_items(
+                session=session, bot_id=bot_id, filters=filters, cursor=cursor, limit=MAX_PAGE, reader=reader
+            )
+            shown += listed.items
+            cursor = listed.next_cursor
+        if cursor is None:
             break
-        cursor = page.next_cursor
-    return ids[:cap]
+    return shown[:cap]

@@ -73,7 +73,6 @@ class MoveItemState(TopicPanelState):
                     session=session, bot_id=self.bot_id, item_id=item_id, reader=self._reader()
                 )
             self.detail = item_detail(public, allow_images=self.allow_images)
-        self.cursor_index = next((i for i, row in enumerate(self.items) if row.id == item_id), self.cursor_index)
 
     @rx.event
     @admin_only

@@ -871,10 +871,7 @@ def keyboard() -> rx.Component:
     return rx.fragment(
         shortcuts(
             {
-                "j": "kbd-next",
-                "k": "kbd-prev",
-                "o": "kbd-open",
-                "Enter": "kbd-open",
+                # j, k, o, Enter and x act on the list's cursor in the browser (assets/keyboard_shortcuts.js).
                 "m": "kbd-toggle-read",
                 "v": "kbd-move",
                 "Escape": "kbd-close",
@@ -885,10 +882,7 @@ def keyboard() -> rx.Component:
         hidden_button("td-history-close", S.close_detail_from_history),
         hidden_button("kbd-help", S.set_help_open(True)),
         help_dialog(),
-        hidden_button("kbd-next", S.cursor_next),
-        hidden_button("kbd-prev", S.cursor_prev),
-        hidden_button("kbd-open", S.open_cursor),
-        hidden_button("kbd-toggle-read", S.toggle_read_cursor),
+        hidden_button("kbd-toggle-read", S.toggle_read_open),
         # Only admins have the Move control: for anyone else the key clicks nothing.
         rx.cond(AuthState.is_admin & S.has_detail, hidden_button("kbd-move", MoveItemState.show_move(True))),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import secrets
@@ -68,7 +69,6 @@ class TopicPanelState(SignedInState):
     show_archived: bool = False
     items: list[ItemRow] = []
     next_cursor: str = ""
-    cursor_index: int = -1
     detail: ItemDetail = ItemDetail()
     content_expanded: bool = False
     loading: bool = True
@@ -164,7 +164,7 @@ class TopicPanelState(SignedInState):
             self._notify_armed = False  # switched on later: from the newest item then, never a backlog
             return None
         if not self._notify_armed:
-            self._arm_notifications()
+            self._arm_notifications(session)
             return None
         newest = self._notified_up_to
         page = item_service.list_items(
@@ -237,11 +237,14 @@ class TopicPanelState(SignedInState):
         """Whose reading state this panel shows and changes: the signed-in person's."""
         return self._principal().user_id
 
-    def _arm_notifications(self) -> None:
-        """From now on: items newer than the bot's newest now are the ones to notify."""
-        with read_session() as session:
+    def _arm_notifications(self, session: Session | None = None) -> None:
+        """With notifications on: items newer than the bot's newest now are the ones to notify."""
+        self._notify_armed = False
+        if not self._prefs().enabled:
+            return
+        with contextlib.nullcontext(session) if session is not None else read_session() as reading:
             newest = item_service.list_items(
-                session=session, bot_id=self.bot_id, filters=item_service.ItemFilters(include_archived=True), limit=1
+                session=reading, bot_id=self.bot_id, filters=item_service.ItemFilters(include_archived=True), limit=1
             )
         self._notified_up_to = newest.items[0].id if newest.items else 0
         self._notify_armed = True
@@ -278,7 +281,6 @@ class TopicPanelState(SignedInState):
             )
         self.items = self._named([item_row(item) for item in page.items])
         self.next_cursor = page.next_cursor or ""
-        self.cursor_index = 0 if self.items else -1
 
     def _search_page(self, cursor: str | None) -> tuple[list[ItemRow], str]:
         with read_session() as session:
@@ -296,7 +298,6 @@ class TopicPanelState(SignedInState):
     def _load_search(self) -> None:
         """The search's first page, best first (new items join it when the search runs again)."""
         self.items, self.next_cursor = self._search_page(None)
-        self.cursor_index = 0 if self.items else -1
 
     def _named(self, rows: list[ItemRow]) -> list[ItemRow]:
         """Rows show their topic by the name the sidebar uses, not its key."""
@@ -314,9 +315,6 @@ class TopicPanelState(SignedInState):
         self.detail = item_detail(public, allow_images=self.allow_images)
         self.content_expanded = False
         self._patch_row(public.id, is_read=public.is_read, is_pinned=public.is_pinned, is_archived=public.is_archived)
-        for index, row in enumerate(self.items):
-            if row.id == item_id:
-                self.cursor_index = index
 
     def _patch_row(self, item_id: int, **flags: bool) -> None:
         rows = []
@@ -478,12 +476,13 @@ class TopicPanelState(SignedInState):
         """Download what this view shows (filters or search, as this person reads it) as JSON or CSV."""
         try:
             with read_session() as session:
-                shown = export_service.view_items(
+                shown = search_service.items_in_view(
                     session=session,
                     bot_id=self.bot_id,
                     filters=self._filters(),
                     query=self.search_query,
                     reader=self._reader(),
+                    cap=export_service.MAX_EXPORT,
                 )
             data, mime = export_service.export(kind, shown)
         except AppError as error:
@@ -664,14 +663,15 @@ class TopicPanelState(SignedInState):
         try:
             with read_session() as session:
                 if self.searching:  # exactly what the search shows, with its filters
-                    ids = search_service.unread_in_search(
+                    unread = self._filters().model_copy(update={"unread_only": True})
+                    found = search_service.items_in_view(
                         session=session,
                         bot_id=self.bot_id,
+                        filters=unread,
                         query=self.search_query,
-                        filters=self._filters(),
-                        up_to_id=newest_shown,
                         reader=self._reader(),
                     )
+                    ids = [item.id for item in found if item.id <= newest_shown]
                 else:
                     ids = item_service.unread_in_view(
                         session=session,
@@ -737,24 +737,7 @@ class TopicPanelState(SignedInState):
 
     # --- keyboard -----------------------------------------------------------------------------
 
-    @rx.event
-    def cursor_next(self) -> rx.event.EventSpec | None:
-        if not self.items:
-            return None
-        self.cursor_index = min(self.cursor_index + 1, len(self.items) - 1)
-        return self._scroll_to_cursor()
-
-    @rx.event
-    def cursor_prev(self) -> rx.event.EventSpec | None:
-        if not self.items:
-            return None
-        self.cursor_index = max(self.cursor_index - 1, 0)
-        return self._scroll_to_cursor()
-
-    def _scroll_to_cursor(self) -> rx.event.EventSpec:
-        """Keep the cursor's row in view (the list scrolls only as far as needed)."""
-        row_id = json.dumps(f"item-{self.items[self.cursor_index].id}")
-        return rx.call_script(f"document.getElementById({row_id})?.scrollIntoView({{block: 'nearest'}})")
+    # The list's cursor (j/k, o/Enter, m on a row, x) lives in the browser: assets/keyboard_shortcuts.js.
 
     @rx.event
     def close_detail_from_history(self) -> None:
@@ -773,18 +756,9 @@ class TopicPanelState(SignedInState):
         self.help_open = value
 
     @rx.event
-    def open_cursor(self) -> rx.event.EventSpec | None:
-        if 0 <= self.cursor_index < len(self.items):
-            return self.open_item(self.items[self.cursor_index].id)
-        return None
-
-    @rx.event
-    def toggle_read_cursor(self) -> rx.event.EventSpec | None:
-        if self.detail.id:
-            return self.toggle_read(self.detail.id)
-        if 0 <= self.cursor_index < len(self.items):
-            return self.toggle_read(self.items[self.cursor_index].id)
-        return None
+    def toggle_read_open(self) -> rx.event.EventSpec | None:
+        """m with an item open: its read state (with none open, the browser clicks the row's own toggle)."""
+        return self.toggle_read(self.detail.id) if self.detail.id else None
 
     # --- delivery switch ----------------------------------------------------------------------
 
@@ -842,11 +816,10 @@ class TopicPanelState(SignedInState):
             rows = self._named([item_row(item) for item in fresh])
             if rows:
                 self.items = rows + self.items
-                if self.cursor_index >= 0:
-                    self.cursor_index += len(rows)
             flags = item_service.item_flags(
                 session=session, bot_id=self.bot_id, item_ids=[row.id for row in self.items], reader=self._reader()
             )
+            notify = self._notify_script(session)  # in the same read: every topic, not only this view's
         topic = self.selected_topic_key
         self.items = [
             ItemRow(**{**row.__dict__, **flags[row.id]._asdict()}) if row.id in flags else row
@@ -868,8 +841,6 @@ class TopicPanelState(SignedInState):
             self.detail = item_detail(public, allow_images=self.allow_images)
         elif self.detail.id in flags and flags[self.detail.id].topic_key != self.detail.topic_key:
             self.detail = dataclasses.replace(self.detail, topic_key=flags[self.detail.id].topic_key)
-        with read_session() as session:
-            notify = self._notify_script(session)
         events = [event for event in (self._title_script(), notify) if event is not None]
         return events or None  # type: ignore[return-value]
 

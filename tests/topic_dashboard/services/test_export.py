@@ -10,9 +10,10 @@ from sqlmodel import Session
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.services.bots import create_bot
-from topic_dashboard.services.export import as_csv, as_json, export, view_items
+from topic_dashboard.services.export import as_csv, as_json, export
 from topic_dashboard.services.items import ItemFilters
 from topic_dashboard.services.publishing import PublishRequest, publish_item
+from topic_dashboard.services.search import items_in_view as view_items
 from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_settings
 
 

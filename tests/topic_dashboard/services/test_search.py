@@ -11,7 +11,7 @@ from topic_dashboard.models import TopicItem, User
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.items import ItemFilters, set_item_flags
 from topic_dashboard.services.publishing import PublishRequest, publish_item
-from topic_dashboard.services.search import highlight, parse_query, search_items, unread_in_search
+from topic_dashboard.services.search import highlight, items_in_view, parse_query, search_items
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
 
 ITEMS = [
@@ -81,10 +81,11 @@ def test_search_combines_with_the_filters_and_a_persons_reading_state(session: S
     assert len(_titles(session, bot_id, "failing", filters=unread)) == 2  # someone else: both unread
     set_item_flags(session=session, bot_id=bot_id, item_id=ids["Build 42 failed"], is_archived=True, reader=user.id)
     assert _titles(session, bot_id, "failing", reader=user.id) == ["CDN outage"]
-    assert unread_in_search(session=session, bot_id=bot_id, query="failing", reader=user.id) == []
-    assert sorted(unread_in_search(session=session, bot_id=bot_id, query="failing")) == sorted(
-        [ids["Build 42 failed"], ids["CDN outage"]]
-    )
+    unread_only = ItemFilters(unread_only=True)
+    assert items_in_view(session=session, bot_id=bot_id, filters=unread_only, query="failing", reader=user.id) == []
+    assert sorted(
+        i.id for i in items_in_view(session=session, bot_id=bot_id, filters=unread_only, query="failing")
+    ) == sorted([ids["Build 42 failed"], ids["CDN outage"]])
 
 
 def test_search_follows_publishes_edits_and_deletions(session: Session) -> None:
