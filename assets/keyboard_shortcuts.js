@@ -75,9 +75,35 @@
     const row = target.closest("#item-list [data-td-row]");
     if (row) putCursor(row);
   }, true);
+  // Times in the item list (<time datetime data-td-ago>): "5 min ago", written into an attribute
+  // that CSS shows (React owns the element's text), the full local date and time as its title.
+  // Again whenever a row's datetime changes and every 30 s.
+  const ago = (ms) => {
+    const seconds = (Date.now() - ms) / 1000;
+    if (seconds < 45) return "just now";
+    if (seconds < 3600) return `${Math.max(1, Math.round(seconds / 60))} min ago`;
+    if (seconds < 86400) return `${Math.round(seconds / 3600)} h ago`;
+    const days = Math.round(seconds / 86400);
+    if (days < 7) return days === 1 ? "yesterday" : `${days} days ago`;
+    return new Date(ms).toLocaleDateString(undefined, { month: "short", day: "numeric", year: "numeric" });
+  };
+  const stampTimes = () => {
+    document.querySelectorAll("time[data-td-ago]").forEach((el) => {
+      const ms = Date.parse(el.getAttribute("datetime") || "");
+      const text = Number.isNaN(ms) ? "" : ago(ms);
+      if (el.getAttribute("data-td-text") !== text) el.setAttribute("data-td-text", text);
+      const full = Number.isNaN(ms) ? "" : new Date(ms).toLocaleString();
+      if (el.title !== full) el.title = full;
+    });
+  };
+  setInterval(stampTimes, 30000);
+  new MutationObserver(stampTimes).observe(document.documentElement, {
+    subtree: true, attributes: true, attributeFilter: ["datetime"],
+  });
   // One observer for the whole page's changes: sticky chat panes, the cursor, scroll areas.
   new MutationObserver(() => {
     wireAll();
+    stampTimes();
     const wanted = cursorId && document.getElementById(cursorId);
     const inList = wanted && wanted.matches("#item-list [data-td-row]") ? wanted : null;
     const marked = document.querySelector(`#item-list [${CURSOR}]`);

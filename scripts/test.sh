@@ -16,6 +16,6 @@ if [ "$#" -gt 0 ]; then
 fi
 bash scripts/lint.sh
 status=0
-.venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --ignore=tests/e2e || status=$?
-.venv/bin/python -m pytest tests/e2e || status=$?
+.venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --ignore=tests/e2e --durations=15 || status=$?
+.venv/bin/python -m pytest tests/e2e --durations=25 || status=$?
 exit "$status"

@@ -49,3 +49,15 @@ def bot_choice(wanted: str, *, reader: int | None) -> tuple[list[BotOption], str
         ]
     chosen = wanted if any(option.id == wanted for option in options) else (options[0].id if options else "")
     return options, chosen
+
+
+ALL_BOTS = "*"  # the Topic panel's "All bots" choice (never a bot's id: ids are lookup keys)
+
+
+def with_all_bots(options: list[BotOption]) -> list[BotOption]:
+    """The options led by "All bots", whose count is the others' together."""
+    bots = [option for option in options if option.id != ALL_BOTS]
+    if not bots:
+        return bots
+    unread = sum(option.unread for option in bots)
+    return [BotOption(id=ALL_BOTS, name="All bots", unread=unread, label=option_label("All bots", unread)), *bots]

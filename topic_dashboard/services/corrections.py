@@ -163,3 +163,74 @@ def undo_move(*, session: Session, bot_id: str, move: ItemMovePublic, actor: str
         rules_restored=restore,
         rules_changed_since=changed_since,
     )
+
+
+class ItemsMovedPublic(BaseModel):
+    """What a bulk move did: each moved item and the topic it came from (all Undo needs)."""
+
+    bot_id: str
+    to_topic_key: str
+    moved: dict[int, str]  # item id -> the topic it left
+    skipped: int  # items already in the topic, or not the bot's
+
+
+MAX_BULK_MOVE = 1_000
+
+
+def move_items(*, session: Session, bot_id: str, item_ids: list[int], to_topic_key: str) -> ItemsMovedPublic:
+    """Move several items of one bot to another active topic, in one transaction. The rules are not
+    taught (a bulk of examples at once would swamp a rule: moving one item teaches, `move_item`).
+
+    Raises bot_not_found, topic_not_found, invalid_argument (inactive topic, too many items)."""
+    if len(item_ids) > MAX_BULK_MOVE:
+        raise AppError("invalid_argument", f"move at most {MAX_BULK_MOVE} items at once", field="item_ids")
+    load_settings(session=session, bot_id=bot_id, for_update=True)
+    target = topic_row(session=session, bot_id=bot_id, topic_key=to_topic_key)
+    if not target.is_active:
+        raise AppError(
+            "invalid_argument", f"topic {to_topic_key!r} is inactive: activate it first", field="to_topic_key"
+        )
+    moved: dict[int, str] = {}
+    with _all_or_nothing(session):
+        for item_id in dict.fromkeys(item_ids):
+            try:
+                item = item_row(session=session, bot_id=bot_id, item_id=item_id)
+            except AppError:
+                continue
+            if item.topic_key == target.topic_key:
+                continue
+            moved[item_id] = item.topic_key
+            item.topic_key = target.topic_key
+            session.add(item)
+        if moved:
+            bump_items_version(session, bot_id)
+    return ItemsMovedPublic(
+        bot_id=bot_id, to_topic_key=target.topic_key, moved=moved, skipped=len(set(item_ids)) - len(moved)
+    )
+
+
+def undo_moves(*, session: Session, moves: ItemsMovedPublic) -> tuple[int, int]:
+    """Put back the items of a bulk move that are still where it left them (and whose old topic
+    still exists); returns (moved back, left where they are). One transaction."""
+    back = 0
+    existing: dict[str, bool] = {}
+    with _all_or_nothing(session):
+        for item_id, from_key in moves.moved.items():
+            try:
+                item = item_row(session=session, bot_id=moves.bot_id, item_id=item_id)
+            except AppError:
+                continue
+            if from_key not in existing:
+                try:
+                    topic_row(session=session, bot_id=moves.bot_id, topic_key=from_key)
+                    existing[from_key] = True
+                except AppError:
+                    existing[from_key] = False
+            if item.topic_key != moves.to_topic_key or not existing[from_key]:
+                continue
+            item.topic_key = from_key
+            session.add(item)
+            back += 1
+        if back:
+            bump_items_version(session, moves.bot_id)
+    return back, len(moves.moved) - back

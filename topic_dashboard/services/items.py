@@ -4,6 +4,9 @@ Reading state is per person. Every function that reads or changes it takes `read
 id, whose own state (`ItemState`, where they changed it) is laid over the team's (the item's own
 flags); `reader=None` reads and changes the team's state itself (the REST API's tokens, and what an
 admin does "for everyone"). An item archived for everyone is archived for every reader.
+
+Reading functions take a `Scope`: one bot's id, or a tuple of bot ids (the panel's "All bots" view:
+every bot the person can see). Functions that change one item act on the item's own bot.
 """
 
 from __future__ import annotations
@@ -25,8 +28,26 @@ from topic_dashboard.text_policy import check_line, is_lookup_key
 
 MAX_PAGE = 200
 DEFAULT_PAGE = 50
-MAX_ITEM_ID = 2**63 - 1
-MAX_BULK = 5_000  # items one bulk action changes at most  # a larger id overflows the databases' integer binding (a 500 instead of a 400/404)
+MAX_ITEM_ID = 2**63 - 1  # a larger id overflows the databases' integer binding (a 500 instead of a 400/404)
+MAX_BULK = 5_000  # items one bulk action changes at most
+# One bot's id, or several (the "All bots" view). A tuple, never a bare list: a str is one bot.
+Scope = str | tuple[str, ...]
+
+
+def scope_ok(scope: Scope) -> bool:
+    """Whether the scope names at least one well-formed bot id (anything else matches no item)."""
+    if isinstance(scope, str):
+        return is_lookup_key(scope)
+    return bool(scope) and all(isinstance(bot_id, str) and is_lookup_key(bot_id) for bot_id in scope)
+
+
+def in_scope(column: Any, scope: Scope) -> Any:
+    """`column` (a bot id column) limited to the scope's bots."""
+    return column == scope if isinstance(scope, str) else column.in_(list(scope))
+
+
+def holds(scope: Scope, bot_id: str) -> bool:
+    return bot_id == scope if isinstance(scope, str) else bot_id in scope
 
 
 class ItemPublic(BaseModel):
@@ -156,14 +177,14 @@ def decode_cursor(cursor: str) -> int:
 def list_items(
     *,
     session: Session,
-    bot_id: str,
+    bot_id: Scope,
     filters: ItemFilters | None = None,
     cursor: str | None = None,
     limit: int = DEFAULT_PAGE,
     newer_than: int | None = None,
     reader: int | None = None,
 ) -> ItemPage:
-    """One page of a bot's items, newest first, as `reader` sees them. Items inserted meanwhile never
+    """One page of a bot's items (or several bots'), newest first, as `reader` sees them. Items inserted meanwhile never
     shift a page: the cursor is the last id seen and ids only grow. Raises invalid_cursor, validation_error."""
     filters = filters or ItemFilters()
     if not 1 <= limit <= MAX_PAGE:
@@ -173,7 +194,7 @@ def list_items(
             check_line(value, field=name)
     if newer_than is not None and not 0 <= newer_than <= MAX_ITEM_ID:
         raise AppError("validation_error", f"newer_than must be from 0 to {MAX_ITEM_ID}", field="newer_than")
-    if not is_lookup_key(bot_id):
+    if not scope_ok(bot_id):
         return ItemPage(items=[], next_cursor=None)
     query = filtered(with_own_state(select(TopicItem, ItemState), reader), bot_id, filters, reader)
     if cursor:
@@ -201,12 +222,12 @@ def list_items(
     return ItemPage(items=[item_public(item, state) for item, state in page], next_cursor=next_cursor)
 
 
-def filtered(query: Any, bot_id: str, filters: ItemFilters, reader: int | None) -> Any:
+def filtered(query: Any, bot_id: Scope, filters: ItemFilters, reader: int | None) -> Any:
     """`query` (over TopicItem, with the reader's own state joined: `with_own_state`) narrowed to the
     bot's items that the filters keep, as `reader` sees them. The tag is matched in any case; the
     database compares the tag's quoted JSON text (as stored: UTF-8, db.json_text), so a row whose
     tag only contains it within a longer string is left to the caller to drop."""
-    query = query.where(TopicItem.bot_id == bot_id)
+    query = query.where(in_scope(col(TopicItem.bot_id), bot_id))
     if filters.topic_key:
         query = query.where(TopicItem.topic_key == filters.topic_key)
     if filters.unread_only:
@@ -224,14 +245,17 @@ def filtered(query: Any, bot_id: str, filters: ItemFilters, reader: int | None) 
 
 
 def tag_suggestions(
-    *, session: Session, bot_id: str, prefix: str = "", limit: int = 12, recent: int = 2000
+    *, session: Session, bot_id: Scope, prefix: str = "", limit: int = 12, recent: int = 2000
 ) -> list[str]:
     """Tags of the bot's recent items that start with `prefix` (any case), most used first: what the
     tag filter offers as one types."""
-    if not is_lookup_key(bot_id):
+    if not scope_ok(bot_id):
         return []
     rows = session.exec(
-        select(TopicItem.tags_json).where(TopicItem.bot_id == bot_id).order_by(col(TopicItem.id).desc()).limit(recent)
+        select(TopicItem.tags_json)
+        .where(in_scope(col(TopicItem.bot_id), bot_id))
+        .order_by(col(TopicItem.id).desc())
+        .limit(recent)
     )
     counts: dict[str, int] = {}
     shown: dict[str, str] = {}
@@ -245,10 +269,11 @@ def tag_suggestions(
     return [shown[key] for key in sorted(counts, key=lambda k: (-counts[k], k))[:limit]]
 
 
-def item_row(*, session: Session, bot_id: str, item_id: int) -> TopicItem:
-    """The item's row (for the services). Raises item_not_found (also for another bot's item)."""
+def item_row(*, session: Session, bot_id: Scope, item_id: int) -> TopicItem:
+    """The item's row (for the services). Raises item_not_found (also for an item of a bot outside
+    the scope)."""
     item = session.get(TopicItem, item_id) if isinstance(item_id, int) and 0 < item_id <= MAX_ITEM_ID else None
-    if item is None or item.bot_id != bot_id:
+    if item is None or not holds(bot_id, item.bot_id):
         raise AppError("item_not_found", f"bot {bot_id!r} has no item {item_id}")
     return item
 
@@ -257,7 +282,7 @@ def _state_of(session: Session, reader: int | None, item_id: int) -> ItemState |
     return session.get(ItemState, (reader, item_id)) if reader is not None else None
 
 
-def get_item(*, session: Session, bot_id: str, item_id: int, reader: int | None = None) -> ItemPublic:
+def get_item(*, session: Session, bot_id: Scope, item_id: int, reader: int | None = None) -> ItemPublic:
     """The item as `reader` sees it. Raises item_not_found (also for another bot's item)."""
     item = item_row(session=session, bot_id=bot_id, item_id=item_id)
     return item_public(item, _state_of(session, reader, item.id or 0))
@@ -266,7 +291,7 @@ def get_item(*, session: Session, bot_id: str, item_id: int, reader: int | None 
 def set_item_flags(
     *,
     session: Session,
-    bot_id: str,
+    bot_id: Scope,
     item_id: int,
     is_read: bool | None = None,
     is_pinned: bool | None = None,
@@ -282,7 +307,7 @@ def set_item_flags(
         if value is not None
     }
     if changes:
-        _apply_flags(session, bot_id, [item.id or 0], changes, reader)
+        _apply_flags(session, {item.bot_id: [item.id or 0]}, changes, reader)
     session.commit()
     session.expire_all()
     return get_item(session=session, bot_id=bot_id, item_id=item_id, reader=reader)
@@ -292,53 +317,62 @@ BULK_FLAGS = ("is_read", "is_pinned", "is_archived")
 
 
 def set_flags_many(
-    *, session: Session, bot_id: str, item_ids: list[int], flags: dict[str, bool], reader: int | None = None
+    *, session: Session, bot_id: Scope, item_ids: list[int], flags: dict[str, bool], reader: int | None = None
 ) -> list[int]:
-    """Set read/pinned/archived on several items of the bot at once, for `reader` (for everyone when
-    None); returns the ids of the bot's items it set (others' ids are ignored). One transaction.
-    Raises validation_error for a flag that is none of BULK_FLAGS."""
+    """Set read/pinned/archived on several items of the scope's bots at once, for `reader` (for
+    everyone when None); returns the ids it set (ids of other bots' items are ignored). One
+    transaction. Raises validation_error for a flag that is none of BULK_FLAGS."""
     if not flags or any(name not in BULK_FLAGS or not isinstance(value, bool) for name, value in flags.items()):
         raise AppError("validation_error", "choose read, pinned or archived", field="flags")
-    ids = _bot_item_ids(session, bot_id, item_ids[:MAX_BULK], reader)
-    _apply_flags(session, bot_id, ids, flags, reader)
+    by_bot = _bot_item_ids(session, bot_id, item_ids[:MAX_BULK], reader)
+    _apply_flags(session, by_bot, flags, reader)
     session.commit()
-    return ids
+    return [item_id for ids in by_bot.values() for item_id in ids]
 
 
-def _bot_item_ids(session: Session, bot_id: str, item_ids: list[int], reader: int | None, *where: Any) -> list[int]:
-    """Of `item_ids`, those of the bot's items that meet `where` (as `reader` sees them), 500 at a time."""
+def _bot_item_ids(
+    session: Session, bot_id: Scope, item_ids: list[int], reader: int | None, *where: Any
+) -> dict[str, list[int]]:
+    """Of `item_ids`, those of the scope's items that meet `where` (as `reader` sees them), by bot,
+    500 at a time."""
     wanted = [i for i in item_ids if isinstance(i, int) and 0 < i <= MAX_ITEM_ID]
-    found: list[int] = []
+    found: dict[str, list[int]] = {}
+    if not scope_ok(bot_id):
+        return found
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
         rows = session.exec(
-            with_own_state(select(TopicItem.id), reader).where(
-                TopicItem.bot_id == bot_id, col(TopicItem.id).in_(chunk), *where
+            with_own_state(select(TopicItem.id, TopicItem.bot_id), reader).where(
+                in_scope(col(TopicItem.bot_id), bot_id), col(TopicItem.id).in_(chunk), *where
             )
         ).all()
-        found += [int(item_id) for item_id in rows if item_id is not None]
+        for item_id, owner in rows:
+            if item_id is not None:
+                found.setdefault(owner, []).append(int(item_id))
     return found
 
 
-def _apply_flags(session: Session, bot_id: str, ids: list[int], flags: dict[str, bool], reader: int | None) -> None:
-    """Set `flags` on these items of the bot: the reader's own state, or the team's when None."""
-    if not ids:
-        return
-    if reader is None:
-        for start in range(0, len(ids), 500):
-            session.exec(sa.update(TopicItem).where(col(TopicItem.id).in_(ids[start : start + 500])).values(**flags))
-    else:
-        _upsert_states(session, reader, bot_id, ids, flags)
-    bump_items_version(session, bot_id)
+def _apply_flags(session: Session, by_bot: dict[str, list[int]], flags: dict[str, bool], reader: int | None) -> None:
+    """Set `flags` on these items (by their bot): the reader's own state, or the team's when None."""
+    for bot_id, ids in by_bot.items():
+        if not ids:
+            continue
+        if reader is None:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                session.exec(sa.update(TopicItem).where(col(TopicItem.id).in_(chunk)).values(**flags))
+        else:
+            _upsert_states(session, reader, bot_id, ids, flags)
+        bump_items_version(session, bot_id)
 
 
-def set_resolved(*, session: Session, bot_id: str, item_id: int, resolved: bool, actor: str) -> ItemPublic:
+def set_resolved(*, session: Session, bot_id: Scope, item_id: int, resolved: bool, actor: str) -> ItemPublic:
     """Mark an item resolved (dealt with) by `actor`, or open again: shared state, for everyone.
     Raises item_not_found."""
     item = item_row(session=session, bot_id=bot_id, item_id=item_id)
     item.resolved_at, item.resolved_by = (utcnow(), actor[:100]) if resolved else (None, None)
     session.add(item)
-    bump_items_version(session, bot_id)
+    bump_items_version(session, item.bot_id)
     session.commit()
     return item_public(item)
 
@@ -363,7 +397,7 @@ def _upsert_states(session: Session, reader: int, bot_id: str, item_ids: list[in
 def unread_in_view(
     *,
     session: Session,
-    bot_id: str,
+    bot_id: Scope,
     filters: ItemFilters | None = None,
     up_to_id: int = MAX_ITEM_ID,
     reader: int | None = None,
@@ -389,15 +423,15 @@ def unread_in_view(
 
 
 def set_read(
-    *, session: Session, bot_id: str, item_ids: list[int], is_read: bool, reader: int | None = None
+    *, session: Session, bot_id: Scope, item_ids: list[int], is_read: bool, reader: int | None = None
 ) -> list[int]:
-    """Mark these items of the bot read (or unread) for `reader` (for everyone when None); returns
-    the ids that changed for them. One transaction."""
+    """Mark these items of the scope's bots read (or unread) for `reader` (for everyone when None);
+    returns the ids that changed for them. One transaction."""
     read = _effective_read(reader)
-    changed = _bot_item_ids(session, bot_id, item_ids, reader, sa.not_(read) if is_read else read)
-    _apply_flags(session, bot_id, changed, {"is_read": is_read}, reader)
+    by_bot = _bot_item_ids(session, bot_id, item_ids, reader, sa.not_(read) if is_read else read)
+    _apply_flags(session, by_bot, {"is_read": is_read}, reader)
     session.commit()
-    return changed
+    return [item_id for ids in by_bot.values() for item_id in ids]
 
 
 def _own_rows(session: Session, reader: int, bot_id: str | None, *columns: Any) -> list[Any]:
@@ -524,7 +558,7 @@ class ItemFlags(NamedTuple):
 
 
 def item_flags(
-    *, session: Session, bot_id: str, item_ids: list[int], reader: int | None = None
+    *, session: Session, bot_id: Scope, item_ids: list[int], reader: int | None = None
 ) -> dict[int, ItemFlags]:
     """id -> what may have changed since a panel loaded it (reading state as `reader` has it, topic)
     for the given items of a bot."""
@@ -547,7 +581,7 @@ def item_flags(
             )
             .select_from(TopicItem)
             .outerjoin(ItemState, _own_state(reader))
-            .where(col(TopicItem.bot_id) == bot_id, col(TopicItem.id).in_(item_ids))
+            .where(in_scope(col(TopicItem.bot_id), bot_id), col(TopicItem.id).in_(item_ids))
         )
         .all()
     )
@@ -565,3 +599,26 @@ def item_flags(
         )
         for row in rows
     }
+
+
+def count_newer(
+    *,
+    session: Session,
+    bot_id: Scope,
+    filters: ItemFilters,
+    newer_than: int,
+    reader: int | None = None,
+    cap: int = 10_000,
+) -> int:
+    """How many items of the view (its filters, as `reader` sees them) are newer than `newer_than`,
+    counted up to `cap`: the panel's "N new items". A tag filter is counted by the database's
+    match (see `filtered`), so in the rare case of a tag inside a longer one it may count one more."""
+    if not scope_ok(bot_id):
+        return 0
+    newer = (
+        filtered(with_own_state(select(TopicItem.id), reader), bot_id, filters, reader)
+        .where(col(TopicItem.id) > newer_than)
+        .limit(cap)
+        .subquery()
+    )
+    return int(session.exec(select(sa.func.count()).select_from(newer)).one())

@@ -30,14 +30,16 @@ from topic_dashboard.services.items import (
     MAX_PAGE,
     ItemFilters,
     ItemPublic,
+    Scope,
     filtered,
     item_public,
     list_items,
     pack_cursor,
+    scope_ok,
     unpack_cursor,
     with_own_state,
 )
-from topic_dashboard.text_policy import check_line, is_lookup_key
+from topic_dashboard.text_policy import check_line
 
 MAX_QUERY_CHARS = 200
 MAX_TERMS = 8
@@ -109,14 +111,14 @@ def _fts_query(terms: list[str], *, in_title: bool = False) -> str:
 def search_items(
     *,
     session: Session,
-    bot_id: str,
+    bot_id: Scope,
     query: str,
     filters: ItemFilters | None = None,
     cursor: str | None = None,
     limit: int = 40,
     reader: int | None = None,
 ) -> SearchPage:
-    """A page of the bot's items that hold every term, as `reader` sees them, best first: items with
+    """A page of the bot's (or bots') items that hold every term, as `reader` sees them, best first: items with
     every term in their title, then the others, newest first within each. (bm25 over every match was
     measured at 28-58 ms for a common word at 100,000 items; these two tiers read the index newest
     first and stop at a page: docs/PERFORMANCE.md.) Raises validation_error, invalid_cursor."""
@@ -124,7 +126,7 @@ def search_items(
     if not 1 <= limit <= MAX_PAGE:
         raise AppError("validation_error", f"limit must be from 1 to {MAX_PAGE}", field="limit")
     tier, after = _decode(cursor) if cursor else (0, None)
-    if not terms or not is_lookup_key(bot_id):
+    if not terms or not scope_ok(bot_id):
         return SearchPage(hits=[], next_cursor=None, terms=terms)
     postgres = session.get_bind().dialect.name == "postgresql"
     rows: list[tuple[int, TopicItem, ItemState | None]] = []
@@ -153,7 +155,7 @@ def _tier(
     postgres: bool,
     tier: int,
     terms: list[str],
-    bot_id: str,
+    bot_id: Scope,
     filters: ItemFilters,
     reader: int | None,
     after: int | None,
@@ -224,7 +226,7 @@ def highlight(text: str, terms: list[str]) -> list[TextPart]:
 def items_in_view(
     *,
     session: Session,
-    bot_id: str,
+    bot_id: Scope,
     filters: ItemFilters,
     query: str = "",
     reader: int | None = None,

@@ -45,3 +45,16 @@ def panel_signature(*, session: Session, bot_id: str) -> tuple[int, bool]:
     if row is None:
         raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
     return int(row[0]), bool(row[1])
+
+
+def panel_signatures(*, session: Session, bot_ids: list[str]) -> dict[str, tuple[int, bool]]:
+    """bot id -> (items_version, topic_enabled) for several bots in one indexed read (the "All bots"
+    view); bots that no longer exist are left out."""
+    if not bot_ids:
+        return {}
+    rows = session.exec(
+        select(TopicBotSettings.bot_id, TopicBotSettings.items_version, TopicBotSettings.topic_enabled).where(
+            col(TopicBotSettings.bot_id).in_(bot_ids)
+        )
+    ).all()
+    return {bot_id: (int(version), bool(enabled)) for bot_id, version, enabled in rows}

@@ -45,11 +45,13 @@ def item_row(item: ItemPublic) -> ItemRow:
     preview = plain_preview(item.content)
     return ItemRow(
         id=item.id,
+        bot_id=item.bot_id,
         title=item.title,
         topic_key=item.topic_key,
         level=item.level,
         created_at=item.created_at or "",
         tags=list(item.tags),
+        tags_text="\x1f".join(item.tags),
         preview=preview,
         is_read=item.is_read,
         is_pinned=item.is_pinned,
@@ -85,6 +87,7 @@ def iso_time(text: str) -> str:
 def item_detail(item: ItemPublic, *, allow_images: bool = False) -> ItemDetail:
     detail = ItemDetail(
         id=item.id,
+        bot_id=item.bot_id,
         title=item.title,
         topic_key=item.topic_key,
         level=item.level,

@@ -1,4 +1,5 @@
-"""The detail pane's Move to topic… control (admins only): a topic, Teach the rules, Move."""
+"""The detail pane's Move to topic… control (admins only): a topic, Teach the rules, Move; and the
+bulk bar's Move… for the ticked items."""
 
 from __future__ import annotations
 
@@ -86,4 +87,60 @@ def move_control() -> rx.Component:
         ),
         open=M.move_open,
         on_open_change=M.show_move,
+    )
+
+
+def bulk_move_control() -> rx.Component:
+    """The bulk bar's Move… (admins): the ticked items, all of one bot, to one of its topics."""
+    return rx.popover.root(
+        rx.popover.trigger(
+            rx.button(
+                rx.icon("folder-input", size=13),
+                "Move…",
+                size="1",
+                variant="soft",
+                disabled=M.bulk_move_bot == "",
+                title=rx.cond(
+                    M.bulk_move_bot == "", "Tick items of one bot: topics belong to a bot", "Move to a topic"
+                ),
+                id="bulk-move",
+            ),
+        ),
+        rx.popover.content(
+            rx.vstack(
+                rx.text("Move " + M.selected_ids.length().to_string() + " items to", size="2", weight="bold"),
+                rx.select.root(
+                    rx.select.trigger(placeholder="Choose a topic", width="100%", id="bulk-move-target"),
+                    rx.select.content(rx.foreach(M.bulk_move_choices, _choice), position="popper"),
+                    value=M.bulk_move_target,
+                    on_change=M.set_bulk_move_target,
+                ),
+                rx.text(
+                    "Only the items move; the rules stay as they are (move one item from its detail to teach them).",
+                    size="1",
+                    color=rx.color("gray", 11),
+                ),
+                rx.hstack(
+                    rx.popover.close(rx.button("Cancel", size="2", variant="soft", color_scheme="gray")),
+                    rx.button(
+                        rx.icon("folder-input", size=14),
+                        "Move",
+                        size="2",
+                        on_click=M.bulk_move,
+                        disabled=M.bulk_move_target == "",
+                        id="bulk-move-confirm",
+                    ),
+                    justify="end",
+                    width="100%",
+                ),
+                spacing="3",
+                width="100%",
+            ),
+            width="20rem",
+            side="bottom",
+            align="start",
+            id="bulk-move-popover",
+        ),
+        open=M.bulk_move_open,
+        on_open_change=M.show_bulk_move,
     )

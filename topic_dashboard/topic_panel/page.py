@@ -9,7 +9,7 @@ from topic_dashboard.components.bot_choice import BotOption
 from topic_dashboard.components.keyboard import hidden_button, key_hint, shortcuts
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.item_views.limits import LEVELS
-from topic_dashboard.topic_panel.move_control import move_control
+from topic_dashboard.topic_panel.move_control import bulk_move_control, move_control
 from topic_dashboard.topic_panel.move_state import MoveItemState
 from topic_dashboard.topic_panel.rows import ItemRow, TextPart, TopicRow
 from topic_dashboard.topic_panel.state import TopicPanelState
@@ -37,29 +37,33 @@ def top_bar() -> rx.Component:
         ),
         rx.spacer(),
         notify_popover(),
-        rx.tooltip(
-            rx.hstack(
-                rx.text("Topic Enabled", size="2", weight="medium"),
-                rx.switch(
-                    checked=S.topic_enabled,
-                    on_change=S.set_topic_enabled,
-                    disabled=~AuthState.is_admin,
-                    id="topic-enabled-switch",
-                    aria_label="Topic Enabled",
-                    color_scheme="green",
-                ),
-                align="center",
-                spacing="2",
-            ),
-            content=rx.cond(
-                AuthState.is_admin, "Turn delivery of new items on or off for this bot", "Only admins can change this"
-            ),
-        ),
+        rx.cond(S.all_bots, rx.fragment(), _delivery_switch()),
         width="100%",
         align="center",
         spacing="4",
         wrap="wrap",
         padding_bottom="0.75rem",
+    )
+
+
+def _delivery_switch() -> rx.Component:
+    return rx.tooltip(
+        rx.hstack(
+            rx.text("Topic Enabled", size="2", weight="medium"),
+            rx.switch(
+                checked=S.topic_enabled,
+                on_change=S.set_topic_enabled,
+                disabled=~AuthState.is_admin,
+                id="topic-enabled-switch",
+                aria_label="Topic Enabled",
+                color_scheme="green",
+            ),
+            align="center",
+            spacing="2",
+        ),
+        content=rx.cond(
+            AuthState.is_admin, "Turn delivery of new items on or off for this bot", "Only admins can change this"
+        ),
     )
 
 
@@ -97,7 +101,7 @@ def notify_popover() -> rx.Component:
                     spacing="2",
                 ),
                 rx.text(
-                    "New items of this bot, while this tab is in the background. Only you, only this browser.",
+                    "New items of the bots shown here, while this tab is in the background. Only you, only this browser.",
                     size="1",
                     color=rx.color("gray", 11),
                 ),
@@ -113,7 +117,17 @@ def notify_popover() -> rx.Component:
                     size="1",
                 ),
                 rx.text("Topics", size="1", weight="medium"),
-                rx.vstack(rx.foreach(S.topics, _topic_notify_row), spacing="1", max_height="12rem", overflow_y="auto"),
+                rx.cond(
+                    S.all_bots,
+                    rx.text(
+                        "Every bot's items notify here; choose a bot to mute some of its topics.",
+                        size="1",
+                        color=rx.color("gray", 11),
+                    ),
+                    rx.vstack(
+                        rx.foreach(S.topics, _topic_notify_row), spacing="1", max_height="12rem", overflow_y="auto"
+                    ),
+                ),
                 rx.hstack(
                     rx.switch(checked=S.notify.sound, on_change=S.set_notify_sound, size="1", id="notify-sound"),
                     rx.text("Play a sound", size="2"),
@@ -197,21 +211,55 @@ def _topic_entry(topic: TopicRow) -> rx.Component:
     )
 
 
+def _bot_entry(bot: TopicRow) -> rx.Component:
+    """The "All bots" view's sidebar: a bot, with its unread (or total) count; a click shows that bot."""
+    return rx.hstack(
+        rx.icon("bot", size=15),
+        rx.text(bot.name, size="2", **ONE_LINE),
+        rx.spacer(),
+        rx.cond(
+            bot.unread > 0,
+            rx.badge(bot.unread, variant="solid", radius="full", size="1"),
+            rx.text(bot.total, size="1", color=rx.color("gray", 11)),
+        ),
+        on_click=S.select_bot(bot.key),
+        cursor="pointer",
+        padding_x="0.5rem",
+        padding_y="0.35rem",
+        border_radius="var(--radius-2)",
+        _hover={"background": rx.color("gray", 3)},
+        width="100%",
+        title="Show only this bot",
+        id="bot-" + bot.key,
+    )
+
+
 def topics_column() -> rx.Component:
     return rx.vstack(
-        rx.input(
-            placeholder="Filter topics",
-            value=S.topic_query,
-            on_change=S.set_topic_query,
-            size="2",
-            width="100%",
-            id="topic-filter",
+        rx.cond(
+            S.all_bots,
+            rx.text("All bots", size="2", weight="bold", padding_x="0.5rem"),
+            rx.input(
+                placeholder="Filter topics",
+                value=S.topic_query,
+                on_change=S.set_topic_query,
+                size="2",
+                width="100%",
+                id="topic-filter",
+            ),
         ),
         _nav_entry("All", "all", "layers", S.item_total, False),
         _nav_entry("Unread", "unread", "circle-dot", S.unread_total, True),
         _nav_entry("Pinned", "pinned", "pin", S.pinned_total, False),
         rx.separator(size="4"),
-        rx.foreach(S.visible_topics, _topic_entry),
+        rx.cond(
+            S.all_bots,
+            rx.fragment(
+                rx.text("Bots", size="1", weight="medium", color=rx.color("gray", 11), padding_x="0.5rem"),
+                rx.foreach(S.bot_rows, _bot_entry),
+            ),
+            rx.foreach(S.visible_topics, _topic_entry),
+        ),
         spacing="1",
         width="15rem",
         min_width="13rem",
@@ -222,126 +270,192 @@ def topics_column() -> rx.Component:
 
 
 def _tag(tag: rx.Var) -> rx.Component:
-    return rx.badge(
-        tag,
-        variant="surface",
-        size="1",
-        color_scheme="gray",
-        cursor="pointer",
-        on_click=S.filter_by_tag(tag).stop_propagation,
+    return rx.el.button(
+        tag, class_name="row-chip row-tag", on_click=S.filter_by_tag(tag).stop_propagation, title="Filter by this tag"
     )
 
 
-def _item_row(item: ItemRow, index: rx.Var) -> rx.Component:
-    # The keyboard cursor is drawn in the browser (assets/keyboard_shortcuts.js, one <style> rule on
-    # the row), not by each row from the server: a j/k press answers at once, whatever the row count.
-    is_open = D.id == item.id
-    return rx.hstack(
-        rx.checkbox(
-            checked=S.selected_ids.contains(item.id),
+def _row_level(level: rx.Var) -> rx.Component:
+    """The level as a shape and a name for screen readers, beside its colour (styles.css)."""
+    return rx.match(
+        level,
+        ("error", rx.icon("octagon-alert", size=13, class_name="row-level lvl-error", aria_label="error", role="img")),
+        ("warn", rx.icon("triangle-alert", size=13, class_name="row-level lvl-warn", aria_label="warning", role="img")),
+        (
+            "success",
+            rx.icon("circle-check", size=13, class_name="row-level lvl-success", aria_label="success", role="img"),
+        ),
+        rx.icon("info", size=13, class_name="row-level lvl-info", aria_label="info", role="img"),
+    )
+
+
+def _row(
+    *,
+    item_id: rx.Var,
+    bot_id: rx.Var,
+    bot_name: rx.Var,
+    level: rx.Var,
+    created_at: rx.Var,
+    topic_name: rx.Var,
+    tags: rx.Var,
+    is_read: rx.Var,
+    is_pinned: rx.Var,
+    is_resolved: rx.Var,
+    update_count: rx.Var,
+    selected: rx.Var,
+    is_open: rx.Var,
+    all_bots: rx.Var,
+    title: rx.Component | rx.Var,
+    snippet: rx.Component | rx.Var,
+) -> rx.Component:
+    """One item row. Plain elements styled by assets/styles.css (.item-row ...), drawn from its own
+    values only: in the stream each row is a memo (`_stream_row`) that the browser draws again only
+    when its values change, so opening an item or ticking one re-draws one or two rows, not the list.
+    The keyboard cursor is drawn in the browser (assets/keyboard_shortcuts.js); times are written
+    there too (<time data-td-ago>)."""
+    return rx.el.div(
+        rx.el.input(
+            type="checkbox",
+            checked=selected,
+            read_only=True,
             # A shift-click ticks the range from the last ticked row; the click never opens the row.
-            on_click=lambda info: [rx.stop_propagation, S.toggle_select(item.id, info["shift_key"])],
-            size="1",
-            margin_top="0.2rem",
+            on_click=lambda info: [rx.stop_propagation, S.toggle_select(item_id, info["shift_key"])],
             aria_label="Select",
             custom_attrs={"data-td-select": "1"},
             class_name="row-select",
         ),
-        rx.box(width="4px", align_self="stretch", border_radius="2px", background=level_swatch(item.level)),
+        rx.el.span(class_name="row-swatch lvl-" + level),
         # What m clicks for the cursor's row when no item is open (assets/keyboard_shortcuts.js).
         rx.el.button(
-            on_click=[rx.stop_propagation, S.toggle_read(item.id)],
+            on_click=[rx.stop_propagation, S.toggle_read(item_id)],
             custom_attrs={"data-td-toggle-read": "1", "aria-hidden": "true"},
             tab_index=-1,
-            display="none",
+            hidden=True,
         ),
-        rx.vstack(
-            rx.hstack(
-                _level_icon(item.level),
-                rx.cond(
-                    ~item.is_read,
-                    rx.box(
-                        width="8px",
-                        height="8px",
-                        border_radius="50%",
-                        background=rx.color("accent", 9),
-                        flex_shrink="0",
-                        class_name="unread-dot",
-                    ),
-                ),
+        rx.el.div(
+            rx.el.div(
+                _row_level(level),
+                rx.cond(~is_read, rx.el.span(class_name="unread-dot")),
                 # A real link (open in a new tab, copy the address); a plain click opens it here.
-                rx.link(
-                    rx.cond(item.title_parts.length() > 0, rx.foreach(item.title_parts, _text_part), item.title),
-                    href="/?bot=" + S.bot_id + "&item=" + item.id.to_string(),
+                rx.el.a(
+                    title,
+                    href="/?bot=" + bot_id + "&item=" + item_id.to_string(),
                     on_click=rx.prevent_default,
-                    size="2",
-                    weight=rx.cond(item.is_read, "regular", "bold"),
-                    color="inherit",
-                    underline="none",
-                    flex="1",
                     class_name="item-title",
                     tab_index=-1,
-                    **ONE_LINE,
                 ),
-                rx.cond(item.is_pinned, rx.icon("pin", size=13, color=rx.color("accent", 10))),
+                rx.cond(is_pinned, rx.icon("pin", size=13, class_name="row-pin")),
                 rx.cond(
-                    item.is_resolved,
-                    rx.badge(
-                        "resolved",
-                        color_scheme="green",
-                        high_contrast=True,
-                        size="1",
-                        variant="soft",
-                        class_name="row-resolved",
-                    ),
-                    rx.cond(
-                        item.update_count > 0,
-                        rx.badge("updated", color_scheme="cyan", size="1", variant="soft", class_name="row-updated"),
-                    ),
+                    is_resolved,
+                    rx.el.span("resolved", class_name="row-chip row-resolved"),
+                    rx.cond(update_count > 0, rx.el.span("updated", class_name="row-chip row-updated")),
                 ),
-                rx.moment(
-                    item.created_at,
-                    from_now=True,
-                    font_size="var(--font-size-1)",
-                    color=rx.color("gray", 11),
-                    white_space="nowrap",
-                    flex_shrink="0",
-                ),
-                width="100%",
-                align="center",
-                spacing="2",
+                rx.el.time(created_at, date_time=created_at, custom_attrs={"data-td-ago": "1"}),
+                class_name="row-line",
             ),
-            rx.text(
-                rx.cond(item.snippet_parts.length() > 0, rx.foreach(item.snippet_parts, _text_part), item.preview),
-                size="1",
-                color=rx.color("gray", 11),
-                width="100%",
-                **ONE_LINE,
+            rx.el.div(snippet, class_name="row-snippet"),
+            rx.el.div(
+                rx.cond(all_bots, rx.el.span(bot_name, class_name="row-chip row-bot")),
+                rx.el.span(topic_name, class_name="row-chip row-topic"),
+                rx.foreach(tags, _tag),
+                class_name="row-chips",
             ),
-            rx.hstack(
-                rx.badge(rx.cond(item.topic_name != "", item.topic_name, item.topic_key), variant="soft", size="1"),
-                rx.foreach(item.tags, _tag),
-                spacing="1",
-                wrap="wrap",
-            ),
-            spacing="1",
-            width="100%",
-            min_width="0",
+            class_name="row-body",
         ),
-        on_click=S.open_item(item.id),
+        on_click=S.open_item(item_id),
         role="link",
         tab_index=0,
         # Enter or space on a focused row opens it (assets/keyboard_shortcuts.js clicks it).
         custom_attrs={"aria-current": rx.cond(is_open, "true", "false"), "data-td-row": "1"},
-        cursor="pointer",
-        padding="0.5rem",
-        border_radius="var(--radius-2)",
-        background=rx.cond(is_open, rx.color("accent", 3), "transparent"),
-        _hover={"background": rx.color("gray", 3)},
-        width="100%",
-        spacing="2",
-        class_name=rx.cond(item.is_read, "item-row item-read", "item-row item-unread"),
-        id="item-" + item.id.to_string(),
+        class_name=rx.cond(is_read, "item-row item-read", "item-row item-unread"),
+        id="item-" + item_id.to_string(),
+    )
+
+
+TAG_SEPARATOR = "\x1f"  # rows.py ItemRow.tags_text joins the tags with it
+
+
+@rx.memo
+def _stream_row(
+    item_id: rx.Var[int],
+    bot_id: rx.Var[str],
+    bot_name: rx.Var[str],
+    title: rx.Var[str],
+    preview: rx.Var[str],
+    level: rx.Var[str],
+    created_at: rx.Var[str],
+    topic_name: rx.Var[str],
+    tags_text: rx.Var[str],
+    is_read: rx.Var[bool],
+    is_pinned: rx.Var[bool],
+    is_resolved: rx.Var[bool],
+    update_count: rx.Var[int],
+    selected: rx.Var[bool],
+    is_open: rx.Var[bool],
+    all_bots: rx.Var[bool],
+) -> rx.Component:
+    """A row of the stream, from plain values only (a list prop would be a new array on every update
+    and defeat the memo): the tags travel as one string."""
+    return _row(
+        item_id=item_id,
+        bot_id=bot_id,
+        bot_name=bot_name,
+        level=level,
+        created_at=created_at,
+        topic_name=topic_name,
+        tags=rx.cond(tags_text == "", rx.Var.create([]), tags_text.split(TAG_SEPARATOR)),
+        is_read=is_read,
+        is_pinned=is_pinned,
+        is_resolved=is_resolved,
+        update_count=update_count,
+        selected=selected,
+        is_open=is_open,
+        all_bots=all_bots,
+        title=title,
+        snippet=preview,
+    )
+
+
+def _item_row(item: ItemRow) -> rx.Component:
+    return _stream_row(
+        item_id=item.id,
+        bot_id=item.bot_id,
+        bot_name=item.bot_name,
+        title=item.title,
+        preview=item.preview,
+        level=item.level,
+        created_at=item.created_at,
+        topic_name=item.topic_name,
+        tags_text=item.tags_text,
+        is_read=item.is_read,
+        is_pinned=item.is_pinned,
+        is_resolved=item.is_resolved,
+        update_count=item.update_count,
+        selected=S.selected_ids.contains(item.id),
+        is_open=D.id == item.id,
+        all_bots=S.all_bots,
+    )
+
+
+def _search_row(item: ItemRow) -> rx.Component:
+    """A search result: its title and snippet with the hits marked (a page or a few: not memoized)."""
+    return _row(
+        item_id=item.id,
+        bot_id=item.bot_id,
+        bot_name=item.bot_name,
+        level=item.level,
+        created_at=item.created_at,
+        topic_name=item.topic_name,
+        tags=item.tags,
+        is_read=item.is_read,
+        is_pinned=item.is_pinned,
+        is_resolved=item.is_resolved,
+        update_count=item.update_count,
+        selected=S.selected_ids.contains(item.id),
+        is_open=D.id == item.id,
+        all_bots=S.all_bots,
+        title=rx.cond(item.title_parts.length() > 0, rx.foreach(item.title_parts, _text_part), item.title),
+        snippet=rx.cond(item.snippet_parts.length() > 0, rx.foreach(item.snippet_parts, _text_part), item.preview),
     )
 
 
@@ -362,6 +476,7 @@ def bulk_bar() -> rx.Component:
             action("Pin", "pin", "pin"),
             action("Unpin", "unpin", "pin-off"),
             action("Archive", "archive", "archive"),
+            rx.cond(AuthState.is_admin, bulk_move_control()),
             rx.button(
                 "Clear", size="1", variant="ghost", color_scheme="gray", on_click=S.clear_selection, id="bulk-clear"
             ),
@@ -381,14 +496,8 @@ def _text_part(part: TextPart) -> rx.Component:
     """A piece of a search result: a hit is marked. Text only: a bot's words never become markup."""
     return rx.cond(
         part.hit,
-        rx.el.mark(
-            part.text,
-            class_name="search-hit",
-            # Theme colours: readable in light and dark (the browser's yellow is not, on dark).
-            background=rx.color("amber", 5),
-            color=rx.color("gray", 12),
-            border_radius="2px",
-        ),
+        # Theme colours (styles.css .search-hit): readable in light and dark (the browser's yellow is not).
+        rx.el.mark(part.text, class_name="search-hit"),
         rx.fragment(part.text),
     )
 
@@ -521,7 +630,11 @@ def _mobile_topic_picker() -> rx.Component:
                 rx.select.item("All items", value="all"),
                 rx.select.item("Unread", value="unread"),
                 rx.select.item("Pinned", value="pinned"),
-                rx.foreach(S.topics, lambda topic: rx.select.item(topic.name, value="topic:" + topic.key)),
+                rx.cond(
+                    S.all_bots,
+                    rx.fragment(),
+                    rx.foreach(S.topics, lambda topic: rx.select.item(topic.name, value="topic:" + topic.key)),
+                ),
             ),
             value=S.selection,
             on_change=S.select_view,
@@ -554,6 +667,40 @@ def mark_read_dialog() -> rx.Component:
         ),
         open=S.mark_read_open,
         on_open_change=S.set_mark_read_open,
+    )
+
+
+def _window_controls() -> rx.Component:
+    """New items that did not join the list (it holds LIST_WINDOW rows, or you scrolled down): a pill
+    that shows them; and after "Load more" let the newest rows go, the way back to them."""
+    return rx.cond(
+        S.new_count > 0,
+        rx.button(
+            rx.icon("arrow-up", size=14),
+            S.new_count.to_string() + rx.cond(S.new_count == 1, " new item", " new items"),
+            on_click=S.show_newest,
+            radius="full",
+            size="2",
+            id="new-items-pill",
+            align_self="center",
+            position="sticky",
+            top="0",
+            z_index="2",
+            box_shadow="var(--shadow-3)",
+        ),
+        rx.cond(
+            S.hidden_newer,
+            rx.button(
+                rx.icon("arrow-up-to-line", size=14),
+                "Back to newest",
+                on_click=S.show_newest,
+                variant="soft",
+                color_scheme="gray",
+                size="1",
+                width="100%",
+                id="back-to-newest",
+            ),
+        ),
     )
 
 
@@ -595,13 +742,14 @@ def items_column() -> rx.Component:
         _search_box(),
         _filters(),
         bulk_bar(),
+        _window_controls(),
         rx.cond(
             S.loading,
             _loading_rows(),
             rx.cond(
                 S.items.length() > 0,
                 rx.vstack(
-                    rx.foreach(S.items, _item_row),
+                    rx.cond(S.searching, rx.foreach(S.items, _search_row), rx.foreach(S.items, _item_row)),
                     rx.cond(
                         S.next_cursor != "",
                         rx.button(
@@ -623,6 +771,7 @@ def items_column() -> rx.Component:
         overflow_y="auto",
         # On a phone the open item takes the whole width; closing it brings the list back.
         display=rx.breakpoints(initial=rx.cond(S.has_detail, "none", "flex"), md="flex"),
+        id="items-column",
     )
 
 
@@ -807,6 +956,10 @@ def detail_column() -> rx.Component:
                         variant="soft",
                         high_contrast=True,
                         id="detail-level",
+                    ),
+                    rx.cond(
+                        S.all_bots,
+                        rx.badge(rx.icon("bot", size=11), S.detail_bot_name, variant="outline", color_scheme="gray"),
                     ),
                     rx.badge(D.topic_key, variant="soft", id="detail-topic"),
                     rx.foreach(D.tags, _tag),

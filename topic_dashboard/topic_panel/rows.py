@@ -8,6 +8,7 @@ import dataclasses
 @dataclasses.dataclass
 class TopicRow:
     key: str = ""
+    bot_id: str = ""  # the bot whose topic it is (the "All bots" view holds every bot's)
     name: str = ""
     unread: int = 0
     total: int = 0
@@ -37,12 +38,15 @@ class TextPart:
 @dataclasses.dataclass
 class ItemRow:
     id: int = 0
+    bot_id: str = ""
+    bot_name: str = ""  # shown on the row in the "All bots" view
     title: str = ""
     topic_key: str = ""
     topic_name: str = ""
     level: str = "info"
     created_at: str = ""
     tags: list[str] = dataclasses.field(default_factory=list)
+    tags_text: str = ""  # the tags joined by "\x1f" (page.py TAG_SEPARATOR): one string for the row's memo
     preview: str = ""
     is_read: bool = False
     is_pinned: bool = False
@@ -80,6 +84,7 @@ class ItemDetail:
     """The opened item, with its `view` flattened into fields each renderer reads."""
 
     id: int = 0
+    bot_id: str = ""
     title: str = ""
     topic_key: str = ""
     level: str = "info"

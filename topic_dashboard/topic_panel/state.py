@@ -13,7 +13,7 @@ import reflex as rx
 from sqlmodel import Session
 
 from topic_dashboard.auth.guard import SignedInState, admin_only
-from topic_dashboard.components.bot_choice import BotOption, bot_choice, with_unread
+from topic_dashboard.components.bot_choice import ALL_BOTS, BotOption, bot_choice, with_all_bots, with_unread
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import export as export_service
@@ -26,8 +26,10 @@ from topic_dashboard.topic_panel.detail import item_detail, item_row, plain_prev
 from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, NotifyPrefs, TopicRow
 
 PAGE_SIZE = 40
-# New items a poll adds to the list at most; a larger burst restarts the list at the newest page.
-LIVE_BURST_LIMIT = 1000
+# The rows the list holds at most (in the state and in the page): a window that "Load more" moves
+# down and "Back to newest" resets, so a session that sees 10,000 items answers as fast as one of 40.
+LIST_WINDOW = 500
+SCROLL_TO_TOP = "document.getElementById('items-column')?.scrollTo({top: 0}); window.scrollTo({top: 0})"
 UNDO_MARK_READ_MS = 12_000
 NOTIFY_LEVELS = {"all": ("info", "success", "warn", "error"), "warn": ("warn", "error"), "error": ("error",)}
 NOTIFY_AT_ONCE = 5  # single notifications per poll; more arrive as one summary
@@ -38,7 +40,11 @@ class TopicPanelState(SignedInState):
     """Reading state (read, pinned, archived) is each person's own (services/items.py): a viewer
     reads, pins, archives and marks all read for themselves and changes nothing anyone else sees.
     Admins also pin and archive "for everyone" (the team's state, which shows through for everyone
-    who has not changed their own)."""
+    who has not changed their own).
+
+    `bot_id` is one bot's, or ALL_BOTS: the "All bots" view, one stream of every bot's items (each
+    row names its bot; the sidebar lists the bots). Services read the view's scope (`_scope`); an
+    action on one item acts on that item's own bot."""
 
     bots: list[BotOption] = []
     bot_id: str = ""
@@ -51,6 +57,7 @@ class TopicPanelState(SignedInState):
     _mark_read_ids: list[int] = []
     _marked: dict[str, list[int]] = {}
     allow_images: bool = False
+    _images: dict[str, bool] = {}  # in the "All bots" view: each bot's remote image policy
     topics: list[TopicRow] = []
     selection: str = "all"  # all | unread | pinned | topic:<key>
     topic_query: str = ""
@@ -69,6 +76,11 @@ class TopicPanelState(SignedInState):
     show_archived: bool = False
     items: list[ItemRow] = []
     next_cursor: str = ""
+    # The window: newer rows than the first shown were let go by "Load more" (hidden_newer), and new
+    # items that did not join the list (it was full, or scrolled away from the newest): the pill.
+    hidden_newer: bool = False
+    new_count: int = 0
+    _newest_seen: int = 0
     detail: ItemDetail = ItemDetail()
     content_expanded: bool = False
     loading: bool = True
@@ -84,6 +96,23 @@ class TopicPanelState(SignedInState):
         if not query:
             return self.topics
         return [topic for topic in self.topics if query in topic.key.lower() or query in topic.name.lower()]
+
+    @rx.var
+    def all_bots(self) -> bool:
+        return self.bot_id == ALL_BOTS
+
+    @rx.var
+    def bot_rows(self) -> list[TopicRow]:
+        """The "All bots" view's sidebar: each bot with its unread and total counts."""
+        if self.bot_id != ALL_BOTS:
+            return []
+        rows = {bot.id: TopicRow(key=bot.id, bot_id=bot.id, name=bot.name) for bot in self.bots if bot.id != ALL_BOTS}
+        for topic in self.topics:
+            row = rows.get(topic.bot_id)
+            if row is not None:
+                row.unread += topic.unread
+                row.total += topic.total
+        return list(rows.values())
 
     @rx.var
     def unread_total(self) -> int:
@@ -168,7 +197,7 @@ class TopicPanelState(SignedInState):
             return None
         newest = self._notified_up_to
         page = item_service.list_items(
-            session=session, bot_id=self.bot_id, newer_than=newest, limit=50, reader=self._reader()
+            session=session, bot_id=self._scope(), newer_than=newest, limit=50, reader=self._reader()
         )
         if page.items:
             self._notified_up_to = max(item.id for item in page.items)
@@ -179,13 +208,13 @@ class TopicPanelState(SignedInState):
         ]
         if not wanted:
             return None
-        names = {topic.key: topic.name for topic in self.topics}
+        names = {(topic.bot_id, topic.key): topic.name for topic in self.topics}
         notes = [
             {
                 "id": item.id,
-                "title": f"{names.get(item.topic_key, item.topic_key)}: {item.title}"[:200],
+                "title": f"{names.get((item.bot_id, item.topic_key), item.topic_key)}: {item.title}"[:200],
                 "body": plain_preview(item.content)[:200],
-                "href": "/?" + urlencode({"bot": self.bot_id, "item": item.id}),
+                "href": "/?" + urlencode({"bot": self.bot_id, "item": item.id}, safe="*"),
             }
             for item in wanted[:NOTIFY_AT_ONCE]
         ]
@@ -195,7 +224,7 @@ class TopicPanelState(SignedInState):
                     "id": 0,
                     "title": f"{len(wanted) - NOTIFY_AT_ONCE} more new items",
                     "body": self.bot_name,
-                    "href": "/?" + urlencode({"bot": self.bot_id, "view": "unread"}),
+                    "href": "/?" + urlencode({"bot": self.bot_id, "view": "unread"}, safe="*"),
                 }
             )
         return rx.call_script(f"window.__tdNotify({json.dumps(notes)}, {json.dumps(prefs.sound)})")
@@ -211,11 +240,17 @@ class TopicPanelState(SignedInState):
         if self.selection.startswith("topic:"):
             key = self.selection.removeprefix("topic:")
             return next((topic.name for topic in self.topics if topic.key == key), key)
+        if self.bot_id == ALL_BOTS:
+            return {"unread": "Unread in all bots", "pinned": "Pinned in all bots"}.get(self.selection, "All bots")
         return {"all": "All items", "unread": "Unread", "pinned": "Pinned"}.get(self.selection, "All items")
 
     @rx.var
     def has_detail(self) -> bool:
         return self.detail.id > 0
+
+    @rx.var
+    def detail_bot_name(self) -> str:
+        return next((bot.name for bot in self.bots if bot.id == self.detail.bot_id), self.detail.bot_id)
 
     @rx.var
     def bot_name(self) -> str:
@@ -233,6 +268,16 @@ class TopicPanelState(SignedInState):
             include_archived=self.show_archived,
         )
 
+    def _scope(self) -> item_service.Scope:
+        """The bots this view reads: the shown bot, or every bot in the selector ("All bots")."""
+        if self.bot_id == ALL_BOTS:
+            return tuple(bot.id for bot in self.bots if bot.id != ALL_BOTS)
+        return self.bot_id
+
+    def _allow_images(self, bot_id: str) -> bool:
+        """The item's bot's remote image policy."""
+        return self._images.get(bot_id, False) if self.bot_id == ALL_BOTS else self.allow_images
+
     def _reader(self) -> int | None:
         """Whose reading state this panel shows and changes: the signed-in person's."""
         return self._principal().user_id
@@ -244,12 +289,15 @@ class TopicPanelState(SignedInState):
             return
         with contextlib.nullcontext(session) if session is not None else read_session() as reading:
             newest = item_service.list_items(
-                session=reading, bot_id=self.bot_id, filters=item_service.ItemFilters(include_archived=True), limit=1
+                session=reading, bot_id=self._scope(), filters=item_service.ItemFilters(include_archived=True), limit=1
             )
         self._notified_up_to = newest.items[0].id if newest.items else 0
         self._notify_armed = True
 
     def _load_topics(self) -> None:
+        if self.bot_id == ALL_BOTS:
+            self._load_all_bots()
+            return
         with read_session() as session:
             snapshot = panel_service.panel_snapshot(session=session, bot_id=self.bot_id, reader=self._reader())
         self.topic_enabled = snapshot.topic_enabled
@@ -258,6 +306,7 @@ class TopicPanelState(SignedInState):
         self.topics = [
             TopicRow(
                 key=topic.topic_key,
+                bot_id=self.bot_id,
                 name=topic.name,
                 unread=topic.unread,
                 total=topic.total,
@@ -266,10 +315,52 @@ class TopicPanelState(SignedInState):
             )
             for topic in snapshot.topics
         ]
-        bots = with_unread(self.bots, self.bot_id, sum(topic.unread for topic in self.topics))
+        bots = with_all_bots(with_unread(self.bots, self.bot_id, sum(topic.unread for topic in self.topics)))
         if bots != self.bots:  # the selector's count follows this person's reading
             self.bots = bots
         self.signature = json.dumps((snapshot.items_version, snapshot.topic_enabled))
+
+    def _load_all_bots(self) -> None:
+        """The "All bots" view: every bot's topics and counts (the sidebar lists the bots)."""
+        topics: list[TopicRow] = []
+        images: dict[str, bool] = {}
+        versions: dict[str, int] = {}
+        pinned = 0
+        with read_session() as session:
+            for bot_id in self._scope():
+                try:
+                    snapshot = panel_service.panel_snapshot(session=session, bot_id=bot_id, reader=self._reader())
+                except AppError:  # deleted since the page loaded
+                    continue
+                images[bot_id] = snapshot.allow_remote_images
+                versions[bot_id] = snapshot.items_version
+                pinned += snapshot.pinned_total
+                topics += [
+                    TopicRow(
+                        key=topic.topic_key,
+                        bot_id=bot_id,
+                        name=topic.name,
+                        unread=topic.unread,
+                        total=topic.total,
+                        is_active=topic.is_active,
+                        is_fallback=topic.is_fallback,
+                    )
+                    for topic in snapshot.topics
+                ]
+        self.topic_enabled, self.allow_images, self._images = True, False, images
+        self.pinned_total = pinned
+        self.topics = topics
+        bots = list(self.bots)
+        for bot_id in versions:
+            bots = with_unread(bots, bot_id, sum(topic.unread for topic in topics if topic.bot_id == bot_id))
+        bots = with_all_bots(bots)
+        if bots != self.bots:
+            self.bots = bots
+        self.signature = self._all_signature(versions)
+
+    @staticmethod
+    def _all_signature(versions: dict[str, int]) -> str:
+        return json.dumps(sorted(versions.items()))
 
     def _load_items(self) -> None:
         if self.searching:
@@ -277,16 +368,21 @@ class TopicPanelState(SignedInState):
             return
         with read_session() as session:
             page = item_service.list_items(
-                session=session, bot_id=self.bot_id, filters=self._filters(), limit=PAGE_SIZE, reader=self._reader()
+                session=session, bot_id=self._scope(), filters=self._filters(), limit=PAGE_SIZE, reader=self._reader()
             )
-        self.items = self._named([item_row(item) for item in page.items])
-        self.next_cursor = page.next_cursor or ""
+        self._set_window(self._named([item_row(item) for item in page.items]), page.next_cursor or "")
+
+    def _set_window(self, rows: list[ItemRow], next_cursor: str) -> None:
+        """The list starts again at its newest rows."""
+        self.items, self.next_cursor = rows, next_cursor
+        self.hidden_newer, self.new_count = False, 0
+        self._newest_seen = max((row.id for row in rows), default=0)
 
     def _search_page(self, cursor: str | None) -> tuple[list[ItemRow], str]:
         with read_session() as session:
             page = search_service.search_items(
                 session=session,
-                bot_id=self.bot_id,
+                bot_id=self._scope(),
                 query=self.search_query,
                 filters=self._filters(),
                 cursor=cursor,
@@ -297,22 +393,30 @@ class TopicPanelState(SignedInState):
 
     def _load_search(self) -> None:
         """The search's first page, best first (new items join it when the search runs again)."""
-        self.items, self.next_cursor = self._search_page(None)
+        self._set_window(*self._search_page(None))
 
     def _named(self, rows: list[ItemRow]) -> list[ItemRow]:
-        """Rows show their topic by the name the sidebar uses, not its key."""
-        names = {topic.key: topic.name for topic in self.topics}
-        return [dataclasses.replace(row, topic_name=names.get(row.topic_key, row.topic_key)) for row in rows]
+        """Rows show their topic by the name the sidebar uses, not its key (and their bot's name)."""
+        names = {(topic.bot_id, topic.key): topic.name for topic in self.topics}
+        bots = {bot.id: bot.name for bot in self.bots}
+        return [
+            dataclasses.replace(
+                row,
+                topic_name=names.get((row.bot_id, row.topic_key), row.topic_key),
+                bot_name=bots.get(row.bot_id, row.bot_id),
+            )
+            for row in rows
+        ]
 
     def _open(self, item_id: int) -> None:
         with write_session() as session:
             reader = self._reader()
-            public = item_service.get_item(session=session, bot_id=self.bot_id, item_id=item_id, reader=reader)
+            public = item_service.get_item(session=session, bot_id=self._scope(), item_id=item_id, reader=reader)
             if not public.is_read:
                 public = item_service.set_item_flags(
-                    session=session, bot_id=self.bot_id, item_id=item_id, is_read=True, reader=reader
+                    session=session, bot_id=self._scope(), item_id=item_id, is_read=True, reader=reader
                 )
-        self.detail = item_detail(public, allow_images=self.allow_images)
+        self.detail = item_detail(public, allow_images=self._allow_images(public.bot_id))
         self.content_expanded = False
         self._patch_row(public.id, is_read=public.is_read, is_pinned=public.is_pinned, is_archived=public.is_archived)
 
@@ -335,7 +439,7 @@ class TopicPanelState(SignedInState):
         if self.detail.id:
             params["item"] = str(self.detail.id)
         # `selection` can come from a crafted link: encode it, and give the script a JSON string literal.
-        url = "/?" + urlencode(params, safe=":")
+        url = "/?" + urlencode(params, safe=":*")
         method = "pushState" if push else "replaceState"
         return rx.call_script(f"window.history.{method}(window.history.state, '', {json.dumps(url)})")
 
@@ -346,7 +450,10 @@ class TopicPanelState(SignedInState):
         self._title_shown = ""
         params = self.router.url.query_parameters
         wanted_bot = params.get("bot", "")
-        self.bots, self.bot_id = bot_choice(wanted_bot, reader=self._reader())
+        bots, self.bot_id = bot_choice(wanted_bot, reader=self._reader())
+        self.bots = with_all_bots(bots)
+        if wanted_bot == ALL_BOTS and bots:
+            self.bot_id = ALL_BOTS
         view = params.get("view", "")
         self.selection = view if view in ("all", "unread", "pinned") or view.startswith("topic:") else "all"
         self.search_query = params.get("q", "")[: search_service.MAX_QUERY_CHARS]
@@ -360,7 +467,10 @@ class TopicPanelState(SignedInState):
             notices.append(f"There is no bot {wanted_bot!r} (deleted, or a mistyped link): showing {shown}")
         try:
             self._load_topics()
-            if self.selected_topic_key and all(topic.key != self.selected_topic_key for topic in self.topics):
+            if self.selected_topic_key and self.bot_id == ALL_BOTS:
+                notices.append("Topics belong to one bot: choose the bot to read one topic. Showing all bots' items")
+                self.selection = "all"
+            elif self.selected_topic_key and all(topic.key != self.selected_topic_key for topic in self.topics):
                 notices.append(f"This bot has no topic {self.selected_topic_key!r}: showing all items")
                 self.selection = "all"
             self._load_items()
@@ -379,6 +489,11 @@ class TopicPanelState(SignedInState):
 
     @rx.event
     def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
+        if all(bot.id != bot_id for bot in self.bots):  # a bot created since the page loaded, or none
+            bots, chosen = bot_choice(bot_id, reader=self._reader())
+            self.bots = with_all_bots(bots)
+            if chosen != bot_id and not (bot_id == ALL_BOTS and bots):
+                return rx.toast.error(f"There is no bot {bot_id[:64]!r}")
         self.bot_id = bot_id
         self.selection = "all"
         self.search_query = ""
@@ -415,7 +530,7 @@ class TopicPanelState(SignedInState):
         self.tag_filter = value
         try:
             with read_session() as session:
-                self.tag_options = item_service.tag_suggestions(session=session, bot_id=self.bot_id, prefix=value)
+                self.tag_options = item_service.tag_suggestions(session=session, bot_id=self._scope(), prefix=value)
         except AppError:
             self.tag_options = []
         return self._reload()
@@ -424,7 +539,9 @@ class TopicPanelState(SignedInState):
     def load_tag_options(self) -> None:
         """The tags in use, offered when the tag box gets focus."""
         with read_session() as session:
-            self.tag_options = item_service.tag_suggestions(session=session, bot_id=self.bot_id, prefix=self.tag_filter)
+            self.tag_options = item_service.tag_suggestions(
+                session=session, bot_id=self._scope(), prefix=self.tag_filter
+            )
 
     @rx.event
     def toggle_select(self, item_id: int, shift: bool = False) -> None:
@@ -461,7 +578,11 @@ class TopicPanelState(SignedInState):
         try:
             with write_session() as session:
                 done = item_service.set_flags_many(
-                    session=session, bot_id=self.bot_id, item_ids=self.selected_ids, flags=flags, reader=self._reader()
+                    session=session,
+                    bot_id=self._scope(),
+                    item_ids=self.selected_ids,
+                    flags=flags,
+                    reader=self._reader(),
                 )
             self._load_topics()
             self._load_items()
@@ -478,7 +599,7 @@ class TopicPanelState(SignedInState):
             with read_session() as session:
                 shown = search_service.items_in_view(
                     session=session,
-                    bot_id=self.bot_id,
+                    bot_id=self._scope(),
                     filters=self._filters(),
                     query=self.search_query,
                     reader=self._reader(),
@@ -488,7 +609,11 @@ class TopicPanelState(SignedInState):
         except AppError as error:
             return rx.toast.error(error.message)
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
-        return rx.download(data=data, filename=f"topic-items-{self.bot_id}-{stamp}.{kind}", mime_type=mime)
+        return rx.download(
+            data=data,
+            filename=f"topic-items-{'all-bots' if self.bot_id == ALL_BOTS else self.bot_id}-{stamp}.{kind}",
+            mime_type=mime,
+        )
 
     @rx.event
     def set_search_query(self, value: str) -> rx.event.EventSpec | None:
@@ -526,13 +651,13 @@ class TopicPanelState(SignedInState):
             except AppError as error:
                 return rx.toast.error(error.message)
             seen = {row.id for row in self.items}
-            self.items = self.items + [row for row in rows if row.id not in seen]
+            self._append([row for row in rows if row.id not in seen])
             return None
         try:
             with read_session() as session:
                 page = item_service.list_items(
                     session=session,
-                    bot_id=self.bot_id,
+                    bot_id=self._scope(),
                     filters=self._filters(),
                     cursor=self.next_cursor,
                     limit=PAGE_SIZE,
@@ -540,9 +665,26 @@ class TopicPanelState(SignedInState):
                 )
         except AppError as error:
             return rx.toast.error(error.message)
-        self.items = self.items + self._named([item_row(item) for item in page.items])
+        self._append(self._named([item_row(item) for item in page.items]))
         self.next_cursor = page.next_cursor or ""
         return None
+
+    def _append(self, rows: list[ItemRow]) -> None:
+        """Older rows join the bottom; past LIST_WINDOW the newest rows leave the top ("Back to newest")."""
+        kept = self.items + rows
+        if len(kept) > LIST_WINDOW:
+            kept = kept[len(kept) - LIST_WINDOW :]
+            self.hidden_newer = True
+        self.items = kept
+
+    @rx.event
+    def show_newest(self) -> rx.event.EventSpec | None:
+        """The pill ("N new items") or "Back to newest": the list again from its newest row."""
+        try:
+            self._load_items()
+        except AppError as error:
+            return rx.toast.error(error.message)
+        return rx.call_script(SCROLL_TO_TOP)
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -569,17 +711,17 @@ class TopicPanelState(SignedInState):
         try:
             with write_session() as session:
                 if for_everyone:
-                    item_service.set_item_flags(session=session, bot_id=self.bot_id, item_id=item_id, **flags)
+                    item_service.set_item_flags(session=session, bot_id=self._scope(), item_id=item_id, **flags)
                 public = item_service.set_item_flags(
                     session=session,
-                    bot_id=self.bot_id,
+                    bot_id=self._scope(),
                     item_id=item_id,
                     reader=self._reader(),
                     **({} if for_everyone else flags),
                 )
             self._patch_row(item_id, is_read=public.is_read, is_pinned=public.is_pinned, is_archived=public.is_archived)
             if self.detail.id == item_id:
-                self.detail = item_detail(public, allow_images=self.allow_images)
+                self.detail = item_detail(public, allow_images=self._allow_images(public.bot_id))
             self._load_topics()
         except AppError as error:
             return rx.toast.error(error.message)
@@ -630,17 +772,17 @@ class TopicPanelState(SignedInState):
             with write_session() as session:
                 item_service.set_resolved(
                     session=session,
-                    bot_id=self.bot_id,
+                    bot_id=self._scope(),
                     item_id=item_id,
                     resolved=not self.detail.resolved_at,
                     actor=self._principal().name,
                 )
                 public = item_service.get_item(
-                    session=session, bot_id=self.bot_id, item_id=item_id, reader=self._reader()
+                    session=session, bot_id=self._scope(), item_id=item_id, reader=self._reader()
                 )
         except AppError as error:
             return rx.toast.error(error.message)
-        self.detail = item_detail(public, allow_images=self.allow_images)
+        self.detail = item_detail(public, allow_images=self._allow_images(public.bot_id))
         self._patch_row(item_id, is_resolved=public.resolved_at is not None)
         return None
 
@@ -666,7 +808,7 @@ class TopicPanelState(SignedInState):
                     unread = self._filters().model_copy(update={"unread_only": True})
                     found = search_service.items_in_view(
                         session=session,
-                        bot_id=self.bot_id,
+                        bot_id=self._scope(),
                         filters=unread,
                         query=self.search_query,
                         reader=self._reader(),
@@ -675,7 +817,7 @@ class TopicPanelState(SignedInState):
                 else:
                     ids = item_service.unread_in_view(
                         session=session,
-                        bot_id=self.bot_id,
+                        bot_id=self._scope(),
                         filters=self._filters(),
                         up_to_id=newest_shown,
                         reader=self._reader(),
@@ -701,7 +843,7 @@ class TopicPanelState(SignedInState):
         try:
             with write_session() as session:
                 changed = item_service.set_read(
-                    session=session, bot_id=self.bot_id, item_ids=ids, is_read=True, reader=self._reader()
+                    session=session, bot_id=self._scope(), item_ids=ids, is_read=True, reader=self._reader()
                 )
             self._load_topics()
             self._load_items()
@@ -726,7 +868,7 @@ class TopicPanelState(SignedInState):
         try:
             with write_session() as session:
                 back = item_service.set_read(
-                    session=session, bot_id=self.bot_id, item_ids=ids, is_read=False, reader=self._reader()
+                    session=session, bot_id=self._scope(), item_ids=ids, is_read=False, reader=self._reader()
                 )
             self._load_topics()
             self._load_items()
@@ -765,6 +907,8 @@ class TopicPanelState(SignedInState):
     @rx.event
     @admin_only
     def set_topic_enabled(self, enabled: bool) -> rx.event.EventSpec:
+        if self.bot_id == ALL_BOTS:
+            return rx.toast.error("Choose a bot to switch its topic delivery")
         with write_session() as session:
             settings = topic_service.set_topic_enabled(session=session, bot_id=self.bot_id, enabled=enabled)
         self.topic_enabled = settings.topic_enabled
@@ -781,47 +925,24 @@ class TopicPanelState(SignedInState):
             return None
         try:
             with read_session() as session:
-                signature = json.dumps(version_service.panel_signature(session=session, bot_id=self.bot_id))
+                if self.bot_id == ALL_BOTS:
+                    versions = version_service.panel_signatures(session=session, bot_ids=list(self._scope()))
+                    signature = self._all_signature({key: version for key, (version, _) in versions.items()})
+                else:
+                    signature = json.dumps(version_service.panel_signature(session=session, bot_id=self.bot_id))
         except AppError:
             return None
         if signature == self.signature:
             return self._title_script()
-        newest_shown = max((row.id for row in self.items), default=0)
         self._load_topics()
         with read_session() as session:
-            # Every item newer than the newest shown, a page at a time down to it: a burst larger
-            # than a page must not leave a hole between the new page and the rows below it.
-            fresh: list[item_service.ItemPublic] = []
-            cursor: str | None = None
-            # A search's results are ranked, not a stream: new items join them when it runs again.
-            while not self.searching:
-                page = item_service.list_items(
-                    session=session,
-                    bot_id=self.bot_id,
-                    filters=self._filters(),
-                    newer_than=newest_shown,
-                    cursor=cursor,
-                    limit=PAGE_SIZE,
-                    reader=self._reader(),
-                )
-                fresh += page.items
-                if page.next_cursor is None or len(fresh) >= LIVE_BURST_LIMIT:
-                    break
-                cursor = page.next_cursor
-            if not self.searching and page.next_cursor is not None:
-                # More than LIVE_BURST_LIMIT at once: start the list again at the newest page; the
-                # rest is below it ("Load more"), so still nothing is skipped.
-                self._load_items()
-                fresh = []
-            rows = self._named([item_row(item) for item in fresh])
-            if rows:
-                self.items = rows + self.items
+            self._take_new_items(session)
             flags = item_service.item_flags(
-                session=session, bot_id=self.bot_id, item_ids=[row.id for row in self.items], reader=self._reader()
+                session=session, bot_id=self._scope(), item_ids=[row.id for row in self.items], reader=self._reader()
             )
             notify = self._notify_script(session)  # in the same read: every topic, not only this view's
         topic = self.selected_topic_key
-        self.items = [
+        rows = [
             ItemRow(**{**row.__dict__, **flags[row.id]._asdict()}) if row.id in flags else row
             for row in self.items
             # An item archived or moved to another topic in another panel leaves this one too (as it
@@ -829,6 +950,8 @@ class TopicPanelState(SignedInState):
             if row.id not in flags
             or ((self.show_archived or not flags[row.id].is_archived) and topic in ("", flags[row.id].topic_key))
         ]
+        if rows != self.items:  # the rows go to the browser only when one of them changed
+            self.items = rows
         opened = flags.get(self.detail.id)
         if opened is not None and (
             opened.update_count != self.detail.update_count or opened.is_resolved != bool(self.detail.resolved_at)
@@ -836,13 +959,54 @@ class TopicPanelState(SignedInState):
             # The bot rewrote the open item (an alert that changed): show what it says now.
             with read_session() as session:
                 public = item_service.get_item(
-                    session=session, bot_id=self.bot_id, item_id=self.detail.id, reader=self._reader()
+                    session=session, bot_id=self._scope(), item_id=self.detail.id, reader=self._reader()
                 )
-            self.detail = item_detail(public, allow_images=self.allow_images)
+            self.detail = item_detail(public, allow_images=self._allow_images(public.bot_id))
         elif self.detail.id in flags and flags[self.detail.id].topic_key != self.detail.topic_key:
             self.detail = dataclasses.replace(self.detail, topic_key=flags[self.detail.id].topic_key)
         events = [event for event in (self._title_script(), notify) if event is not None]
         return events or None  # type: ignore[return-value]
+
+    def _take_new_items(self, session: Session) -> None:
+        """Every item newer than the newest seen joins the top of the list, all of them or none: when
+        they would not fit the window (or the list was scrolled away from its newest rows), they are
+        counted for the pill instead, which loads them. So a burst never leaves a hole. A search's
+        results are ranked, not a stream: new items join them when it runs again."""
+        if self.searching:
+            return
+        newest = self._newest_seen
+        if self.hidden_newer or self.new_count:
+            self.new_count = item_service.count_newer(
+                session=session, bot_id=self._scope(), filters=self._filters(), newer_than=newest, reader=self._reader()
+            )
+            return
+        room = LIST_WINDOW - len(self.items)
+        fresh: list[item_service.ItemPublic] = []
+        cursor: str | None = None
+        while True:
+            page = item_service.list_items(
+                session=session,
+                bot_id=self._scope(),
+                filters=self._filters(),
+                newer_than=newest,
+                cursor=cursor,
+                limit=PAGE_SIZE,
+                reader=self._reader(),
+            )
+            fresh += page.items
+            if page.next_cursor is None or len(fresh) > room:
+                break
+            cursor = page.next_cursor
+        if len(fresh) <= room:
+            if fresh:
+                self.items = self._named([item_row(item) for item in fresh]) + self.items
+                self._newest_seen = max(self._newest_seen, fresh[0].id)
+        elif not self.items:  # nothing shown to keep: the newest page, the rest below it
+            self._load_items()
+        else:
+            self.new_count = item_service.count_newer(
+                session=session, bot_id=self._scope(), filters=self._filters(), newer_than=newest, reader=self._reader()
+            )
 
     def _title_script(self) -> rx.event.EventSpec | None:
         """The tab's title carries the bot's unread count ("(3) Topics"), written only when it changes

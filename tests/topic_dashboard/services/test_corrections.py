@@ -242,3 +242,50 @@ def test_undo_refuses_when_the_item_moved_again_since(session: Session) -> None:
     session.expire_all()
     changes = session.exec(select(TopicRuleChange).where(col(TopicRuleChange.actor) == "ann")).all()
     assert len(changes) == 2  # the move's teaching only
+
+
+def test_a_bulk_move_moves_the_bots_items_teaches_nothing_and_its_undo_puts_back_what_is_still_there(
+    session: Session,
+) -> None:
+    from topic_dashboard.services.corrections import move_items, undo_moves
+
+    bot_id = _bot(session)
+    first, second, third = (_publish(session, bot_id, "inbox", title=f"note {n}") for n in range(3))
+    already = _publish(session, bot_id, "flaky", title="already flaky")
+    other_bot, _ = create_bot(session=session, name="other", write_config=False)
+    foreign = _publish(session, other_bot.bot_id, "inbox", title="not this bot's")
+    rules_before = {
+        key: get_topic(session=session, bot_id=bot_id, topic_key=key).routing_json for key in ("ci", "flaky")
+    }
+
+    moved = move_items(
+        session=session, bot_id=bot_id, item_ids=[first, second, third, already, foreign, first], to_topic_key="flaky"
+    )
+    assert moved.moved == {first: "inbox", second: "inbox", third: "inbox"}
+    assert moved.skipped == 2  # already there, and another bot's item
+    topics = {row.id: row.topic_key for row in session.exec(select(TopicItem)).all()}
+    assert topics[first] == topics[second] == topics[third] == "flaky" and topics[foreign] == "inbox"
+    assert {
+        key: get_topic(session=session, bot_id=bot_id, topic_key=key).routing_json for key in ("ci", "flaky")
+    } == rules_before
+
+    # One of them moves again before the undo: it stays where the person put it.
+    move_items(session=session, bot_id=bot_id, item_ids=[third], to_topic_key="ci")
+    assert undo_moves(session=session, moves=moved) == (2, 1)
+    session.expire_all()
+    topics = {row.id: row.topic_key for row in session.exec(select(TopicItem)).all()}
+    assert topics[first] == topics[second] == "inbox" and topics[third] == "ci"
+
+
+def test_a_bulk_move_to_an_inactive_or_unknown_topic_changes_nothing(session: Session) -> None:
+    from topic_dashboard.services.corrections import move_items
+
+    bot_id = _bot(session)
+    item = _publish(session, bot_id, "inbox", title="stays")
+    update_topic(session=session, bot_id=bot_id, topic_key="flaky", actor="t", data=TopicUpdate(is_active=False))
+    for target, code in (("flaky", "invalid_argument"), ("nope", "topic_not_found")):
+        with pytest.raises(AppError) as raised:
+            move_items(session=session, bot_id=bot_id, item_ids=[item], to_topic_key=target)
+        assert raised.value.code == code
+    session.expire_all()
+    assert session.get(TopicItem, item).topic_key == "inbox"  # type: ignore[union-attr]
