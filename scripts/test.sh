@@ -3,8 +3,8 @@
 # the storage and API tests on PostgreSQL too; each run creates and drops its own databases.
 #
 # Without arguments: the lint gates (scripts/lint.sh), then everything but the browser flows in two processes (pytest-xdist; each worker
-# has its own databases and its own server), then the browser flows in one (they share one frontend
-# build). With arguments: one pytest run with them (e.g.
+# has its own databases and its own server), then the browser flows in two (each worker its own app,
+# database and frontend build folder, .web-e2e-gwN: tests/e2e/conftest.py). With arguments: one pytest run with them (e.g.
 # `bash scripts/test.sh tests/reliability -x`).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,5 +17,5 @@ fi
 bash scripts/lint.sh
 status=0
 .venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --ignore=tests/e2e --durations=15 || status=$?
-.venv/bin/python -m pytest tests/e2e --durations=25 || status=$?
+.venv/bin/python -m pytest tests/e2e -n "${E2E_WORKERS:-2}" --durations=25 || status=$?
 exit "$status"

@@ -78,6 +78,110 @@ def user_log_out_everywhere(username: str) -> None:
     click.echo(f"ended {ended} login session(s) of {username!r}")
 
 
+@user.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def user_list(as_json: bool) -> None:
+    """List accounts: username, role, active, must change password, created, last log-in."""
+    with write_session() as session:
+        users = accounts.list_users(session=session)
+    if as_json:
+        click.echo(json.dumps([account.model_dump() for account in users], indent=2))
+        return
+    rows = [("username", "role", "active", "must change password", "created", "last log-in")]
+    rows += [
+        (
+            u.username,
+            u.role,
+            "yes" if u.is_active else "no",
+            "yes" if u.must_change_password else "no",
+            u.created_at[:16],
+            (u.last_login_at or "never")[:16],
+        )
+        for u in users
+    ]
+    _echo_table(rows)
+
+
+def _echo_table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+
+@user.command("disable")
+@click.argument("username")
+def user_disable(username: str) -> None:
+    """Disable USERNAME: they cannot log in, and their open sessions end at once (not the last admin)."""
+    try:
+        with write_session() as session:
+            accounts.set_user_active(session=session, username=username, active=False)
+    except AppError as error:
+        _fail(error)
+        return
+    click.echo(f"disabled {username!r}; their login sessions have ended")
+
+
+@user.command("enable")
+@click.argument("username")
+def user_enable(username: str) -> None:
+    """Enable USERNAME again: they can log in with their password."""
+    try:
+        with write_session() as session:
+            accounts.set_user_active(session=session, username=username, active=True)
+    except AppError as error:
+        _fail(error)
+        return
+    click.echo(f"enabled {username!r}")
+
+
+@user.command("delete")
+@click.argument("username")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def user_delete(username: str, yes: bool) -> None:
+    """Delete USERNAME with their login sessions and reading state (not the last admin)."""
+    if not yes:
+        click.confirm(f"Delete the account {username!r}, its login sessions and its reading state?", abort=True)
+    try:
+        with write_session() as session:
+            accounts.delete_user(session=session, username=username)
+    except AppError as error:
+        _fail(error)
+        return
+    click.echo(f"deleted {username!r}")
+
+
+@user.command("set-role")
+@click.argument("username")
+@click.argument("role", type=click.Choice(accounts.ROLES))
+def user_set_role(username: str, role: str) -> None:
+    """Make USERNAME an admin or a viewer (the last active admin stays one); open sessions follow at once."""
+    try:
+        with write_session() as session:
+            changed = accounts.set_user_role(session=session, username=username, role=role)
+    except AppError as error:
+        _fail(error)
+        return
+    click.echo(f"{changed.username!r} is now {changed.role}")
+
+
+@user.command("reset-password")
+@click.argument("username")
+def user_reset_password(username: str) -> None:
+    """Give USERNAME a one-time password (the last line printed, not shown again); their sessions end,
+    and at their next log-in they must choose a new password."""
+    try:
+        with write_session() as session:
+            password = accounts.reset_password(session=session, username=username)
+    except AppError as error:
+        _fail(error)
+        return
+    click.echo(
+        f"reset the password of {username!r}: their sessions have ended and they must choose a new password "
+        "when they log in with this one-time password; it is not shown again:"
+    )
+    click.echo(password)
+
+
 @main.group("api-token")
 def api_token() -> None:
     """Tokens for the REST API (Authorization: Bearer ...)."""
@@ -122,9 +226,7 @@ def api_token_list(as_json: bool) -> None:
         (str(t.id), t.name, t.role, t.state, t.created_at[:16], (t.last_used_at or "never")[:16], t.expires_at[:16])
         for t in tokens
     ]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    for row in rows:
-        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    _echo_table(rows)
 
 
 @api_token.command("revoke")

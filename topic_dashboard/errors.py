@@ -37,6 +37,7 @@ CATALOGUE: dict[str, int] = {
     "too_many_attempts": 429,
     "user_not_found": 404,
     "api_token_not_found": 404,
+    "last_admin": 409,
     # bots and their nanobot config
     "bot_not_found": 404,
     "invalid_mcp_config": 422,

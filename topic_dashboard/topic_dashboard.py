@@ -9,8 +9,8 @@ from mcp_service.app import build_api, mcp_lifespan
 from topic_dashboard.audit_page.page import audit_page
 from topic_dashboard.audit_page.state import AuditState
 from topic_dashboard.auth.guard import EventGuard, app_error_toast
-from topic_dashboard.auth.page import login_page
-from topic_dashboard.auth.state import AuthState
+from topic_dashboard.auth.page import change_password_page, login_page
+from topic_dashboard.auth.state import CHANGE_PASSWORD_ROUTE, AuthState
 from topic_dashboard.bots_page.page import bots_page
 from topic_dashboard.bots_page.state import BotsState
 from topic_dashboard.components.keyboard import SCRIPT_SRC as KEYBOARD_SCRIPT_SRC
@@ -40,6 +40,12 @@ app.register_lifespan_task(mcp_lifespan)
 app.add_middleware(EventGuard())
 
 app.add_page(login_page, route="/login", title="Log in · Topic Dashboard", on_load=AuthState.load_login_page)
+app.add_page(
+    change_password_page,
+    route=CHANGE_PASSWORD_ROUTE,
+    title="Change password · Topic Dashboard",
+    on_load=AuthState.load_change_password_page,
+)
 app.add_page(topic_panel_page, route="/", title="Topics · Topic Dashboard", on_load=TopicPanelState.load_page)
 app.add_page(rules_page, route="/rules", title="Rules · Topic Dashboard", on_load=RulesState.load_page)
 app.add_page(bots_page, route="/bots", title="Bots · Topic Dashboard", on_load=BotsState.load_page)

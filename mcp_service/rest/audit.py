@@ -1,6 +1,9 @@
-"""REST: the audit trail of MCP tool calls."""
+"""REST: the audit trail of MCP tool calls and of people's, API tokens' and the system's actions."""
 
 from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
@@ -17,11 +20,27 @@ def list_audit(
     _: Reader,
     session: ReadSession,
     bot_id: str | None = None,
-    tool: str | None = None,
+    tool: str | None = Query(default=None, description="An MCP tool or an action (bot.create, topic.update, …)."),
     outcome: str | None = None,
+    actor: str | None = Query(default=None, description="A username, API token name, bot id or system task."),
+    actor_kind: str | None = Query(default=None, description="bot, user, api_token or system"),
+    error_code: str | None = None,
+    since: Annotated[datetime | None, Query(description="From this time on (ISO 8601; without offset: UTC).")] = None,
+    until: Annotated[datetime | None, Query(description="Before this time (ISO 8601; without offset: UTC).")] = None,
     before_id: int | None = Query(default=None, ge=INT64_MIN, le=INT64_MAX),
-    limit: int = Query(default=100, ge=1, le=500),
+    limit: int = Query(default=100, ge=1, le=audit.MAX_PAGE),
 ) -> list[audit.AuditPublic]:
+    """Rows newest first; page on with the last row's id as `before_id`."""
     return audit.list_calls(
-        session=session, bot_id=bot_id, tool=tool, outcome=outcome, before_id=before_id, limit=limit
+        session=session,
+        bot_id=bot_id,
+        tool=tool,
+        outcome=outcome,
+        actor=actor,
+        actor_kind=actor_kind,
+        error_code=error_code,
+        since=since,
+        until=until,
+        before_id=before_id,
+        limit=limit,
     )

@@ -11,6 +11,7 @@ from mcp_service.rest.deps import Admin, Reader, ReadSession, WriteSession
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.bot_config import redact_secrets
 from topic_dashboard.services import bots
+from topic_dashboard.services.audit import actor_of
 from topic_dashboard.settings import get_settings
 
 router = APIRouter(tags=["bots"], responses=ERROR_RESPONSES)
@@ -62,9 +63,13 @@ def list_bots(_: Reader, session: ReadSession) -> list[bots.BotStatus]:
 
 
 @router.post("/bots", response_model=BotCreated, status_code=201)
-def create_bot(body: BotCreate, _: Admin, session: WriteSession) -> BotCreated:
+def create_bot(body: BotCreate, who: Admin, session: WriteSession) -> BotCreated:
     created, token = bots.create_bot(
-        session=session, name=body.name, config_path=body.config_path, adopt_existing=body.adopt_existing
+        session=session,
+        name=body.name,
+        config_path=body.config_path,
+        adopt_existing=body.adopt_existing,
+        actor=actor_of(who),
     )
     return BotCreated(
         bot_id=created.bot_id,
@@ -76,13 +81,13 @@ def create_bot(body: BotCreate, _: Admin, session: WriteSession) -> BotCreated:
 
 
 @router.delete("/bots/{bot_id}", response_model=BotDeleted)
-def delete_bot(bot_id: str, _: Admin, session: WriteSession) -> BotDeleted:
-    return BotDeleted(bot_id=bot_id, deleted=bots.delete_bot(session=session, bot_id=bot_id))
+def delete_bot(bot_id: str, who: Admin, session: WriteSession) -> BotDeleted:
+    return BotDeleted(bot_id=bot_id, deleted=bots.delete_bot(session=session, bot_id=bot_id, actor=actor_of(who)))
 
 
 @router.post("/bots/{bot_id}/token", response_model=TokenRotated)
-def rotate_token(bot_id: str, _: Admin, session: WriteSession) -> TokenRotated:
-    return TokenRotated(bot_id=bot_id, token=bots.rotate_token(session=session, bot_id=bot_id))
+def rotate_token(bot_id: str, who: Admin, session: WriteSession) -> TokenRotated:
+    return TokenRotated(bot_id=bot_id, token=bots.rotate_token(session=session, bot_id=bot_id, actor=actor_of(who)))
 
 
 def _redacted(config: bots.McpConfigPublic) -> bots.McpConfigPublic:
@@ -99,5 +104,5 @@ def get_mcp_config(bot_id: str, who: Reader, session: ReadSession) -> bots.McpCo
 
 
 @router.put("/bots/{bot_id}/mcp-config", response_model=bots.McpConfigPublic)
-def put_mcp_config(bot_id: str, body: McpConfigPut, _: Admin, session: WriteSession) -> bots.McpConfigPublic:
-    return bots.put_mcp_config(session=session, bot_id=bot_id, servers=body.mcpServers)
+def put_mcp_config(bot_id: str, body: McpConfigPut, who: Admin, session: WriteSession) -> bots.McpConfigPublic:
+    return bots.put_mcp_config(session=session, bot_id=bot_id, servers=body.mcpServers, actor=actor_of(who))

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mcp_service.rest.deps import Admin, Reader, ReadSession, WriteSession
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.services import conversations
+from topic_dashboard.services.audit import actor_of
 from topic_dashboard.text_policy import INT64_MAX
 
 router = APIRouter(tags=["conversations"], responses=ERROR_RESPONSES)
@@ -41,9 +42,11 @@ class GuideCardSubmit(BaseModel):
 
 @router.post("/bots/{bot_id}/conversations", response_model=conversations.ConversationPublic, status_code=201)
 def create_conversation(
-    bot_id: str, _: Admin, session: WriteSession, body: ConversationCreate | None = None
+    bot_id: str, who: Admin, session: WriteSession, body: ConversationCreate | None = None
 ) -> conversations.ConversationPublic:
-    return conversations.create_conversation(session=session, bot_id=bot_id, title=(body.title if body else ""))
+    return conversations.create_conversation(
+        session=session, bot_id=bot_id, title=(body.title if body else ""), actor=actor_of(who)
+    )
 
 
 @router.get("/bots/{bot_id}/conversations", response_model=list[conversations.ConversationPublic])
@@ -71,7 +74,7 @@ def list_messages(
 
 @router.post("/conversations/{conversation_id}/messages", response_model=conversations.MessagePublic, status_code=201)
 def add_message(
-    conversation_id: str, body: MessageCreate, _: Admin, session: WriteSession
+    conversation_id: str, body: MessageCreate, who: Admin, session: WriteSession
 ) -> conversations.MessagePublic:
     return conversations.add_message(
         session=session,
@@ -80,6 +83,7 @@ def add_message(
         content=body.content,
         kind=body.kind,
         guide_card=body.guide_card,
+        actor=actor_of(who),
     )
 
 
@@ -89,8 +93,12 @@ def add_message(
     status_code=201,
 )
 def submit_guide_card(
-    conversation_id: str, message_id: str, body: GuideCardSubmit, _: Admin, session: WriteSession
+    conversation_id: str, message_id: str, body: GuideCardSubmit, who: Admin, session: WriteSession
 ) -> conversations.MessagePublic:
     return conversations.submit_guide_card(
-        session=session, conversation_id=conversation_id, message_id=message_id, answers=body.answers
+        session=session,
+        conversation_id=conversation_id,
+        message_id=message_id,
+        answers=body.answers,
+        actor=actor_of(who),
     )

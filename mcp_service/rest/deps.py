@@ -79,6 +79,7 @@ def principal(request: Request) -> Principal:
     if who.last_use_due:
         with write_session() as session:
             note_api_token_use(session=session, principal=who)
+    request.state.principal = who  # for the audit row of a refused write (rest/refusals.py)
     return who
 
 

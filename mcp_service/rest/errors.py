@@ -62,20 +62,24 @@ def error_response(error: AppError) -> JSONResponse:
 
 
 def install_error_handlers(app: FastAPI) -> None:
+    from mcp_service.rest.refusals import audit_refusal
+
     @app.exception_handler(AppError)
-    async def _app_error(_request: Request, exc: AppError) -> JSONResponse:
+    async def _app_error(request: Request, exc: AppError) -> JSONResponse:
+        await audit_refusal(request, exc)
         return error_response(exc)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         loc = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")]
         field = ".".join(loc) or None
         if first.get("type") == "json_invalid":
-            return error_response(AppError("invalid_json", "the request body is not valid JSON"))
-        return error_response(
-            AppError("validation_error", f"{field or 'request'}: {first.get('msg', 'invalid')}", field=field)
-        )
+            error = AppError("invalid_json", "the request body is not valid JSON")
+        else:
+            error = AppError("validation_error", f"{field or 'request'}: {first.get('msg', 'invalid')}", field=field)
+        await audit_refusal(request, error)
+        return error_response(error)
 
     @app.exception_handler(DBAPIError)
     async def _database(request: Request, exc: DBAPIError) -> JSONResponse:

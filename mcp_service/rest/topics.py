@@ -13,6 +13,7 @@ from topic_dashboard.db import write_session
 from topic_dashboard.services import items as item_service
 from topic_dashboard.services import retention, topics
 from topic_dashboard.services import search as search_service
+from topic_dashboard.services.audit import actor_of
 from topic_dashboard.services.bots import get_bot
 
 router = APIRouter(tags=["topics"], responses=ERROR_RESPONSES)
@@ -36,14 +37,14 @@ def list_topics(bot_id: str, _: Reader, session: ReadSession) -> list[topics.Top
 
 @router.post("/bots/{bot_id}/topics", response_model=topics.TopicPublic, status_code=201)
 def create_topic(bot_id: str, body: topics.TopicCreate, who: Admin, session: WriteSession) -> topics.TopicPublic:
-    return topics.create_topic(session=session, bot_id=bot_id, data=body, actor=who.name)
+    return topics.create_topic(session=session, bot_id=bot_id, data=body, actor=actor_of(who))
 
 
 @router.put("/bots/{bot_id}/topics/{topic_key}", response_model=topics.TopicPublic)
 def update_topic(
     bot_id: str, topic_key: str, body: topics.TopicUpdate, who: Admin, session: WriteSession
 ) -> topics.TopicPublic:
-    return topics.update_topic(session=session, bot_id=bot_id, topic_key=topic_key, data=body, actor=who.name)
+    return topics.update_topic(session=session, bot_id=bot_id, topic_key=topic_key, data=body, actor=actor_of(who))
 
 
 @router.delete("/bots/{bot_id}/topics/{topic_key}", response_model=TopicDeleted)
@@ -54,7 +55,7 @@ def delete_topic(
     session: WriteSession,
     items: Literal["move", "delete"] | None = Query(default=None, description="What to do with the topic's items."),
 ) -> TopicDeleted:
-    count = topics.delete_topic(session=session, bot_id=bot_id, topic_key=topic_key, actor=who.name, items=items)
+    count = topics.delete_topic(session=session, bot_id=bot_id, topic_key=topic_key, actor=actor_of(who), items=items)
     return TopicDeleted(topic_key=topic_key, items=count, items_action=items if count else None)
 
 
@@ -62,7 +63,7 @@ def delete_topic(
 def purge_topic(
     bot_id: str,
     topic_key: str,
-    _: Admin,
+    who: Admin,
     session: ReadSession,
     dry_run: bool = Query(default=False, description="Only count what a purge would delete now."),
 ) -> retention.PurgeResult:
@@ -72,7 +73,7 @@ def purge_topic(
     if dry_run:
         return retention.count_purgeable(session=session, bot_id=bot_id, topic_key=topic_key)
     # Batches in write sessions of their own (this request's session stays unused: no lock held).
-    return retention.purge_topic(sessions=write_session, bot_id=bot_id, topic_key=topic_key)
+    return retention.purge_topic(sessions=write_session, bot_id=bot_id, topic_key=topic_key, actor=actor_of(who))
 
 
 @router.get("/bots/{bot_id}/topic-settings", response_model=topics.TopicSettingsPublic)
@@ -82,9 +83,9 @@ def get_settings(bot_id: str, _: Reader, session: ReadSession) -> topics.TopicSe
 
 @router.put("/bots/{bot_id}/topic-settings", response_model=topics.TopicSettingsPublic)
 def put_settings(
-    bot_id: str, body: topics.TopicSettingsUpdate, _: Admin, session: WriteSession
+    bot_id: str, body: topics.TopicSettingsUpdate, who: Admin, session: WriteSession
 ) -> topics.TopicSettingsPublic:
-    return topics.update_topic_settings(session=session, bot_id=bot_id, update=body)
+    return topics.update_topic_settings(session=session, bot_id=bot_id, update=body, actor=actor_of(who))
 
 
 def item_filters(
@@ -132,9 +133,11 @@ def search_items(
 
 
 @router.post("/bots/{bot_id}/topic-items/{item_id}/read", response_model=ReadResult)
-def mark_read(bot_id: str, item_id: int, _: Admin, session: WriteSession) -> ReadResult:
+def mark_read(bot_id: str, item_id: int, who: Admin, session: WriteSession) -> ReadResult:
     """Marks the item read for everyone (the team's state, which shows through for every person who
     has not changed their own in the panel). An API token is not a person, so REST reads and writes
     the team's state; as the panel's "for everyone" actions, only admins change it."""
-    item = item_service.set_item_flags(session=session, bot_id=bot_id, item_id=item_id, is_read=True)
+    item = item_service.set_item_flags(
+        session=session, bot_id=bot_id, item_id=item_id, is_read=True, actor=actor_of(who)
+    )
     return ReadResult(id=item.id, is_read=item.is_read)

@@ -41,9 +41,17 @@ def submit_login(page: Page, app: E2EApp, username: str, password: str = PASSWOR
 
 
 def log_in(page: Page, app: E2EApp, username: str, role: str = "admin") -> None:
-    """Log in as `username` (made with `role` if new) and wait until the shell shows them."""
+    """Log in as `username` (made with `role` if new) and wait until the shell shows them.
+
+    The login session is opened by the accounts service and handed to the browser where the login
+    form puts it (localStorage `td_session`), which saves each test the form's round trips; the
+    form itself is tested by the tests that call `submit_login` (test_shell.py and others)."""
     ensure_user(app, username, role)
-    submit_login(page, app, username)
+    with Session(app.engine) as session:
+        _, token = accounts.log_in(session=session, username=username, password=PASSWORD, ttl_hours=12)
+    page.goto(app.path("/api/health"))  # the app's origin, without loading the app
+    page.evaluate("(token) => localStorage.setItem('td_session', token)", token)
+    page.goto(app.path("/"))
     expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
 
 

@@ -9,7 +9,10 @@ dir, shown when the start fails; the whole group (bun, Granian's workers) is sto
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,13 +69,37 @@ class E2EApp:
         return self.url.rstrip("/") + route
 
 
+START_LOCK = ROOT / ".web-e2e.lock"
+
+
+def _worker_web_dir() -> Path | None:
+    """With the suite split over pytest-xdist workers (`make test` runs two), the first worker builds
+    the frontend in the checkout's .web/ and each other worker in a folder of its own
+    (`.web-e2e-gw1`, ...), its packages hard-linked from .web/ (bun then finds them installed). The
+    workers start their apps one at a time (`START_LOCK`), so .web/ is installed before it is linked."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    if worker == "gw0":
+        return None
+    web_dir = ROOT / f".web-e2e-{worker}"
+    shared = ROOT / ".web"
+    if (shared / "node_modules").is_dir() and not (web_dir / "node_modules").exists():
+        web_dir.mkdir(exist_ok=True)
+        subprocess.run(["cp", "-al", str(shared / "node_modules"), str(web_dir / "node_modules")], check=True)
+        for name in ("package.json", "bun.lock", "bunfig.toml", "reflex.install_frontend_packages.cached"):
+            if (shared / name).exists():
+                shutil.copy2(shared / name, web_dir / name)
+    return web_dir
+
+
 @pytest.fixture(scope="session")
 def e2e_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EApp]:
     """One app for the whole browser suite (starting it takes seconds): SQLite in a temp dir."""
     tmp = tmp_path_factory.mktemp("e2e")
     url = f"sqlite:///{tmp}/e2e.db"
     upgrade_database(url)
-    app = ReflexRun(database_url=url, data_dir=tmp / "data")
+    lock = START_LOCK.open("a")
+    fcntl.flock(lock, fcntl.LOCK_EX)  # one start at a time: released once this app is up (or failed)
+    app = ReflexRun(database_url=url, data_dir=tmp / "data", web_dir=_worker_web_dir())
     # The tests' own calls into the services see the settings the app runs with; bots created in the
     # browser get configs that point at the app, as they would in production.
     with configured(
@@ -80,7 +107,10 @@ def e2e_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[E2EApp]:
     ):
         engine = create_db_engine(url)
         try:
-            app.start()
+            try:
+                app.start()
+            finally:
+                lock.close()  # closing the file releases the lock
             yield E2EApp(
                 url=app.base_url, backend_url=app.base_url, database_url=url, engine=engine, data_dir=app.data_dir
             )

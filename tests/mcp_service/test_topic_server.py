@@ -86,8 +86,10 @@ def _call(server: LiveServer, token: str, *calls: tuple[str, dict[str, Any]]) ->
 
 
 def _audit(session: Session, bot_id: str) -> list[AuditLog]:
+    """The bot's own tool calls (people's actions on it, such as creating its topics, are rows too)."""
     session.expire_all()
-    rows = list(session.exec(select(AuditLog).where(AuditLog.bot_id == bot_id).order_by(AuditLog.id)))  # type: ignore[arg-type]
+    query = select(AuditLog).where(AuditLog.bot_id == bot_id, AuditLog.actor_kind == "bot")
+    rows = list(session.exec(query.order_by(AuditLog.id)))  # type: ignore[arg-type]
     session.commit()  # end the read: on SQLite this session's transactions hold the write lock
     return rows
 

@@ -283,3 +283,40 @@ def test_a_logged_out_token_stops_working_at_once(
     socket.sync()
     assert world.marker not in socket.received_text()
     assert socket.count('"path": "/login"') == 1
+
+
+def test_after_a_password_reset_only_the_change_password_form_opens(
+    server: LiveServer, server_session: Session, world: World, socket: UiSocket
+) -> None:
+    """The one-time password of an admin's reset logs in, but the guard sends every page event to the
+    change-password form, server-side, until a new password is chosen."""
+    username = f"reset{secrets.token_hex(4)}"
+    accounts.create_user(session=server_session, username=username, password=PASSWORD, role="admin")
+    one_time = accounts.reset_password(session=server_session, username=username)
+    _, token = accounts.log_in(session=server_session, username=username, password=one_time, ttl_hours=1)
+    _sign_in(socket, token)
+    panel = next(cls for cls, name, _ in _guarded_handlers() if name == "select_bot" and "panel" in cls.get_full_name())
+    socket.send(f"{panel.get_full_name()}.select_bot", {"bot_id": world.bot_id})
+    socket.sync()
+    assert world.marker not in socket.received_text()
+    assert socket.count('"path": "/change-password"') == 1
+
+    new_password = "another long enough password"
+    form = {"old_password": one_time, "new_password": new_password, "confirm_password": new_password}
+    socket.send(f"{AuthState.get_full_name()}.change_password", {"form": form})
+    socket.send(f"{panel.get_full_name()}.select_bot", {"bot_id": world.bot_id})
+    socket.sync()
+    assert world.marker in socket.received_text()
+    assert socket.count('"path": "/change-password"') == 1
+
+
+def test_the_change_password_form_needs_a_login(
+    server: LiveServer, world: World, socket: UiSocket, db_digest: Callable[[], str]
+) -> None:
+    """AuthState's events are public: this one resolves the caller itself, and an anonymous socket changes nothing."""
+    before = db_digest()
+    form = {"old_password": PASSWORD, "new_password": "x" * 20, "confirm_password": "x" * 20}
+    socket.send(f"{AuthState.get_full_name()}.change_password", {"form": form})
+    socket.sync()
+    assert db_digest() == before
+    assert socket.count('"path": "/login"') == 1

@@ -182,12 +182,18 @@ class ReflexRun(AppProcess):
     the Host and Origin the allow-lists check. Each start compiles and builds the frontend in .web/.
     """
 
+    # Where the frontend is compiled and built: the checkout's .web/ by default; a browser suite
+    # split over several pytest-xdist workers gives each worker its own (tests/e2e/conftest.py).
+    web_dir: Path | None = None
+
     def command(self) -> list[str]:
         return [str(Path(sys.executable).with_name("reflex")), "run", "--env", "prod"]
 
     def environment(self) -> dict[str, str]:
         environment = super().environment()
         del environment["__REFLEX_SKIP_COMPILE"]
+        if self.web_dir is not None:
+            environment["REFLEX_WEB_WORKDIR"] = str(self.web_dir)
         return {**environment, "TOPIC_DASHBOARD_PORT": str(self.port)}
 
     def start(self, timeout: float = 180.0) -> None:

@@ -1,4 +1,5 @@
-"""The `topic-dashboard` console script, run as a user would run it."""
+"""The `topic-dashboard` console script, run as a user would run it (the `user` management commands
+in-process through click's runner, so that they run on every backend quickly)."""
 
 import json
 import os
@@ -8,14 +9,18 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from topic_dashboard.cli import main
 from topic_dashboard.db import create_db_engine
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import accounts
 from topic_dashboard.services.bots import bot_id_for_token, get_bot
 
 CLI = [str(Path(sys.executable).with_name("topic-dashboard"))]
+PASSWORD = "long enough password"
 
 
 def run_cli(db_url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -135,3 +140,74 @@ def test_log_out_everywhere(tmp_path: Path) -> None:
                 accounts.resolve_login(session=session, token=token)
     engine.dispose()
     assert run_cli(url, "user", "log-out-everywhere", "nobody").returncode == 2
+
+
+def user_cli(*args: str, stdin: str = "") -> Result:
+    """A `topic-dashboard user` command in-process (click's runner), on the database the settings name."""
+    return CliRunner().invoke(main, ["user", *args], input=stdin)
+
+
+def test_user_management_commands(engine: Engine) -> None:
+    """list, disable, enable, set-role, reset-password and delete, on every backend; the last admin stays."""
+    for name, role in (("ada", "--admin"), ("bob", "--viewer")):
+        created = user_cli("create", role, "--username", name, "--password-stdin", stdin=PASSWORD + "\n")
+        assert created.exit_code == 0, created.output
+
+    listed = user_cli("list", "--json")
+    assert listed.exit_code == 0, listed.output
+    rows = json.loads(listed.stdout)
+    assert [(r["username"], r["role"], r["is_active"], r["must_change_password"]) for r in rows] == [
+        ("ada", "admin", True, False),
+        ("bob", "viewer", True, False),
+    ]
+    assert rows[0]["last_login_at"] is None and "password_hash" not in rows[0]
+    table = user_cli("list")
+    assert table.exit_code == 0 and "last log-in" in table.stdout and "never" in table.stdout
+
+    for args in (("disable", "ada"), ("set-role", "ada", "viewer"), ("delete", "ada", "--yes")):
+        refused = user_cli(*args)
+        assert refused.exit_code == 2 and "error [last_admin]" in refused.stderr, (args, refused.output)
+    for args in (
+        ("disable", "nobody"),
+        ("enable", "nobody"),
+        ("reset-password", "nobody"),
+        ("delete", "nobody", "--yes"),
+    ):
+        unknown = user_cli(*args)
+        assert unknown.exit_code == 2 and "error [user_not_found]" in unknown.stderr, (args, unknown.output)
+    assert user_cli("set-role", "bob", "root").exit_code == 2  # not a role: a usage error
+
+    with Session(engine) as session:
+        _, bobs_session = _log_in(session, "bob", PASSWORD)
+    assert user_cli("disable", "bob").exit_code == 0
+    with Session(engine) as session:
+        with pytest.raises(AppError):
+            accounts.resolve_login(session=session, token=bobs_session)
+        with pytest.raises(AppError) as excinfo:
+            _log_in(session, "bob", PASSWORD)
+        assert excinfo.value.code == "invalid_credentials"
+    assert user_cli("enable", "bob").exit_code == 0
+
+    promoted = user_cli("set-role", "bob", "admin")
+    assert promoted.exit_code == 0 and "now admin" in promoted.stdout
+    assert user_cli("set-role", "ada", "viewer").exit_code == 0  # bob is an admin now
+
+    reset = user_cli("reset-password", "bob")
+    assert reset.exit_code == 0, reset.output
+    one_time = reset.stdout.strip().splitlines()[-1]
+    with Session(engine) as session:
+        with pytest.raises(AppError):
+            _log_in(session, "bob", PASSWORD)
+        user, _ = _log_in(session, "bob", one_time)
+        assert user.must_change_password
+    assert json.loads(user_cli("list", "--json").stdout)[1]["must_change_password"] is True
+
+    kept = user_cli("delete", "ada", stdin="n\n")
+    assert kept.exit_code == 1 and "Aborted" in kept.stderr
+    deleted = user_cli("delete", "ada", stdin="y\n")
+    assert deleted.exit_code == 0, deleted.output
+    assert [r["username"] for r in json.loads(user_cli("list", "--json").stdout)] == ["bob"]
+
+
+def _log_in(session: Session, username: str, password: str) -> tuple[accounts.UserPublic, str]:
+    return accounts.log_in(session=session, username=username, password=password, ttl_hours=1, address=None)

@@ -4,42 +4,80 @@ from __future__ import annotations
 
 import reflex as rx
 
-from topic_dashboard.audit_page.state import AuditRow, AuditState
+from topic_dashboard.audit_page.state import ALL, AuditRow, AuditState
 from topic_dashboard.components.layout import empty_state, page_shell
+from topic_dashboard.services.audit import ACTIONS, MCP_TOOLS
 
 S = AuditState
-TOOLS = ["all", "topic_list_topics", "topic_get_schema", "topic_route", "topic_publish", "ccweb_list_user_inputs"]
+OUTCOMES = ("ok", "deduplicated", "updated", "refused", "error", "suppressed")
+KIND_LABELS = {"bot": "bot", "user": "person", "api_token": "API token", "system": "system"}
+
+
+def _outcome(row: AuditRow) -> rx.Component:
+    return rx.match(
+        row.outcome,
+        ("ok", rx.badge("ok", color_scheme="green", high_contrast=True, size="1")),
+        ("deduplicated", rx.badge("deduplicated", color_scheme="blue", size="1")),
+        ("updated", rx.badge("updated", color_scheme="cyan", size="1")),
+        (
+            "suppressed",
+            rx.badge(
+                "suppressed ×" + row.calls.to_string(),
+                color_scheme="orange",
+                size="1",
+                title="refusals beyond the per-minute cap, counted in one row",
+            ),
+        ),
+        rx.badge(row.outcome, color_scheme="red", size="1"),
+    )
+
+
+def _actor(row: AuditRow) -> rx.Component:
+    return rx.hstack(
+        rx.badge(
+            rx.match(row.actor_kind, *[(kind, label) for kind, label in KIND_LABELS.items()], row.actor_kind),
+            variant="soft",
+            color_scheme="gray",
+            size="1",
+        ),
+        rx.text(row.actor, size="1"),
+        spacing="1",
+        align="center",
+        white_space="nowrap",
+    )
 
 
 def _row(row: AuditRow) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(rx.moment(row.created_at, format="YYYY-MM-DD HH:mm:ss"), white_space="nowrap"),
-        rx.table.cell(rx.code(row.bot_id, size="1")),
-        rx.table.cell(row.tool),
+        rx.table.cell(row.created_at, white_space="nowrap"),
+        rx.table.cell(_actor(row)),
+        rx.table.cell(row.bot_name),
+        rx.table.cell(rx.code(row.tool, size="1")),
         rx.table.cell(
-            rx.match(
-                row.outcome,
-                ("ok", rx.badge("ok", color_scheme="green", high_contrast=True, size="1")),
-                ("deduplicated", rx.badge("deduplicated", color_scheme="blue", size="1")),
-                ("updated", rx.badge("updated", color_scheme="cyan", size="1")),
-                (
-                    "suppressed",
-                    rx.badge(
-                        "suppressed ×" + row.calls.to_string(),
-                        color_scheme="orange",
-                        size="1",
-                        title="refused calls beyond the per-minute cap, counted in one row",
-                    ),
-                ),
-                rx.badge(row.outcome, color_scheme="red", size="1"),
-            )
+            rx.cond(
+                row.item_id != "",
+                rx.link(row.target, href="/?bot=" + row.bot_id + "&item=" + row.item_id),
+                row.target,
+            ),
+            max_width="16rem",
+            overflow_wrap="anywhere",
         ),
+        rx.table.cell(_outcome(row)),
         rx.table.cell(rx.cond(row.error_code != "", rx.code(row.error_code, size="1", color_scheme="red"), "")),
-        rx.table.cell(row.topic_key),
         rx.table.cell(
-            rx.cond(row.item_id != "", rx.link(row.item_id, href="/?bot=" + row.bot_id + "&item=" + row.item_id), "")
+            rx.cond(
+                row.has_detail,
+                rx.button(
+                    "Detail",
+                    size="1",
+                    variant="soft",
+                    on_click=S.open_detail(row.id),
+                    aria_label="Detail of audit row " + row.id.to_string(),
+                ),
+                rx.cond(row.actor_kind == "bot", row.latency_ms.to_string() + " ms", ""),
+            ),
+            white_space="nowrap",
         ),
-        rx.table.cell(row.latency_ms.to_string() + " ms", white_space="nowrap"),
     )
 
 
@@ -65,50 +103,102 @@ def chart() -> rx.Component:
     )
 
 
-def audit_page() -> rx.Component:
-    return page_shell(
+def _select(value: rx.Var[str], on_change: rx.EventHandler, label: str, options: list[tuple[str, str]]) -> rx.Component:
+    return rx.select.root(
+        rx.select.trigger(aria_label=label),
+        rx.select.content(rx.select.item(label, value=ALL), *[rx.select.item(text, value=v) for v, text in options]),
+        value=value,
+        on_change=on_change,
+    )
+
+
+def _text_filter(value: rx.Var[str], on_change: rx.EventHandler, placeholder: str, element_id: str) -> rx.Component:
+    return rx.input(
+        value=value,
+        on_change=on_change,
+        placeholder=placeholder,
+        aria_label=placeholder,
+        debounce_timeout=400,
+        width="10rem",
+        id=element_id,
+    )
+
+
+def filters() -> rx.Component:
+    actions = [(tool, tool) for tool in MCP_TOOLS] + [(action, action) for action in ACTIONS]
+    return rx.vstack(
         rx.hstack(
             rx.heading("Audit", size="5", id="page-title"),
             rx.select.root(
-                rx.select.trigger(),
+                rx.select.trigger(aria_label="Bot"),
                 rx.select.content(
-                    rx.select.item("All bots", value="all"),
+                    rx.select.item("All bots", value=ALL),
                     rx.foreach(S.bots, lambda b: rx.select.item(b.name, value=b.id)),
                 ),
                 value=S.bot_id,
                 on_change=S.set_bot,
             ),
-            rx.select.root(
-                rx.select.trigger(),
-                rx.select.content(*[rx.select.item("All tools" if t == "all" else t, value=t) for t in TOOLS]),
-                value=S.tool,
-                on_change=S.set_tool,
-            ),
-            rx.select.root(
-                rx.select.trigger(),
-                rx.select.content(
-                    *[
-                        rx.select.item(label, value=value)
-                        for value, label in (
-                            ("all", "All outcomes"),
-                            ("ok", "ok"),
-                            ("deduplicated", "deduplicated"),
-                            ("updated", "updated"),
-                            ("refused", "refused"),
-                        )
-                    ]
-                ),
-                value=S.outcome,
-                on_change=S.set_outcome,
-            ),
+            _select(S.tool, S.set_tool, "All actions", actions),
+            _select(S.outcome, S.set_outcome, "All outcomes", [(o, o) for o in OUTCOMES]),
             rx.spacer(),
+            rx.button(rx.icon("download", size=14), "CSV", variant="soft", on_click=S.export_csv, id="audit-export"),
             rx.icon_button(rx.icon("refresh-cw", size=14), variant="soft", on_click=S.refresh, aria_label="Refresh"),
             width="100%",
             align="center",
             spacing="3",
             wrap="wrap",
-            padding_bottom="1rem",
         ),
+        rx.hstack(
+            _text_filter(S.actor, S.set_actor, "Actor (exact name)", "audit-actor"),
+            _text_filter(S.error_code, S.set_error_code, "Error code", "audit-error-code"),
+            rx.text("From", size="2"),
+            rx.input(type="date", value=S.since, on_change=S.set_since, aria_label="From day (UTC)", id="audit-since"),
+            rx.text("to", size="2"),
+            rx.input(type="date", value=S.until, on_change=S.set_until, aria_label="To day (UTC)", id="audit-until"),
+            rx.text("(UTC)", size="1", color=rx.color("gray", 11)),
+            rx.button("Clear", variant="ghost", size="1", on_click=S.clear_filters),
+            align="center",
+            spacing="2",
+            wrap="wrap",
+        ),
+        rx.cond(S.filter_error != "", rx.callout(S.filter_error, icon="triangle-alert", color_scheme="red", size="1")),
+        width="100%",
+        spacing="2",
+        padding_bottom="1rem",
+    )
+
+
+def detail_dialog() -> rx.Component:
+    """A row's detail as plain text: the stored JSON, never interpreted as HTML or Markdown."""
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(S.detail_title),
+            rx.el.pre(
+                S.detail_text,
+                font_size="12px",
+                white_space="pre-wrap",
+                overflow_wrap="anywhere",
+                overflow="auto",
+                max_height="60vh",
+                margin="0",
+                id="audit-detail-text",
+            ),
+            rx.hstack(
+                rx.spacer(),
+                rx.dialog.close(rx.button("Close", variant="soft", color_scheme="gray")),
+                margin_top="1rem",
+                width="100%",
+            ),
+            max_width="48rem",
+        ),
+        open=S.detail_open,
+        on_open_change=S.set_detail_open,
+    )
+
+
+def audit_page() -> rx.Component:
+    return page_shell(
+        filters(),
         chart(),
         rx.cond(
             S.rows.length() > 0,
@@ -118,7 +208,7 @@ def audit_page() -> rx.Component:
                         rx.table.row(
                             *[
                                 rx.table.column_header_cell(h)
-                                for h in ("Time", "Bot", "Tool", "Outcome", "Error", "Topic", "Item", "Latency")
+                                for h in ("Time (UTC)", "Actor", "Bot", "Action", "Target", "Outcome", "Error", "")
                             ]
                         )
                     ),
@@ -132,7 +222,12 @@ def audit_page() -> rx.Component:
                 width="100%",
                 margin_top="1rem",
             ),
-            empty_state("scroll-text", "No tool calls yet", "Every topic_mcp and ccweb tool call is recorded here."),
+            empty_state(
+                "scroll-text",
+                "Nothing recorded",
+                "Every MCP tool call, and every change a person, an API token or the system makes, is recorded here.",
+            ),
         ),
+        detail_dialog(),
         title="Audit",
     )

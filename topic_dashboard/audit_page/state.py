@@ -1,76 +1,136 @@
-"""The Audit page's state."""
+"""The Audit page's state: the trail filtered and paged in the database, one row's detail, CSV export."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session
+from topic_dashboard.errors import AppError
 from topic_dashboard.services import audit as audit_service
 
 PAGE = 100
+ALL = "all"
 
 
 @dataclasses.dataclass
 class AuditRow:
     id: int = 0
+    created_at: str = ""  # "YYYY-MM-DD HH:MM:SS", UTC
+    actor_kind: str = ""
+    actor: str = ""  # a bot's name for a bot's call; else the username, token name or task
     bot_id: str = ""
+    bot_name: str = ""
     tool: str = ""
+    target: str = ""
     outcome: str = ""
     error_code: str = ""
     topic_key: str = ""
     item_id: str = ""
     latency_ms: float = 0.0
-    created_at: str = ""
     calls: int = 1
+    has_detail: bool = False
+
+
+def _day(text: str, field: str) -> datetime | None:
+    """A YYYY-MM-DD day (UTC) typed in a filter, or None when empty. Raises validation_error."""
+    value = text.strip()
+    if not value:
+        return None
+    try:
+        return datetime.strptime(value, "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError as exc:
+        raise AppError("validation_error", "a day is YYYY-MM-DD", field=field) from exc
+
+
+def pretty_detail(detail: str | None) -> str:
+    """The stored JSON indented for reading (a detail cut to its bound is shown as stored)."""
+    if not detail:
+        return ""
+    try:
+        return json.dumps(json.loads(detail), ensure_ascii=False, indent=2)
+    except ValueError:
+        return detail
 
 
 class AuditState(SignedInState):
     bots: list[BotOption] = []
-    bot_id: str = "all"
-    tool: str = "all"
-    outcome: str = "all"
+    bot_id: str = ALL
+    tool: str = ALL  # the MCP tool or the action
+    outcome: str = ALL
+    actor: str = ""
+    error_code: str = ""
+    since: str = ""  # YYYY-MM-DD, UTC, inclusive
+    until: str = ""  # YYYY-MM-DD, UTC, inclusive
+    filter_error: str = ""
     rows: list[AuditRow] = []
     chart: list[dict[str, str | int]] = []
     has_more: bool = False
+    detail_open: bool = False
+    detail_title: str = ""
+    detail_text: str = ""
 
     @rx.event
     def load_page(self) -> None:
         self.bots, _ = bot_choice("", reader=self._principal().user_id)
         self._load()
 
+    def _bot_names(self) -> dict[str, str]:
+        return {bot.id: bot.name for bot in self.bots}
+
+    def _filters(self) -> dict[str, Any]:
+        """The filters as list_calls takes them. Raises validation_error (a day that is no day)."""
+        until = _day(self.until, "until")
+        return {
+            "bot_id": None if self.bot_id == ALL else self.bot_id,
+            "tool": None if self.tool == ALL else self.tool,
+            "outcome": None if self.outcome == ALL else self.outcome,
+            "actor": self.actor.strip() or None,
+            "error_code": self.error_code.strip() or None,
+            "since": _day(self.since, "since"),
+            "until": until + timedelta(days=1) if until is not None else None,
+        }
+
+    def _row(self, row: audit_service.AuditPublic, names: dict[str, str]) -> AuditRow:
+        bot_name = names.get(row.bot_id or "", row.bot_id or "")
+        actor = row.actor or ""
+        return AuditRow(
+            id=row.id,
+            created_at=(row.created_at or "")[:19].replace("T", " "),
+            actor_kind=row.actor_kind,
+            actor=names.get(actor, actor) if row.actor_kind == "bot" else actor,
+            bot_id=row.bot_id or "",
+            bot_name=bot_name,
+            tool=row.tool,
+            target=row.target or "",
+            outcome=row.outcome,
+            error_code=row.error_code or "",
+            topic_key=row.topic_key or "",
+            item_id=str(row.item_id or ""),
+            latency_ms=row.latency_ms,
+            calls=row.calls,
+            has_detail=bool(row.detail),
+        )
+
     def _load(self, before_id: int | None = None) -> None:
+        try:
+            filters = self._filters()
+        except AppError as error:
+            self.filter_error = error.message
+            return
+        self.filter_error = ""
         with read_session() as session:
-            rows = audit_service.list_calls(
-                session=session,
-                bot_id=None if self.bot_id == "all" else self.bot_id,
-                tool=None if self.tool == "all" else self.tool,
-                outcome=None if self.outcome == "all" else self.outcome,
-                before_id=before_id,
-                limit=PAGE + 1,
-            )
+            rows = audit_service.list_calls(session=session, **filters, before_id=before_id, limit=PAGE + 1)
             if before_id is None:
-                self.chart = audit_service.hourly_counts(
-                    session=session, bot_id=None if self.bot_id == "all" else self.bot_id
-                )
-        converted = [
-            AuditRow(
-                id=r.id,
-                bot_id=r.bot_id or "",
-                tool=r.tool,
-                outcome=r.outcome,
-                error_code=r.error_code or "",
-                topic_key=r.topic_key or "",
-                item_id=str(r.item_id or ""),
-                latency_ms=r.latency_ms,
-                created_at=r.created_at or "",
-                calls=r.calls,
-            )
-            for r in rows[:PAGE]
-        ]
+                self.chart = audit_service.hourly_counts(session=session, bot_id=filters["bot_id"])
+        names = self._bot_names()
+        converted = [self._row(row, names) for row in rows[:PAGE]]
         self.rows = converted if before_id is None else self.rows + converted
         self.has_more = len(rows) > PAGE
 
@@ -90,6 +150,32 @@ class AuditState(SignedInState):
         self._load()
 
     @rx.event
+    def set_actor(self, value: str) -> None:
+        self.actor = value[: audit_service.ACTOR_MAX_CHARS]
+        self._load()
+
+    @rx.event
+    def set_error_code(self, value: str) -> None:
+        self.error_code = value[: audit_service.FIELD_MAX_CHARS]
+        self._load()
+
+    @rx.event
+    def set_since(self, value: str) -> None:
+        self.since = value[:10]
+        self._load()
+
+    @rx.event
+    def set_until(self, value: str) -> None:
+        self.until = value[:10]
+        self._load()
+
+    @rx.event
+    def clear_filters(self) -> None:
+        self.bot_id, self.tool, self.outcome = ALL, ALL, ALL
+        self.actor = self.error_code = self.since = self.until = ""
+        self._load()
+
+    @rx.event
     def load_more(self) -> None:
         if self.rows:
             self._load(before_id=self.rows[-1].id)
@@ -97,3 +183,39 @@ class AuditState(SignedInState):
     @rx.event
     def refresh(self) -> None:
         self._load()
+
+    @rx.event
+    def open_detail(self, audit_id: int) -> rx.event.EventSpec | None:
+        """Show one row's detail as plain text (read from the database: rows do not carry it)."""
+        try:
+            wanted = int(audit_id)
+        except (TypeError, ValueError):
+            return None
+        with read_session() as session:
+            row = audit_service.get_call(session=session, audit_id=wanted)
+        if row is None:
+            return rx.toast.error("That audit row is not there")
+        self.detail_title = f"{row.tool} · {(row.created_at or '')[:19].replace('T', ' ')} UTC"
+        self.detail_text = pretty_detail(row.detail) or "No detail was recorded for this row."
+        self.detail_open = True
+        return None
+
+    @rx.event
+    def set_detail_open(self, value: bool) -> None:
+        self.detail_open = value
+        if not value:
+            self.detail_text = ""
+
+    @rx.event
+    def export_csv(self) -> rx.event.EventSpec | None:
+        """Download the rows the filters select (newest first, at most audit_service.MAX_EXPORT) as CSV."""
+        try:
+            filters = self._filters()
+        except AppError as error:
+            return rx.toast.error(error.message)
+        with read_session() as session:
+            rows = audit_service.list_calls(session=session, **filters, limit=audit_service.MAX_EXPORT)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
+        return rx.download(
+            data=audit_service.as_csv(rows, self._bot_names()), filename=f"audit-{stamp}.csv", mime_type="text/csv"
+        )

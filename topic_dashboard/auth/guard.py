@@ -6,7 +6,8 @@ middleware, runs before every event handler and resolves the caller from the log
 the browser holds (every time: a logout or an expiry takes effect on the next event, in every tab):
 
 - events of Reflex's own plumbing and of `AuthState` (the login page) are public;
-- events of a `SignedInState` subclass (every page State) need a live login;
+- events of a `SignedInState` subclass (every page State) need a live login, and one whose password
+  an admin reset may choose a new one and do nothing else (they are sent to the change-password page);
 - handlers marked `@admin_only` need an admin;
 - events of any other State are refused: a State that forgets its base is closed, not open.
 
@@ -34,7 +35,7 @@ from reflex.state import (
 )
 from reflex_base.event import Event, EventSpec
 
-from topic_dashboard.auth.state import LOGIN_ROUTE, AuthState
+from topic_dashboard.auth.state import CHANGE_PASSWORD_ROUTE, LOGIN_ROUTE, AuthState
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import accounts
 
@@ -153,6 +154,8 @@ class EventGuard(Middleware):
         auth._show_principal(principal)
         if principal is None:
             return _refusal(rx.redirect(LOGIN_ROUTE))
+        if principal.must_change_password:  # the one-time password of a reset opens nothing else
+            return _refusal(rx.redirect(CHANGE_PASSWORD_ROUTE))
         if access == ADMIN and not principal.is_admin:
             return _refusal(rx.toast.error("Only admins can change this; your account can read only."))
         _caller.set(principal)

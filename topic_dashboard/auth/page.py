@@ -1,4 +1,4 @@
-"""The login page, and the one-time first-admin form while no account exists."""
+"""The login page, the one-time first-admin form while no account exists, and the change-password page."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ PASSWORD_POLICY = (
 )
 
 
-def _field(label: str, name: str, type_: str = "text", **props: object) -> rx.Component:
+def _field(label: str | rx.Var[str], name: str, type_: str = "text", **props: object) -> rx.Component:
     return rx.vstack(
         rx.text(label, size="2", weight="medium"),
         rx.input(name=name, type=type_, id=f"login-{name.replace('_', '-')}", width="100%", size="3", **props),
@@ -72,7 +72,41 @@ def setup_form() -> rx.Component:
     )
 
 
-def login_page() -> rx.Component:
+def change_password_form() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            rx.text(
+                rx.cond(
+                    AuthState.must_change_password,
+                    "An admin reset your password. Choose a new one to continue.",
+                    "Choose a new password. Your other sessions will be logged out.",
+                ),
+                size="2",
+                color=rx.color("gray", 11),
+                id="change-password-reason",
+            ),
+            _field(
+                rx.cond(AuthState.must_change_password, "One-time password", "Current password"),
+                "old_password",
+                "password",
+                auto_focus=True,
+                required=True,
+            ),
+            _field("New password", "new_password", "password", required=True),
+            _field("New password again", "confirm_password", "password", required=True),
+            rx.text(PASSWORD_POLICY, size="1", color=rx.color("gray", 11), id="password-policy"),
+            _error(),
+            _submit("Change password", "change-password-submit"),
+            rx.button("Log out", type="button", variant="ghost", size="2", on_click=AuthState.log_out, id="logout"),
+            spacing="4",
+            width="100%",
+        ),
+        on_submit=AuthState.change_password,
+        reset_on_submit=True,
+    )
+
+
+def _auth_card(*children: rx.Component) -> rx.Component:
     return rx.center(
         rx.card(
             rx.vstack(
@@ -81,8 +115,7 @@ def login_page() -> rx.Component:
                     rx.heading("Topic Dashboard", size="6"),
                     align="center",
                 ),
-                rx.text("Read, route and trust what your bots produce.", size="2", color=rx.color("gray", 11)),
-                rx.cond(AuthState.needs_setup, setup_form(), login_form()),
+                *children,
                 spacing="4",
                 width="100%",
             ),
@@ -92,4 +125,18 @@ def login_page() -> rx.Component:
         rx.box(rx.color_mode.button(size="1", variant="ghost"), position="fixed", top="1rem", right="1rem"),
         min_height="100vh",
         background=rx.color("gray", 2),
+    )
+
+
+def login_page() -> rx.Component:
+    return _auth_card(
+        rx.text("Read, route and trust what your bots produce.", size="2", color=rx.color("gray", 11)),
+        rx.cond(AuthState.needs_setup, setup_form(), login_form()),
+    )
+
+
+def change_password_page() -> rx.Component:
+    return _auth_card(
+        rx.text(AuthState.username, size="2", weight="medium", id="current-user"),
+        change_password_form(),
     )

@@ -17,6 +17,7 @@ from topic_dashboard.errors import AppError
 from topic_dashboard.services import bots as bot_service
 from topic_dashboard.services import chat as chat_service
 from topic_dashboard.services import topics as topic_service
+from topic_dashboard.services.audit import actor_of
 from topic_dashboard.settings import get_settings
 
 MANAGED_SERVERS = (LOCKED_SERVER, CCWEB_SERVER)  # written and locked by the dashboard
@@ -165,6 +166,7 @@ class BotsState(SignedInState):
                     name=self.new_name,
                     config_path=self.new_config_path.strip() or None,
                     adopt_existing=self.adopt_existing,
+                    actor=actor_of(self._principal()),
                 )
         except AppError as error:
             self.create_error = error.message
@@ -196,13 +198,14 @@ class BotsState(SignedInState):
     def confirm(self) -> rx.event.EventSpec | None:
         bot_id, action, name = self.confirm_bot_id, self.confirm_action, self.confirm_bot_name
         self.confirm_action = ""
+        actor = actor_of(self._principal())
         try:
             with write_session() as session:
                 if action == "rotate":
-                    token = bot_service.rotate_token(session=session, bot_id=bot_id)
+                    token = bot_service.rotate_token(session=session, bot_id=bot_id, actor=actor)
                     config_path = bot_service.get_bot(session=session, bot_id=bot_id).config_path or ""
                 else:
-                    counts = bot_service.delete_bot(session=session, bot_id=bot_id)
+                    counts = bot_service.delete_bot(session=session, bot_id=bot_id, actor=actor)
         except AppError as error:
             return rx.toast.error(error.message)
         self._load()
@@ -241,6 +244,7 @@ class BotsState(SignedInState):
                     bot_id=self.config_bot_id,
                     chat_url=self.chat_url.strip() or None,
                     chat_key=self.chat_key_draft.strip() if self.chat_key_draft.strip() else chat_service.KEEP,
+                    actor=actor_of(self._principal()),
                 )
         except AppError as error:
             self.chat_error = error.message
@@ -254,7 +258,11 @@ class BotsState(SignedInState):
     def clear_chat_key(self) -> rx.event.EventSpec | None:
         with write_session() as session:
             saved = chat_service.set_chat_endpoint(
-                session=session, bot_id=self.config_bot_id, chat_url=self.chat_url.strip() or None, chat_key=None
+                session=session,
+                bot_id=self.config_bot_id,
+                chat_url=self.chat_url.strip() or None,
+                chat_key=None,
+                actor=actor_of(self._principal()),
             )
         self.chat_key_set = saved.key_set
         return rx.toast.success("Key removed")
@@ -383,7 +391,9 @@ class BotsState(SignedInState):
                             **dict(current.servers.get(name) or {}),
                             "toolTimeout": servers.get(name, {}).get("toolTimeout", 30),
                         }
-                saved = bot_service.put_mcp_config(session=session, bot_id=self.config_bot_id, servers=servers)
+                saved = bot_service.put_mcp_config(
+                    session=session, bot_id=self.config_bot_id, servers=servers, actor=actor_of(self._principal())
+                )
         except AppError as error:
             self.config_error = f"{error.field}: {error.message}" if error.field else error.message
             return None
@@ -431,7 +441,9 @@ class BotsState(SignedInState):
             return None
         try:
             with write_session() as session:
-                topic_service.update_topic_settings(session=session, bot_id=self.config_bot_id, update=update)
+                topic_service.update_topic_settings(
+                    session=session, bot_id=self.config_bot_id, update=update, actor=actor_of(self._principal())
+                )
         except AppError as error:
             self.settings_error = error.message
             return None

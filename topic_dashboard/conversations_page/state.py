@@ -14,6 +14,7 @@ from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import chat as chat_service
 from topic_dashboard.services import conversations as service
+from topic_dashboard.services.audit import actor_of
 
 # After the person sends, the conversation shows its end (where their message and the answer are).
 STICK_TO_END = "window.__tdStickToEnd && window.__tdStickToEnd('messages')"
@@ -177,7 +178,9 @@ class ConversationsState(SignedInState):
     @admin_only
     def create_conversation(self) -> rx.event.EventSpec | None:
         with write_session() as session:
-            created = service.create_conversation(session=session, bot_id=self.bot_id, title=self.new_title)
+            created = service.create_conversation(
+                session=session, bot_id=self.bot_id, title=self.new_title, actor=actor_of(self._principal())
+            )
         self.new_title = ""
         self._load_conversations()
         return self.open_conversation(created.conversation_id)
@@ -259,11 +262,12 @@ class ConversationsState(SignedInState):
         """A user message goes to the bot (stored first, then relayed); other roles are only stored."""
         if not self.draft.strip():
             return rx.toast.error("Type a message first")
+        actor = actor_of(self._principal())
         try:
             with write_session() as session:
                 if self.draft_role == "user":
                     chat_service.send_message(
-                        session=session, conversation_id=self._open_conversation_id(), content=self.draft
+                        session=session, conversation_id=self._open_conversation_id(), content=self.draft, actor=actor
                     )
                 else:
                     service.add_message(
@@ -271,6 +275,7 @@ class ConversationsState(SignedInState):
                         conversation_id=self._open_conversation_id(),
                         role=self.draft_role,
                         content=self.draft,
+                        actor=actor,
                     )
         except AppError as error:
             return rx.toast.error(error.message)
@@ -283,7 +288,9 @@ class ConversationsState(SignedInState):
     @admin_only
     def stop_run(self) -> rx.event.EventSpec | None:
         with write_session() as session:
-            stopped = chat_service.stop(session=session, conversation_id=self._open_conversation_id())
+            stopped = chat_service.stop(
+                session=session, conversation_id=self._open_conversation_id(), actor=actor_of(self._principal())
+            )
         self._reload_messages()
         return rx.toast.info("Stopping the bot's answer" if stopped else "Nothing is running")
 
@@ -292,7 +299,9 @@ class ConversationsState(SignedInState):
     def retry_run(self) -> rx.event.EventSpec | None:
         try:
             with write_session() as session:
-                chat_service.retry(session=session, conversation_id=self._open_conversation_id())
+                chat_service.retry(
+                    session=session, conversation_id=self._open_conversation_id(), actor=actor_of(self._principal())
+                )
         except AppError as error:
             return rx.toast.error(error.message)
         self._reload_messages()
@@ -316,7 +325,10 @@ class ConversationsState(SignedInState):
         try:
             with write_session() as session:
                 service.rename_conversation(
-                    session=session, conversation_id=self._open_conversation_id(), title=self.rename_value
+                    session=session,
+                    conversation_id=self._open_conversation_id(),
+                    title=self.rename_value,
+                    actor=actor_of(self._principal()),
                 )
         except AppError as error:
             return rx.toast.error(error.message)
@@ -334,7 +346,9 @@ class ConversationsState(SignedInState):
         self.delete_open = False
         try:
             with write_session() as session:
-                removed = service.delete_conversation(session=session, conversation_id=self._open_conversation_id())
+                removed = service.delete_conversation(
+                    session=session, conversation_id=self._open_conversation_id(), actor=actor_of(self._principal())
+                )
         except AppError as error:
             return rx.toast.error(error.message)
         self.conversation_id, self.messages, self.published = "", [], []
@@ -374,6 +388,7 @@ class ConversationsState(SignedInState):
                     content=str(card.get("title") or "Please fill in this form"),
                     kind="guide_card",
                     guide_card=card,
+                    actor=actor_of(self._principal()),
                 )
         except AppError as error:
             self.card_error = error.message
@@ -403,6 +418,7 @@ class ConversationsState(SignedInState):
                     conversation_id=self._open_conversation_id(),
                     message_id=message_id,
                     answers=answers,
+                    actor=actor_of(self._principal()),
                 )
         except AppError as error:
             return rx.toast.error(error.message)

@@ -19,6 +19,8 @@ class User(SQLModel, table=True):
     role: str = Field(max_length=16)  # admin | viewer
     is_active: bool = Field(default=True)
     created_at: datetime = Field(default_factory=utcnow)
+    # Set by an admin's password reset: the one-time password opens only the change-password form.
+    must_change_password: bool = Field(default=False)
 
 
 class LoginSession(SQLModel, table=True):

@@ -13,6 +13,7 @@ from topic_dashboard.rules_editor.draft import RuleDraft, draft_from_routing_jso
 from topic_dashboard.rules_editor.editor_state import RuleEditorState
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.services import topics as topic_service
+from topic_dashboard.services.audit import actor_of
 
 
 class CreateTopicState(RulesState):
@@ -64,7 +65,7 @@ class CreateTopicState(RulesState):
                 created = topic_service.create_topic(
                     session=session,
                     bot_id=self.bot_id,
-                    actor=self._principal().name,
+                    actor=actor_of(self._principal()),
                     data=topic_service.TopicCreate(
                         topic_key=self.new_key,
                         name=self.new_name or self.new_key,

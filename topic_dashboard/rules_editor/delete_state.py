@@ -10,6 +10,7 @@ from topic_dashboard.errors import AppError
 from topic_dashboard.rules_editor.editor_state import RuleEditorState
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.services import topics as topic_service
+from topic_dashboard.services.audit import actor_of
 
 
 class DeleteTopicState(RulesState):
@@ -45,7 +46,7 @@ class DeleteTopicState(RulesState):
                     session=session,
                     bot_id=self.bot_id,
                     topic_key=key,
-                    actor=self._principal().name,
+                    actor=actor_of(self._principal()),
                     items="delete" if self.delete_items == "delete" else "move",
                 )
         except AppError as error:

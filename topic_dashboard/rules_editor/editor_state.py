@@ -30,6 +30,7 @@ from topic_dashboard.rules_editor.preview import preview_topics, score_rows
 from topic_dashboard.rules_editor.rows import HistoryRow, ScoreRow
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.services import topics as topic_service
+from topic_dashboard.services.audit import actor_of
 from topic_dashboard.services.routing_service import preview_route
 
 LIST_FIELDS = ("include_when", "exclude_when", "positive", "negative", "keywords")
@@ -224,7 +225,7 @@ class RuleEditorState(RulesState):
                     session=session,
                     bot_id=self.bot_id,
                     topic_key=self.selected_key,
-                    actor=self._principal().name,
+                    actor=actor_of(self._principal()),
                     data=topic_service.TopicUpdate(
                         name=self.name,
                         description=self.description,
@@ -249,7 +250,7 @@ class RuleEditorState(RulesState):
                 session=session,
                 bot_id=self.bot_id,
                 topic_key=self.selected_key,
-                actor=self._principal().name,
+                actor=actor_of(self._principal()),
                 data=topic_service.TopicUpdate(is_active=value),
             )
         self.is_active = value

@@ -12,6 +12,7 @@ from topic_dashboard.rules_editor.editor_state import RuleEditorState
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.services import retention
 from topic_dashboard.services import topics as topic_service
+from topic_dashboard.services.audit import actor_of
 
 
 def _limit(text: str, field: str) -> int:
@@ -75,7 +76,7 @@ class RetentionState(RulesState):
             )
             with write_session() as session:
                 topic_service.update_topic(
-                    session=session, bot_id=self.bot_id, topic_key=key, data=update, actor=self._principal().name
+                    session=session, bot_id=self.bot_id, topic_key=key, data=update, actor=actor_of(self._principal())
                 )
             await self._load()
         except AppError as error:
@@ -89,7 +90,9 @@ class RetentionState(RulesState):
     async def purge_now(self) -> rx.event.EventSpec | None:
         key = (await self.get_state(RuleEditorState)).selected_key
         try:
-            result = retention.purge_topic(sessions=write_session, bot_id=self.bot_id, topic_key=key)
+            result = retention.purge_topic(
+                sessions=write_session, bot_id=self.bot_id, topic_key=key, actor=actor_of(self._principal())
+            )
             await self._load()
         except AppError as error:
             return rx.toast.error(error.message)

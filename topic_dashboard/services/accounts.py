@@ -25,6 +25,7 @@ from topic_dashboard.security import (
     LoginThrottlePolicy,
     hash_password,
     hash_token,
+    new_one_time_password,
     new_token,
     password_problems,
     token_matches,
@@ -51,6 +52,7 @@ class Principal:
     kind: str  # user | api_token | admin_token
     token_id: int | None = None  # the API token's id (kind api_token)
     user_id: int | None = None  # the person's id (kind user): whose reading state the panel shows
+    must_change_password: bool = False  # kind user: an admin reset the password; only the change form opens
     last_use_due: bool = False  # the API token's last_used_at is older than its resolution: note_api_token_use
 
     @property
@@ -62,6 +64,19 @@ class UserPublic(SQLModel):
     id: int
     username: str
     role: str
+    must_change_password: bool = False
+
+
+class UserAccountPublic(SQLModel):
+    """An account as admins see it listed: never its password hash."""
+
+    id: int
+    username: str
+    role: str
+    is_active: bool
+    must_change_password: bool
+    created_at: str
+    last_login_at: str | None  # the newest login session's start; None: never logged in
 
 
 class ApiTokenPublic(SQLModel):
@@ -106,7 +121,13 @@ def create_user(*, session: Session, username: str, password: str, role: str) ->
     user = User(username=username, password_hash=hash_password(password), role=role)
     session.add(user)
     session.commit()
-    return UserPublic(id=user.id or 0, username=user.username, role=user.role)
+    return _user_public(user)
+
+
+def _user_public(user: User) -> UserPublic:
+    return UserPublic(
+        id=user.id or 0, username=user.username, role=user.role, must_change_password=user.must_change_password
+    )
 
 
 def count_users(*, session: Session) -> int:
@@ -122,9 +143,33 @@ def log_in(
     the limits the account or address is locked for a while that doubles with each further failure.
     The answers are the same whether the user exists or not. A success resets the username's count
     (not the address's: one valid account must not launder an address that guesses others').
+    A user whose password an admin reset logs in with the one-time password and gets
+    `must_change_password`: the UI guard then opens only the change-password form.
     Raises invalid_credentials, too_many_attempts (details: `retry_after_seconds`).
     """
-    username = username.strip()
+    user = _authenticate(session, username.strip(), password, address, refusal=INVALID_CREDENTIALS)
+    now = utcnow()
+    token = new_token(SESSION_TOKEN_PREFIX)
+    session.add(
+        LoginSession(
+            token_hash=hash_token(token),
+            user_id=user.id or 0,
+            created_at=now,
+            expires_at=now + timedelta(hours=ttl_hours),
+        )
+    )
+    session.commit()
+    return _user_public(user), token
+
+
+def _authenticate(session: Session, username: str, password: str, address: str | None, *, refusal: str) -> User:
+    """The active user `username` if `password` is theirs, throttled as a log-in (see `log_in`).
+
+    A disabled account gets the same answer as a wrong password, after the same work, rather than
+    a clear "account disabled": the answer must not tell someone guessing passwords which names exist
+    or were disabled. The person whose account it is learns why from the admin who disabled it.
+    Raises invalid_credentials (message `refusal`), too_many_attempts.
+    """
     now = utcnow()
     throttles = _login_throttles(username, address)
     _refuse_while_locked(session, throttles, now)
@@ -136,19 +181,9 @@ def log_in(
         accepted = verify_password(password, user.password_hash)
     if not accepted or user is None:
         _record_failure(session, throttles, now)
-        raise AppError("invalid_credentials", INVALID_CREDENTIALS)
+        raise AppError("invalid_credentials", refusal)
     session.exec(sa.delete(LoginThrottle).where(col(LoginThrottle.key) == throttles[0][0]))
-    token = new_token(SESSION_TOKEN_PREFIX)
-    session.add(
-        LoginSession(
-            token_hash=hash_token(token),
-            user_id=user.id or 0,
-            created_at=now,
-            expires_at=now + timedelta(hours=ttl_hours),
-        )
-    )
-    session.commit()
-    return UserPublic(id=user.id or 0, username=user.username, role=user.role), token
+    return user
 
 
 def _address_group(address: str) -> str:
@@ -240,7 +275,13 @@ def resolve_login(*, session: Session, token: str) -> Principal:
     login, user = row
     if login.expires_at <= utcnow() or not user.is_active:
         raise AppError("session_expired", "your session has expired; log in again")
-    return Principal(name=user.username, role=user.role, kind="user", user_id=user.id)
+    return Principal(
+        name=user.username,
+        role=user.role,
+        kind="user",
+        user_id=user.id,
+        must_change_password=user.must_change_password,
+    )
 
 
 def log_out(*, session: Session, token: str) -> None:
@@ -257,16 +298,176 @@ def log_out_everywhere(*, session: Session, username: str) -> int:
 
     Raises user_not_found.
     """
-    user = session.exec(select(User).where(User.username == username.strip())).first()
-    if user is None:
-        raise AppError("user_not_found", f"no user named {username.strip()!r}", field="username")
-    result = session.exec(
-        sa.update(LoginSession)
-        .where(col(LoginSession.user_id) == user.id, col(LoginSession.revoked_at).is_(None))
-        .values(revoked_at=utcnow())
-    )
+    user = _find_user(session, username)
+    ended = _end_login_sessions(session, user)
     session.commit()
-    return int(result.rowcount or 0)
+    return ended
+
+
+def _find_user(session: Session, username: str, *, for_update: bool = False) -> User:
+    """Raises user_not_found."""
+    query = select(User).where(User.username == username.strip())
+    user = session.exec(query.with_for_update() if for_update else query).first()
+    if user is None:
+        session.rollback()  # release what an earlier FOR UPDATE of this transaction holds
+        raise AppError("user_not_found", f"no user named {username.strip()!r}", field="username")
+    return user
+
+
+def _end_login_sessions(session: Session, user: User, *, keep_token: str | None = None) -> int:
+    """Revoke the user's open login sessions (but the one `keep_token` names), uncommitted. Returns how many."""
+    query = sa.update(LoginSession).where(col(LoginSession.user_id) == user.id, col(LoginSession.revoked_at).is_(None))
+    if keep_token:
+        query = query.where(col(LoginSession.token_hash) != hash_token(keep_token))
+    return int(session.exec(query.values(revoked_at=utcnow())).rowcount or 0)
+
+
+# --- managing accounts (the `user` CLI commands; later the Accounts page) ------------------------------
+
+
+def list_users(*, session: Session) -> list[UserAccountPublic]:
+    """Every account by username, with when it last logged in (its newest login session's start)."""
+    last_login = (
+        select(col(LoginSession.user_id), sa.func.max(LoginSession.created_at).label("last_login_at"))
+        .group_by(col(LoginSession.user_id))
+        .subquery()
+    )
+    rows = session.exec(
+        select(User, last_login.c.last_login_at)
+        .outerjoin(last_login, last_login.c.user_id == col(User.id))
+        .order_by(col(User.username))
+    ).all()
+    return [_account_public(user, last_login_at) for user, last_login_at in rows]
+
+
+def _account_public(user: User, last_login_at: datetime | None = None) -> UserAccountPublic:
+    return UserAccountPublic(
+        id=user.id or 0,
+        username=user.username,
+        role=user.role,
+        is_active=user.is_active,
+        must_change_password=user.must_change_password,
+        created_at=iso_utc(user.created_at) or "",
+        last_login_at=iso_utc(last_login_at),
+    )
+
+
+def _lock_active_admins(session: Session) -> set[int]:
+    """The active admins' ids, their rows locked in id order before any other row is (PostgreSQL;
+    SQLite's write transaction is exclusive already): two admins disabling each other at once queue
+    here, and the second sees the first's change, instead of both passing `_refuse_last_admin`."""
+    query = (
+        select(col(User.id))
+        .where(User.role == "admin", col(User.is_active).is_(True))
+        .order_by(col(User.id))
+        .with_for_update()
+    )
+    return {user_id for user_id in session.exec(query).all() if user_id is not None}
+
+
+def _refuse_last_admin(session: Session, user: User, active_admins: set[int], doing: str) -> None:
+    """Raises last_admin when `user` is the only active admin: nobody could manage the dashboard after."""
+    if user.role != "admin" or not user.is_active:
+        return
+    if active_admins <= {user.id}:
+        session.rollback()  # release the locks
+        raise AppError(
+            "last_admin",
+            f"{user.username!r} is the last active admin and cannot be {doing}: "
+            "make another account an admin first (topic-dashboard user set-role NAME admin)",
+            field="username",
+        )
+
+
+def set_user_active(*, session: Session, username: str, active: bool) -> UserAccountPublic:
+    """Enable or disable an account. A disabled account cannot log in, and its login sessions end at once.
+
+    Raises user_not_found, last_admin (disabling the last active admin).
+    """
+    admins = _lock_active_admins(session) if not active else set()
+    user = _find_user(session, username, for_update=True)
+    if not active:
+        _refuse_last_admin(session, user, admins, "disabled")
+        _end_login_sessions(session, user)
+    user.is_active = active
+    session.add(user)
+    session.commit()
+    return _account_public(user)
+
+
+def set_user_role(*, session: Session, username: str, role: str) -> UserAccountPublic:
+    """Make an account an admin or a viewer; open sessions have the new role on their next request.
+
+    Raises validation_error, user_not_found, last_admin (demoting the last active admin).
+    """
+    _check_role(role)
+    admins = _lock_active_admins(session) if role != "admin" else set()
+    user = _find_user(session, username, for_update=True)
+    if role != "admin":
+        _refuse_last_admin(session, user, admins, "made a viewer")
+    user.role = role
+    session.add(user)
+    session.commit()
+    return _account_public(user)
+
+
+def delete_user(*, session: Session, username: str) -> None:
+    """Delete an account with its login sessions and its own reading state (the database cascades).
+
+    Raises user_not_found, last_admin (deleting the last active admin).
+    """
+    admins = _lock_active_admins(session)
+    user = _find_user(session, username, for_update=True)
+    _refuse_last_admin(session, user, admins, "deleted")
+    session.exec(sa.delete(User).where(col(User.id) == user.id))
+    session.commit()
+
+
+def reset_password(*, session: Session, username: str) -> str:
+    """Give an account a new random password and return it (shown once, stored hashed).
+
+    The old password stops working and the account's login sessions end; the one-time password
+    logs in only to choose a new one (`must_change_password`). Raises user_not_found.
+    """
+    user = _find_user(session, username, for_update=True)
+    password = new_one_time_password(user.username)
+    user.password_hash = hash_password(password)
+    user.must_change_password = True
+    _end_login_sessions(session, user)
+    session.add(user)
+    session.commit()
+    return password
+
+
+def change_password(
+    *,
+    session: Session,
+    username: str,
+    old_password: str,
+    new_password: str,
+    address: str | None = None,
+    keep_token: str | None = None,
+) -> UserPublic:
+    """Replace a password the user knows, and clear `must_change_password`.
+
+    A wrong `old_password` counts as a failed log-in (so a stolen session cannot guess it quickly).
+    The user's other login sessions end; `keep_token` (the session asking) stays open.
+    Raises weak_password (details: `problems`; also when the new password is the old one),
+    invalid_credentials, too_many_attempts.
+    """
+    username = username.strip()
+    problems = password_problems(new_password, username)
+    if new_password == old_password:
+        problems.append("the new password must differ from the current one")
+    if problems:
+        raise AppError("weak_password", "; ".join(problems), field="new_password", problems=problems)
+    user = _authenticate(session, username, old_password, address, refusal="the current password is wrong")
+    user.password_hash = hash_password(new_password)
+    user.must_change_password = False
+    _end_login_sessions(session, user, keep_token=keep_token)
+    session.add(user)
+    session.commit()
+    return _user_public(user)
 
 
 def admin_token_problem(admin_token: str) -> str | None:

@@ -22,12 +22,15 @@ from topic_dashboard.bot_config import (
     mcp_servers_of,
     merge_mcp_servers,
     read_config,
+    redact_secrets,
     write_config_atomic,
 )
 from topic_dashboard.bot_config.skill import workspace_of, write_skill
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import AuditLog, Bot, Conversation, Topic, TopicBotSettings, TopicItem, iso_utc, utcnow
 from topic_dashboard.security import BOT_TOKEN_PREFIX, hash_token, new_token, token_matches
+from topic_dashboard.services.audit import Actor, record
+from topic_dashboard.services.audit_detail import changes
 from topic_dashboard.settings import DEFAULT_FALLBACK_TOPIC_KEY, get_settings
 from topic_dashboard.text_policy import check_json, check_line, check_text
 
@@ -193,13 +196,14 @@ def create_bot(
     config_path: str | None = None,
     adopt_existing: bool = False,
     write_config: bool = True,
+    actor: Actor | None = None,
 ) -> tuple[BotPublic, str]:
     """Create a bot with its topic settings, its `inbox` fallback topic and its nanobot config.
 
     Without `config_path`, a workspace is made under the data directory. With it, the config is
     written there: it must be inside the data directory and no other bot's; an existing file is
     adopted (everything in it survives) only with `adopt_existing=True`. Returns the bot and its
-    token (shown once).
+    token (shown once). With `actor`, the creation is audited in the same transaction.
     Raises validation_error, config_path_not_allowed, config_path_in_use, adoption_not_confirmed,
     invalid_mcp_config, config_io_error.
     """
@@ -233,6 +237,9 @@ def create_bot(
     )
     if write_config:
         _write_managed_config(bot, token)
+    if actor is not None:
+        detail = {"name": bot.name, "config_path": bot.config_path, "adopted": adopted is not None}
+        record(session=session, by=actor, action="bot.create", target=f"bot:{bot.id}", bot_id=bot.id, detail=detail)
     session.commit()
     return to_public(bot), token
 
@@ -258,8 +265,12 @@ def bot_statuses(*, session: Session) -> list[BotStatus]:
     """Every bot with its token age, last MCP call, items today and in total."""
     now = utcnow()
     midnight = datetime.combine(now.date(), time.min, tzinfo=now.tzinfo)
-    last_call = dict(
-        session.exec(select(AuditLog.bot_id, sa.func.max(AuditLog.created_at)).group_by(AuditLog.bot_id)).all()
+    last_call = dict(  # the bots' own MCP calls, not people's actions on them
+        session.exec(
+            select(AuditLog.bot_id, sa.func.max(AuditLog.created_at))
+            .where(AuditLog.actor_kind == "bot")
+            .group_by(AuditLog.bot_id)
+        ).all()
     )
     today = dict(
         session.exec(
@@ -295,7 +306,7 @@ def bot_id_for_token(*, session: Session, token: str | None) -> str | None:
     return bot.id
 
 
-def rotate_token(*, session: Session, bot_id: str) -> str:
+def rotate_token(*, session: Session, bot_id: str, actor: Actor | None = None) -> str:
     """Give a bot a new token and rewrite its config.json; the old token stops working at once.
 
     Revoking a token must always be possible: a bot whose config.json is outside the allowed roots
@@ -318,11 +329,13 @@ def rotate_token(*, session: Session, bot_id: str) -> str:
         bot.config_path = None
     session.add(bot)
     _write_managed_config(bot, token)
+    if actor is not None:  # the token itself is never in the trail
+        record(session=session, by=actor, action="bot.rotate_token", target=f"bot:{bot.id}", bot_id=bot.id)
     session.commit()
     return token
 
 
-def delete_bot(*, session: Session, bot_id: str) -> dict[str, int]:
+def delete_bot(*, session: Session, bot_id: str, actor: Actor | None = None) -> dict[str, int]:
     """Delete a bot with its topics, items, settings and conversations (its config.json stays on disk,
     with a token that no longer works). Returns what was deleted. Raises bot_not_found."""
     bot = bot_row(session=session, bot_id=bot_id)
@@ -334,6 +347,9 @@ def delete_bot(*, session: Session, bot_id: str) -> dict[str, int]:
         ).one(),
     }
     session.delete(bot)
+    if actor is not None:
+        detail = {"name": bot.name, "deleted": counts}
+        record(session=session, by=actor, action="bot.delete", target=f"bot:{bot_id}", bot_id=bot_id, detail=detail)
     session.commit()
     return counts
 
@@ -372,10 +388,11 @@ def get_mcp_config(*, session: Session, bot_id: str) -> McpConfigPublic:
     return McpConfigPublic(bot_id=bot.id, config_path=bot.config_path, servers=servers, locked=_locked_flags(servers))
 
 
-def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigPublic:
+def put_mcp_config(*, session: Session, bot_id: str, servers: Any, actor: Actor | None = None) -> McpConfigPublic:
     """Replace the whole `mcpServers` map; `topic_mcp` is put back if missing and its managed fields
     cannot change (its token may be sent masked, as reads show it). Nothing is written when the
-    request is refused. The answer masks the bot's token.
+    request is refused. The answer masks the bot's token. With `actor`, the change is audited (its
+    detail masks every header and env value) once the file is written.
 
     Raises bot_not_found, invalid_mcp_config, config_path_not_allowed, locked_field, config_io_error.
     """
@@ -383,7 +400,8 @@ def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigP
     bot = bot_row(session=session, bot_id=bot_id)
     path = _config_path(bot)
     config = read_config(path)
-    current = mcp_servers_of(config).get(LOCKED_SERVER) or {}
+    before = mcp_servers_of(config)
+    current = before.get(LOCKED_SERVER) or {}
     headers = current.get("headers") if isinstance(current, dict) else None
     token = headers.get("x-topic-mcp-token") if isinstance(headers, dict) else None
     if not token or not token_matches(token, bot.token_hash):
@@ -406,6 +424,18 @@ def put_mcp_config(*, session: Session, bot_id: str, servers: Any) -> McpConfigP
     )
     write_config_atomic(path, config)
     final = mask_bot_token(mcp_servers_of(config))
+    if actor is not None:
+        changed = changes(redact_secrets(before), redact_secrets(final))
+        detail = {"config_path": bot.config_path, "servers": changed, "restored": restored}
+        record(
+            session=session,
+            by=actor,
+            action="bot.update_mcp_config",
+            target=f"bot:{bot.id}",
+            bot_id=bot.id,
+            detail=detail,
+        )
+        session.commit()
     return McpConfigPublic(
         bot_id=bot.id, config_path=bot.config_path, servers=final, locked=_locked_flags(final), restored=restored
     )

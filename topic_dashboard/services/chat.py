@@ -21,6 +21,7 @@ import json
 import os
 import re
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -33,6 +34,7 @@ from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import Bot, ChatRun, Conversation, Message, Topic, TopicItem, iso_utc, utcnow
+from topic_dashboard.services.audit import Actor, record
 from topic_dashboard.services.bots import bot_row
 from topic_dashboard.services.conversations import (
     MessagePublic,
@@ -153,12 +155,14 @@ def get_chat_endpoint(*, session: Session, bot_id: str) -> ChatEndpointPublic:
 
 
 def set_chat_endpoint(
-    *, session: Session, bot_id: str, chat_url: str | None, chat_key: Any = KEEP
+    *, session: Session, bot_id: str, chat_url: str | None, chat_key: Any = KEEP, actor: Actor | None = None
 ) -> ChatEndpointPublic:
     """Set (or with `chat_url=None` remove) where the dashboard reaches the bot. `chat_key`: KEEP leaves
-    the stored key, "" or None removes it, a string replaces it (never shown back).
+    the stored key, "" or None removes it, a string replaces it (never shown back, never audited).
+    With `actor`, audited in the same transaction.
     Raises bot_not_found, invalid_chat_url, validation_error."""
     bot = bot_row(session=session, bot_id=bot_id)
+    before = {"chat_url": bot.chat_url, "key_set": bool(bot.chat_key)}
     bot.chat_url = None if chat_url is None or chat_url == "" else check_chat_url(chat_url)
     if chat_key is not KEEP:
         if chat_key is not None and not isinstance(chat_key, str):
@@ -173,6 +177,17 @@ def set_chat_endpoint(
         bot.chat_key = None
     bot.updated_at = utcnow()
     session.add(bot)
+    if actor is not None:
+        after = {"chat_url": bot.chat_url, "key_set": bool(bot.chat_key)}
+        detail = {"before": before, "after": after, "key_replaced": isinstance(chat_key, str) and bool(bot.chat_key)}
+        record(
+            session=session,
+            by=actor,
+            action="bot.update_chat_endpoint",
+            target=f"bot:{bot.id}",
+            bot_id=bot.id,
+            detail=detail,
+        )
     session.commit()
     return ChatEndpointPublic(bot_id=bot.id, chat_url=bot.chat_url, key_set=bool(bot.chat_key))
 
@@ -215,9 +230,12 @@ def _new_run(session: Session, conversation: Conversation, user_message_id: str)
     return run
 
 
-def send_message(*, session: Session, conversation_id: str, content: str) -> tuple[MessagePublic, ChatRunPublic]:
+def send_message(
+    *, session: Session, conversation_id: str, content: str, actor: Actor | None = None
+) -> tuple[MessagePublic, ChatRunPublic]:
     """Store what the person wrote and queue its relay to the bot. The message is kept whatever
     happens next; a bot without a chat endpoint gives a failed run that says so (retry later).
+    With `actor`, audited (the message's length, not its text) with the run.
     Raises conversation_not_found, validation_error, run_in_progress."""
     if not isinstance(content, str) or not content.strip():
         raise AppError("validation_error", "write a message first", field="content")
@@ -228,14 +246,23 @@ def send_message(*, session: Session, conversation_id: str, content: str) -> tup
     message = add_message(session=session, conversation_id=conversation.id, role="user", content=content)
     conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     run = _new_run(session, conversation, message.message_id)
+    if actor is not None:
+        detail = {"seq": message.seq, "chars": len(content), "run": run.status}
+        _audit(session, actor, "conversation.send", conversation, detail)
     session.commit()
     return message, run_public(run)
 
 
+def _audit(session: Session, actor: Actor, action: str, conversation: Conversation, detail: dict[str, Any]) -> None:
+    target = f"conversation:{conversation.id}"
+    record(session=session, by=actor, action=action, target=target, bot_id=conversation.bot_id, detail=detail)
+
+
 def submit_guide_card_to_bot(
-    *, session: Session, conversation_id: str, message_id: str, answers: Any
+    *, session: Session, conversation_id: str, message_id: str, answers: Any, actor: Actor | None = None
 ) -> tuple[MessagePublic, ChatRunPublic]:
     """Submit a guide card (it becomes the person's next message) and relay that message to the bot.
+    With `actor`, audited (the fields answered, not the answers) with the run.
     Raises what conversations.submit_guide_card raises, and run_in_progress."""
     conversation = conversation_row(session=session, conversation_id=conversation_id)
     if _active_run(session, conversation.id) is not None:
@@ -245,12 +272,19 @@ def submit_guide_card_to_bot(
     )
     conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     run = _new_run(session, conversation, message.message_id)
+    if actor is not None:
+        detail = {
+            "message_id": message_id,
+            "fields": sorted(answers) if isinstance(answers, dict) else [],
+            "run": run.status,
+        }
+        _audit(session, actor, "conversation.submit_guide_card", conversation, detail)
     session.commit()
     return message, run_public(run)
 
 
-def retry(*, session: Session, conversation_id: str) -> ChatRunPublic:
-    """Relay the conversation's last failed or stopped message again (a new run).
+def retry(*, session: Session, conversation_id: str, actor: Actor | None = None) -> ChatRunPublic:
+    """Relay the conversation's last failed or stopped message again (a new run); with `actor`, audited.
     Raises conversation_not_found, run_in_progress, nothing_to_retry."""
     conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     if _active_run(session, conversation.id) is not None:
@@ -259,13 +293,18 @@ def retry(*, session: Session, conversation_id: str) -> ChatRunPublic:
     if last is None or last.status not in ("failed", "stopped"):
         raise AppError("nothing_to_retry", "the last message was answered; there is nothing to retry")
     run = _new_run(session, conversation, last.user_message_id)
+    if actor is not None:
+        _audit(
+            session, actor, "conversation.retry", conversation, {"message_id": last.user_message_id, "run": run.status}
+        )
     session.commit()
     return run_public(run)
 
 
-def stop(*, session: Session, conversation_id: str) -> ChatRunPublic | None:
+def stop(*, session: Session, conversation_id: str, actor: Actor | None = None) -> ChatRunPublic | None:
     """Stop the conversation's run: a queued run stops at once, a running one at the next streamed part
-    (what arrived so far is kept). None when nothing runs. Raises conversation_not_found."""
+    (what arrived so far is kept). None when nothing runs. With `actor`, a stop is audited.
+    Raises conversation_not_found."""
     conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     run = _active_run(session, conversation.id)
     if run is None:
@@ -278,6 +317,14 @@ def stop(*, session: Session, conversation_id: str) -> ChatRunPublic | None:
     else:
         run.stop_requested = True
     session.add(run)
+    if actor is not None:
+        _audit(
+            session,
+            actor,
+            "conversation.stop",
+            conversation,
+            {"run_id": run.id, "was": "queued" if run.status == "stopped" else "running"},
+        )
     session.commit()
     return run_public(run)
 
@@ -309,14 +356,29 @@ def has_queued_runs(*, session: Session) -> bool:
 
 
 def claim_next_run(*, session: Session, worker: str) -> RunJob | None:
-    """Take the oldest queued run whose bot is not answering another one, or None."""
-    busy = select(ChatRun.bot_id).where(ChatRun.status == "running")
-    candidates = session.exec(
-        select(ChatRun)
-        .where(ChatRun.status == "queued", col(ChatRun.bot_id).not_in(busy))
-        .order_by(col(ChatRun.created_at), col(ChatRun.id))
-        .limit(5)
-    ).all()
+    """Take the oldest queued run whose bot is not answering another one, or None when there is none.
+    Runs that cannot start (their bot has no chat endpoint) fail on the way and the search goes on:
+    a queue that starts with them never hides a run that can start."""
+    for _ in range(CLAIM_ROUNDS):
+        busy = select(ChatRun.bot_id).where(ChatRun.status == "running")
+        candidates = session.exec(
+            select(ChatRun)
+            .where(ChatRun.status == "queued", col(ChatRun.bot_id).not_in(busy))
+            .order_by(col(ChatRun.created_at), col(ChatRun.id))
+            .limit(5)
+        ).all()
+        if not candidates:
+            return None
+        job = _claim_first(session, candidates, worker)
+        if job is not None:
+            return job
+    return None
+
+
+CLAIM_ROUNDS = 50  # batches of 5 looked at per call at most (each round fails or loses what it skips)
+
+
+def _claim_first(session: Session, candidates: Sequence[ChatRun], worker: str) -> RunJob | None:
     for candidate in candidates:
         run_id = candidate.id
         try:

@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import Bot, ChatRun, Conversation, Message, iso_utc, utcnow
+from topic_dashboard.services.audit import Actor, record
 from topic_dashboard.text_policy import INT64_MAX, check_int, check_json, check_line, check_text, is_lookup_key
 from topic_dashboard.user_inputs import UserInput, clean_conversation_id, select_user_inputs
 
@@ -96,8 +97,10 @@ def message_public(row: Message) -> MessagePublic:
     )
 
 
-def create_conversation(*, session: Session, bot_id: str, title: str = "") -> ConversationPublic:
-    """Raises bot_not_found, validation_error."""
+def create_conversation(
+    *, session: Session, bot_id: str, title: str = "", actor: Actor | None = None
+) -> ConversationPublic:
+    """With `actor`, audited in the same transaction. Raises bot_not_found, validation_error."""
     if not is_lookup_key(bot_id) or session.get(Bot, bot_id) is None:
         raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
     title = check_text(title or "", field="title").strip()
@@ -106,8 +109,16 @@ def create_conversation(*, session: Session, bot_id: str, title: str = "") -> Co
         raise AppError("validation_error", f"title is longer than {MAX_TITLE_CHARS} characters", field="title")
     row = Conversation(bot_id=bot_id, title=title)
     session.add(row)
+    if actor is not None:
+        _audit(session, actor, "conversation.create", row, {"title": title})
     session.commit()
     return conversation_public(row)
+
+
+def _audit(session: Session, actor: Actor, action: str, conversation: Conversation, detail: dict[str, Any]) -> None:
+    """The conversation's audit row, in the caller's transaction (what people wrote is never in it)."""
+    target = f"conversation:{conversation.id}"
+    record(session=session, by=actor, action=action, target=target, bot_id=conversation.bot_id, detail=detail)
 
 
 def conversation_row(
@@ -142,9 +153,17 @@ def list_conversations(*, session: Session, bot_id: str, limit: int = 100) -> li
 
 
 def add_message(
-    *, session: Session, conversation_id: str, role: str, content: str, kind: str = "text", guide_card: Any = None
+    *,
+    session: Session,
+    conversation_id: str,
+    role: str,
+    content: str,
+    kind: str = "text",
+    guide_card: Any = None,
+    actor: Actor | None = None,
 ) -> MessagePublic:
-    """Append a message with the next sequence number. Raises conversation_not_found, validation_error."""
+    """Append a message with the next sequence number; with `actor`, audited (its role, kind and
+    length, not its text) in the same transaction. Raises conversation_not_found, validation_error."""
     if role not in ROLES:
         raise AppError("validation_error", f"role must be one of {', '.join(ROLES)}", field="role")
     if kind not in KINDS:
@@ -162,6 +181,9 @@ def add_message(
     elif guide_card is not None:
         raise AppError("validation_error", "guide_card belongs to messages of kind guide_card", field="guide_card")
     conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
+    if actor is not None:
+        detail = {"role": role, "kind": kind, "seq": conversation.last_seq + 1, "chars": len(content)}
+        _audit(session, actor, "conversation.add_message", conversation, detail)
     return _append(session, conversation, role=role, content=content, kind=kind, card=card)
 
 
@@ -251,8 +273,11 @@ def answers_text(card: dict[str, Any], answers: dict[str, Any]) -> str:
     return "\n".join([title, *lines] if title else lines)
 
 
-def submit_guide_card(*, session: Session, conversation_id: str, message_id: str, answers: Any) -> MessagePublic:
+def submit_guide_card(
+    *, session: Session, conversation_id: str, message_id: str, answers: Any, actor: Actor | None = None
+) -> MessagePublic:
     """Submit a guide card once: adds an ordinary user message with the answers, marks the card submitted.
+    With `actor`, audited (the fields answered, not the answers) in the same transaction.
 
     Raises conversation_not_found, message_not_found, not_a_guide_card, guide_card_already_submitted, validation_error.
     """
@@ -298,16 +323,29 @@ def submit_guide_card(*, session: Session, conversation_id: str, message_id: str
         )
     card_row.guide_state = "submitted"
     session.add(card_row)
+    if actor is not None:
+        detail = {"message_id": message_id, "fields": sorted(answers)}
+        _audit(session, actor, "conversation.submit_guide_card", conversation, detail)
     return _append(session, conversation, role="user", content=content, kind="text", card=None)
 
 
-def rename_conversation(*, session: Session, conversation_id: str, title: str) -> ConversationPublic:
-    """Raises conversation_not_found, validation_error."""
+def rename_conversation(
+    *, session: Session, conversation_id: str, title: str, actor: Actor | None = None
+) -> ConversationPublic:
+    """With `actor`, audited in the same transaction. Raises conversation_not_found, validation_error."""
     conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     title = check_text(title or "", field="title").strip()
     check_line(title, field="title")
     if len(title) > MAX_TITLE_CHARS:
         raise AppError("validation_error", f"title is longer than {MAX_TITLE_CHARS} characters", field="title")
+    if actor is not None:
+        _audit(
+            session,
+            actor,
+            "conversation.rename",
+            conversation,
+            {"title": {"before": conversation.title, "after": title}},
+        )
     conversation.title = title
     conversation.revision += 1
     conversation.updated_at = utcnow()
@@ -316,9 +354,10 @@ def rename_conversation(*, session: Session, conversation_id: str, title: str) -
     return conversation_public(conversation)
 
 
-def delete_conversation(*, session: Session, conversation_id: str) -> int:
+def delete_conversation(*, session: Session, conversation_id: str, actor: Actor | None = None) -> int:
     """Delete a conversation with its messages and runs (items it produced stay, unlinked). Refused
-    while the bot is answering it. Returns how many messages went. Raises conversation_not_found,
+    while the bot is answering it. Returns how many messages went. With `actor`, audited in the same
+    transaction. Raises conversation_not_found,
     run_in_progress."""
     conversation = conversation_row(session=session, conversation_id=conversation_id, for_update=True)
     active = session.exec(
@@ -329,6 +368,8 @@ def delete_conversation(*, session: Session, conversation_id: str) -> int:
     if active is not None:
         raise AppError("run_in_progress", "the bot is answering this conversation: stop the run first")
     count = conversation.last_seq
+    if actor is not None:
+        _audit(session, actor, "conversation.delete", conversation, {"title": conversation.title, "messages": count})
     session.delete(conversation)
     session.commit()
     return count

@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.routing.examples import ExampleKind, example_text, with_example
+from topic_dashboard.services.audit import Actor, as_actor, record
 from topic_dashboard.services.items import item_row
 from topic_dashboard.services.topics import TopicUpdate, apply_topic_update, load_settings, topic_row
 from topic_dashboard.services.versions import bump_items_version
@@ -50,10 +51,11 @@ class MoveUndonePublic(BaseModel):
 
 
 def move_item(
-    *, session: Session, bot_id: str, item_id: int, to_topic_key: str, teach: bool, actor: str
+    *, session: Session, bot_id: str, item_id: int, to_topic_key: str, teach: bool, actor: Actor | str
 ) -> ItemMovePublic:
     """Move an item to another active topic of its bot; with `teach`, it also becomes a positive example
     of that topic and (unless it comes from the fallback topic) a negative example of the one it left.
+    The move is audited (`item.move`; each rule it teaches as `topic.update`) in the same transaction.
 
     Raises bot_not_found, item_not_found, topic_not_found, invalid_argument (the item is in that
     topic already, or the topic is inactive), invalid_rule and validation_error (from the rule update).
@@ -76,14 +78,22 @@ def move_item(
             lessons.append((source_key, "negative"))
     text = example_text(item.title, item.content)
     revisions: list[RuleRevision] = []
+    who = as_actor(actor)
     with _all_or_nothing(session):
         item.topic_key = target.topic_key
         session.add(item)
         bump_items_version(session, bot_id)
         for topic_key, kind in lessons:
-            revision = _teach(session, bot_id=bot_id, topic_key=topic_key, text=text, kind=kind, actor=actor)
+            revision = _teach(session, bot_id=bot_id, topic_key=topic_key, text=text, kind=kind, actor=who)
             if revision is not None:
                 revisions.append(revision)
+        detail = {
+            "from": source_key,
+            "to": target.topic_key,
+            "teach": teach,
+            "rules_changed": [r.topic_key for r in revisions],
+        }
+        _audit_item(session, who, "item.move", bot_id, item_id, target.topic_key, detail)
     changed = {revision.topic_key for revision in revisions}
     return ItemMovePublic(
         bot_id=bot_id,
@@ -108,8 +118,23 @@ def _all_or_nothing(session: Session) -> Iterator[None]:
     session.commit()
 
 
+def _audit_item(
+    session: Session, actor: Actor, action: str, bot_id: str, item_id: int, topic_key: str, detail: dict[str, Any]
+) -> None:
+    record(
+        session=session,
+        by=actor,
+        action=action,
+        target=f"item:{item_id}",
+        bot_id=bot_id,
+        topic_key=topic_key,
+        item_id=item_id,
+        detail=detail,
+    )
+
+
 def _teach(
-    session: Session, *, bot_id: str, topic_key: str, text: str, kind: ExampleKind, actor: str
+    session: Session, *, bot_id: str, topic_key: str, text: str, kind: ExampleKind, actor: Actor
 ) -> RuleRevision | None:
     """Add the example through the topic service; None when the rule has it already."""
     before = dict(topic_row(session=session, bot_id=bot_id, topic_key=topic_key).routing_json or {})
@@ -122,9 +147,10 @@ def _teach(
     return RuleRevision(topic_key=topic_key, before=before, after=after.routing_json)
 
 
-def undo_move(*, session: Session, bot_id: str, move: ItemMovePublic, actor: str) -> MoveUndonePublic:
+def undo_move(*, session: Session, bot_id: str, move: ItemMovePublic, actor: Actor | str) -> MoveUndonePublic:
     """Move the item back and restore the rules the move changed, exactly as they were; when someone
     changed one of those rules since, no rule is touched (the answer names them) and only the item moves.
+    Audited (`item.move_undo`, and `topic.update` for each rule restored) in the same transaction.
 
     Raises bot_not_found, item_not_found, topic_not_found (the old topic is gone), conflict (the item
     has moved again since), invalid_rule and validation_error (from the rule update).
@@ -145,6 +171,7 @@ def undo_move(*, session: Session, bot_id: str, move: ItemMovePublic, actor: str
         != revision.after
     ]
     restore = bool(move.rule_revisions) and not changed_since
+    who = as_actor(actor)
     with _all_or_nothing(session):
         item.topic_key = source.topic_key
         session.add(item)
@@ -155,8 +182,10 @@ def undo_move(*, session: Session, bot_id: str, move: ItemMovePublic, actor: str
                 bot_id=bot_id,
                 topic_key=revision.topic_key,
                 data=TopicUpdate(routing_json=revision.before),
-                actor=actor,
+                actor=who,
             )
+        detail = {"from": move.to_topic_key, "to": source.topic_key, "rules_restored": restore}
+        _audit_item(session, who, "item.move_undo", bot_id, move.item_id, source.topic_key, detail)
     return MoveUndonePublic(
         item_id=move.item_id,
         topic_key=source.topic_key,
@@ -177,9 +206,12 @@ class ItemsMovedPublic(BaseModel):
 MAX_BULK_MOVE = 1_000
 
 
-def move_items(*, session: Session, bot_id: str, item_ids: list[int], to_topic_key: str) -> ItemsMovedPublic:
-    """Move several items of one bot to another active topic, in one transaction. The rules are not
-    taught (a bulk of examples at once would swamp a rule: moving one item teaches, `move_item`).
+def move_items(
+    *, session: Session, bot_id: str, item_ids: list[int], to_topic_key: str, actor: Actor | None = None
+) -> ItemsMovedPublic:
+    """Move several items of one bot to another active topic, in one transaction (audited as
+    `item.bulk_move` when `actor` is given). The rules are not taught (a bulk of examples at once
+    would swamp a rule: moving one item teaches, `move_item`).
 
     Raises bot_not_found, topic_not_found, invalid_argument (inactive topic, too many items)."""
     if len(item_ids) > MAX_BULK_MOVE:
@@ -204,15 +236,24 @@ def move_items(*, session: Session, bot_id: str, item_ids: list[int], to_topic_k
             session.add(item)
         if moved:
             bump_items_version(session, bot_id)
+            if actor is not None:
+                detail = {"to": target.topic_key, "items": len(moved), "moved": moved}
+                _audit_bot(session, actor, "item.bulk_move", bot_id, detail)
     return ItemsMovedPublic(
         bot_id=bot_id, to_topic_key=target.topic_key, moved=moved, skipped=len(set(item_ids)) - len(moved)
     )
 
 
-def undo_moves(*, session: Session, moves: ItemsMovedPublic) -> tuple[int, int]:
+def _audit_bot(session: Session, actor: Actor, action: str, bot_id: str, detail: dict[str, Any]) -> None:
+    record(session=session, by=actor, action=action, target=f"bot:{bot_id}", bot_id=bot_id, detail=detail)
+
+
+def undo_moves(*, session: Session, moves: ItemsMovedPublic, actor: Actor | None = None) -> tuple[int, int]:
     """Put back the items of a bulk move that are still where it left them (and whose old topic
-    still exists); returns (moved back, left where they are). One transaction."""
+    still exists); returns (moved back, left where they are). One transaction (audited as
+    `item.bulk_move_undo` when `actor` is given)."""
     back = 0
+    returned: dict[int, str] = {}
     existing: dict[str, bool] = {}
     with _all_or_nothing(session):
         for item_id, from_key in moves.moved.items():
@@ -231,6 +272,10 @@ def undo_moves(*, session: Session, moves: ItemsMovedPublic) -> tuple[int, int]:
             item.topic_key = from_key
             session.add(item)
             back += 1
+            returned[item_id] = from_key
         if back:
             bump_items_version(session, moves.bot_id)
+            if actor is not None:
+                detail = {"from": moves.to_topic_key, "items": back, "left": len(moves.moved) - back, "moved": returned}
+                _audit_bot(session, actor, "item.bulk_move_undo", moves.bot_id, detail)
     return back, len(moves.moved) - back

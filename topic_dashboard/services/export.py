@@ -40,7 +40,8 @@ def as_json(items: list[item_service.ItemPublic]) -> str:
     return json.dumps([_row(item) for item in items], ensure_ascii=False, indent=1)
 
 
-def _cell(value: Any) -> str:
+def csv_cell(value: Any) -> str:
+    """One CSV cell: lists joined, and text a spreadsheet would run as a formula kept text."""
     if value is None:
         return ""
     if isinstance(value, list):
@@ -50,14 +51,18 @@ def _cell(value: Any) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def as_csv(items: list[item_service.ItemPublic]) -> str:
+def csv_text(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> str:
+    """CSV with a header, every cell defused (`csv_cell`), after a BOM."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(COLUMNS)
-    for item in items:
-        row = _row(item)
-        writer.writerow([_cell(row[column]) for column in COLUMNS])
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([csv_cell(row.get(column)) for column in columns])
     return "\ufeff" + buffer.getvalue()  # a BOM, so spreadsheets read the UTF-8 (Chinese) right
+
+
+def as_csv(items: list[item_service.ItemPublic]) -> str:
+    return csv_text(COLUMNS, [_row(item) for item in items])
 
 
 def export(kind: str, items: list[item_service.ItemPublic]) -> tuple[str, str]:

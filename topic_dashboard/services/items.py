@@ -23,6 +23,7 @@ from sqlmodel import Session, col, select
 from topic_dashboard.db import json_text
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import ItemState, TopicItem, iso_utc, utcnow
+from topic_dashboard.services.audit import Actor, as_actor, record
 from topic_dashboard.services.versions import bump_items_version
 from topic_dashboard.text_policy import check_line, is_lookup_key
 
@@ -297,9 +298,11 @@ def set_item_flags(
     is_pinned: bool | None = None,
     is_archived: bool | None = None,
     reader: int | None = None,
+    actor: Actor | None = None,
 ) -> ItemPublic:
     """Mark an item read/unread, pinned, archived: for `reader` alone, or for everyone (the team's
-    state) when `reader` is None. Raises item_not_found."""
+    state) when `reader` is None. A change for everyone is audited when `actor` is given; one
+    person's reading of one item is theirs alone and never is. Raises item_not_found."""
     item = item_row(session=session, bot_id=bot_id, item_id=item_id)
     changes = {
         name: value
@@ -308,24 +311,68 @@ def set_item_flags(
     }
     if changes:
         _apply_flags(session, {item.bot_id: [item.id or 0]}, changes, reader)
+        if actor is not None and reader is None:
+            record(
+                session=session,
+                by=actor,
+                action=flag_action("item.", changes),
+                target=f"item:{item.id}",
+                bot_id=item.bot_id,
+                topic_key=item.topic_key,
+                item_id=item.id,
+                detail={"for": "everyone", "flags": changes},
+            )
     session.commit()
     session.expire_all()
     return get_item(session=session, bot_id=bot_id, item_id=item_id, reader=reader)
 
 
 BULK_FLAGS = ("is_read", "is_pinned", "is_archived")
+_FLAG_VERBS = {"is_read": ("read", "unread"), "is_pinned": ("pin", "unpin"), "is_archived": ("archive", "unarchive")}
+
+
+def flag_action(prefix: str, flags: dict[str, bool]) -> str:
+    """The audit action of setting `flags`: "item.pin", "item.bulk_read", "item.bulk_unread_unpin"."""
+    return prefix + "_".join(_FLAG_VERBS[name][0 if value else 1] for name, value in flags.items())
+
+
+def _audit_bulk(
+    session: Session,
+    actor: Actor | None,
+    action: str,
+    by_bot: dict[str, list[int]],
+    reader: int | None,
+    detail: dict[str, Any],
+) -> None:
+    """One audit row per bot whose items a bulk action changed, in the caller's transaction."""
+    if actor is None:
+        return
+    for bot, ids in by_bot.items():
+        if ids:
+            everyone = {"for": "everyone" if reader is None else "self", "items": len(ids), "ids": ids}
+            record(
+                session=session, by=actor, action=action, target=f"bot:{bot}", bot_id=bot, detail={**everyone, **detail}
+            )
 
 
 def set_flags_many(
-    *, session: Session, bot_id: Scope, item_ids: list[int], flags: dict[str, bool], reader: int | None = None
+    *,
+    session: Session,
+    bot_id: Scope,
+    item_ids: list[int],
+    flags: dict[str, bool],
+    reader: int | None = None,
+    actor: Actor | None = None,
 ) -> list[int]:
     """Set read/pinned/archived on several items of the scope's bots at once, for `reader` (for
     everyone when None); returns the ids it set (ids of other bots' items are ignored). One
-    transaction. Raises validation_error for a flag that is none of BULK_FLAGS."""
+    transaction, with one audit row per bot when `actor` is given (`item.bulk_read`, …).
+    Raises validation_error for a flag that is none of BULK_FLAGS."""
     if not flags or any(name not in BULK_FLAGS or not isinstance(value, bool) for name, value in flags.items()):
         raise AppError("validation_error", "choose read, pinned or archived", field="flags")
     by_bot = _bot_item_ids(session, bot_id, item_ids[:MAX_BULK], reader)
     _apply_flags(session, by_bot, flags, reader)
+    _audit_bulk(session, actor, flag_action("item.bulk_", flags), by_bot, reader, {"flags": flags})
     session.commit()
     return [item_id for ids in by_bot.values() for item_id in ids]
 
@@ -366,13 +413,25 @@ def _apply_flags(session: Session, by_bot: dict[str, list[int]], flags: dict[str
         bump_items_version(session, bot_id)
 
 
-def set_resolved(*, session: Session, bot_id: Scope, item_id: int, resolved: bool, actor: str) -> ItemPublic:
-    """Mark an item resolved (dealt with) by `actor`, or open again: shared state, for everyone.
-    Raises item_not_found."""
+def set_resolved(*, session: Session, bot_id: Scope, item_id: int, resolved: bool, actor: Actor | str) -> ItemPublic:
+    """Mark an item resolved (dealt with) by `actor`, or open again: shared state, for everyone;
+    audited in the same transaction. Raises item_not_found."""
+    who = as_actor(actor)
     item = item_row(session=session, bot_id=bot_id, item_id=item_id)
-    item.resolved_at, item.resolved_by = (utcnow(), actor[:100]) if resolved else (None, None)
+    was = item.resolved_by
+    item.resolved_at, item.resolved_by = (utcnow(), who.name[:100]) if resolved else (None, None)
     session.add(item)
     bump_items_version(session, item.bot_id)
+    record(
+        session=session,
+        by=who,
+        action="item.resolve" if resolved else "item.reopen",
+        target=f"item:{item.id}",
+        bot_id=item.bot_id,
+        topic_key=item.topic_key,
+        item_id=item.id,
+        detail={"resolved_by": {"before": was, "after": item.resolved_by}},
+    )
     session.commit()
     return item_public(item)
 
@@ -423,13 +482,22 @@ def unread_in_view(
 
 
 def set_read(
-    *, session: Session, bot_id: Scope, item_ids: list[int], is_read: bool, reader: int | None = None
+    *,
+    session: Session,
+    bot_id: Scope,
+    item_ids: list[int],
+    is_read: bool,
+    reader: int | None = None,
+    actor: Actor | None = None,
+    action: str | None = None,
 ) -> list[int]:
     """Mark these items of the scope's bots read (or unread) for `reader` (for everyone when None);
-    returns the ids that changed for them. One transaction."""
+    returns the ids that changed for them. One transaction, with one audit row per bot when `actor`
+    is given (`action`, by default `item.bulk_read` / `item.bulk_unread`)."""
     read = _effective_read(reader)
     by_bot = _bot_item_ids(session, bot_id, item_ids, reader, sa.not_(read) if is_read else read)
     _apply_flags(session, by_bot, {"is_read": is_read}, reader)
+    _audit_bulk(session, actor, action or flag_action("item.bulk_", {"is_read": is_read}), by_bot, reader, {})
     session.commit()
     return [item_id for ids in by_bot.values() for item_id in ids]
 

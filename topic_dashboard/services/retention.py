@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
+from topic_dashboard.services.audit import RETENTION_SWEEP, Actor, record
 from topic_dashboard.services.topics import topic_row
 from topic_dashboard.services.versions import bump_items_version
 
@@ -93,9 +94,12 @@ def purge_topic(
     topic_key: str,
     now: datetime | None = None,
     batch: int = BATCH,
+    actor: Actor | None = None,
 ) -> PurgeResult:
     """Delete the topic's items outside its retention, `batch` at a time, each batch in its own
-    transaction (`sessions` opens a write session). Raises topic_not_found."""
+    transaction (`sessions` opens a write session). With `actor`, one `retention.purge` audit row
+    (the total) goes in with the last batch; the system's sweep leaves one only when it deleted
+    something. Raises topic_not_found."""
     when = now or utcnow()
     deleted = 0
     days: int | None = None
@@ -105,21 +109,35 @@ def purge_topic(
             topic = topic_row(session=session, bot_id=bot_id, topic_key=topic_key)
             days, items = topic.retention_days, topic.retention_items
             condition = _purgeable(session, topic, when)
-            if condition is None:
-                break
-            ids = [
-                int(item_id)
-                for item_id in session.exec(
-                    select(TopicItem.id).where(condition).order_by(col(TopicItem.id)).limit(batch)
-                )
-                if item_id is not None
-            ]
+            ids = (
+                []
+                if condition is None
+                else [
+                    int(item_id)
+                    for item_id in session.exec(
+                        select(TopicItem.id).where(condition).order_by(col(TopicItem.id)).limit(batch)
+                    )
+                    if item_id is not None
+                ]
+            )
             if ids:
                 session.exec(sa.delete(TopicItem).where(col(TopicItem.id).in_(ids)))
                 bump_items_version(session, bot_id)
+            last = len(ids) < batch
+            total = deleted + len(ids)
+            if last and actor is not None and (total or actor.kind != "system"):
+                record(
+                    session=session,
+                    by=actor,
+                    action="retention.purge",
+                    target=f"topic:{bot_id}/{topic_key}",
+                    bot_id=bot_id,
+                    topic_key=topic_key,
+                    detail={"items": total, "retention_days": days, "retention_items": items},
+                )
             session.commit()
-        deleted += len(ids)
-        if len(ids) < batch:
+        deleted = total
+        if last:
             break
     if deleted:
         logger.info("retention: purged %d item(s) of %s/%s", deleted, bot_id, topic_key)
@@ -138,13 +156,16 @@ def topics_with_retention(*, session: Session) -> list[tuple[str, str]]:
 
 
 def purge_all(*, sessions: Callable[[], AbstractContextManager[Session]], now: datetime | None = None) -> int:
-    """One sweep over every topic that sets a retention; returns the items deleted."""
+    """One sweep over every topic that sets a retention; returns the items deleted. Each topic's
+    purge that deleted something is audited as the system's `retention` task."""
     with sessions() as session:
         targets = topics_with_retention(session=session)
     total = 0
     for bot_id, topic_key in targets:
         try:
-            total += purge_topic(sessions=sessions, bot_id=bot_id, topic_key=topic_key, now=now).items
+            total += purge_topic(
+                sessions=sessions, bot_id=bot_id, topic_key=topic_key, now=now, actor=RETENTION_SWEEP
+            ).items
         except Exception:  # one topic's failure (deleted meanwhile, a locked database) must not stop the sweep
             logger.exception("retention: purging %s/%s failed", bot_id, topic_key)
     return total

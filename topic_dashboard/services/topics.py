@@ -12,6 +12,8 @@ from sqlmodel import Session, col, select
 from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import parse_allowed_view_types, validate_view_schema_json
 from topic_dashboard.models import Bot, Topic, TopicBotSettings, TopicItem, TopicRuleChange, iso_utc, utcnow
+from topic_dashboard.services.audit import Actor, as_actor, record
+from topic_dashboard.services.audit_detail import changes
 from topic_dashboard.services.versions import bump_rules_version
 from topic_dashboard.text_policy import check_json, check_line, check_text, is_lookup_key
 
@@ -149,19 +151,40 @@ def get_topic_settings(*, session: Session, bot_id: str) -> TopicSettingsPublic:
     return settings_public(load_settings(session=session, bot_id=bot_id))
 
 
-def update_topic_settings(*, session: Session, bot_id: str, update: TopicSettingsUpdate) -> TopicSettingsPublic:
-    """Change some of a bot's topic settings. Raises bot_not_found."""
+def update_topic_settings(
+    *,
+    session: Session,
+    bot_id: str,
+    update: TopicSettingsUpdate,
+    actor: Actor | None = None,
+    action: str = "bot.update_settings",
+) -> TopicSettingsPublic:
+    """Change some of a bot's topic settings; with `actor`, audited (what changed) in the same
+    transaction. Raises bot_not_found."""
     row = load_settings(session=session, bot_id=bot_id, for_update=True)
+    before = settings_public(row).model_dump(exclude={"updated_at"})
     for field, value in update.model_dump(exclude_none=True).items():
         setattr(row, field, value)
     row.updated_at = utcnow()
     session.add(row)
+    if actor is not None:
+        changed = changes(before, settings_public(row).model_dump(exclude={"updated_at"}))
+        record(session=session, by=actor, action=action, target=f"bot:{bot_id}", bot_id=bot_id, detail=changed)
     session.commit()
     return settings_public(row)
 
 
-def set_topic_enabled(*, session: Session, bot_id: str, enabled: bool) -> TopicSettingsPublic:
-    return update_topic_settings(session=session, bot_id=bot_id, update=TopicSettingsUpdate(topic_enabled=enabled))
+def set_topic_enabled(
+    *, session: Session, bot_id: str, enabled: bool, actor: Actor | None = None
+) -> TopicSettingsPublic:
+    """The bot's Topic switch; with `actor`, audited. Raises bot_not_found."""
+    return update_topic_settings(
+        session=session,
+        bot_id=bot_id,
+        update=TopicSettingsUpdate(topic_enabled=enabled),
+        actor=actor,
+        action="bot.set_topic_enabled",
+    )
 
 
 # --- topics -----------------------------------------------------------------------------------
@@ -287,25 +310,43 @@ def _record_change(
     *,
     bot_id: str,
     topic_key: str,
-    actor: str,
+    actor: Actor,
     action: str,
     before: TopicPublic | None,
     after: TopicPublic | None,
+    detail: dict[str, Any] | None = None,
 ) -> None:
+    """The rule's history row and the audit row (`topic.<action>`), in the caller's transaction."""
     session.add(
         TopicRuleChange(
             bot_id=bot_id,
             topic_key=topic_key,
-            actor=actor,
+            actor=actor.name[:100],
             action=action,
             before_json=before.model_dump() if before else None,
             after_json=after.model_dump() if after else None,
         )
     )
+    stamps = ("created_at", "updated_at")
+    if detail is None:
+        detail = changes(
+            before.model_dump(exclude=set(stamps)) if before else {},
+            after.model_dump(exclude=set(stamps)) if after else {},
+        )
+    record(
+        session=session,
+        by=actor,
+        action=f"topic.{action}",
+        target=f"topic:{bot_id}/{topic_key}",
+        bot_id=bot_id,
+        topic_key=topic_key,
+        detail=detail,
+    )
 
 
-def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str) -> TopicPublic:
-    """Create a topic. Raises bot_not_found, invalid_topic_key, topic_exists, invalid_rule, validation_error."""
+def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: Actor | str) -> TopicPublic:
+    """Create a topic (its history and audit rows name `actor`; a plain name is a system actor).
+    Raises bot_not_found, invalid_topic_key, topic_exists, invalid_rule, validation_error."""
     load_settings(session=session, bot_id=bot_id, for_update=True)
     if not TOPIC_KEY_RE.fullmatch(data.topic_key):
         raise AppError(
@@ -330,7 +371,13 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: str
     session.flush()
     public = topic_public(topic)
     _record_change(
-        session, bot_id=bot_id, topic_key=topic.topic_key, actor=actor, action="create", before=None, after=public
+        session,
+        bot_id=bot_id,
+        topic_key=topic.topic_key,
+        actor=as_actor(actor),
+        action="create",
+        before=None,
+        after=public,
     )
     bump_rules_version(session, bot_id)
     _store_vectors(session, topic)
@@ -345,16 +392,20 @@ def _store_vectors(session: Session, topic: Topic) -> None:
     store_rule_vectors(session=session, topics=[topic_spec(topic)])
 
 
-def update_topic(*, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: str) -> TopicPublic:
+def update_topic(
+    *, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: Actor | str
+) -> TopicPublic:
     """Change a topic. Raises topic_not_found, immutable_field, fallback_protected, invalid_rule, validation_error."""
     after = apply_topic_update(session=session, bot_id=bot_id, topic_key=topic_key, data=data, actor=actor)
     session.commit()
     return after
 
 
-def apply_topic_update(*, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: str) -> TopicPublic:
+def apply_topic_update(
+    *, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: Actor | str
+) -> TopicPublic:
     """`update_topic` in the caller's transaction (which commits it), for services that change more
-    than the topic at once. Same checks, history row and version bumps; raises what it raises."""
+    than the topic at once. Same checks, history and audit rows and version bumps; raises what it raises."""
     load_settings(session=session, bot_id=bot_id, for_update=True)
     topic = topic_row(session=session, bot_id=bot_id, topic_key=topic_key)
     before = topic_public(topic)
@@ -389,7 +440,7 @@ def apply_topic_update(*, session: Session, bot_id: str, topic_key: str, data: T
     session.flush()
     after = topic_public(topic)
     _record_change(
-        session, bot_id=bot_id, topic_key=topic_key, actor=actor, action="update", before=before, after=after
+        session, bot_id=bot_id, topic_key=topic_key, actor=as_actor(actor), action="update", before=before, after=after
     )
     bump_rules_version(session, bot_id)
     _store_vectors(session, topic)
@@ -405,7 +456,12 @@ def count_items(*, session: Session, bot_id: str, topic_key: str) -> int:
 
 
 def delete_topic(
-    *, session: Session, bot_id: str, topic_key: str, actor: str, items: Literal["move", "delete"] | None = None
+    *,
+    session: Session,
+    bot_id: str,
+    topic_key: str,
+    actor: Actor | str,
+    items: Literal["move", "delete"] | None = None,
 ) -> int:
     """Delete a topic; its items move to the fallback topic or are deleted, as asked.
 
@@ -434,10 +490,11 @@ def delete_topic(
         session,
         bot_id=bot_id,
         topic_key=topic_key,
-        actor=actor,
+        actor=as_actor(actor),
         action="delete",
         before=topic_public(topic),
         after=None,
+        detail={"name": topic.name, "items": count, "items_action": items if count else None},
     )
     session.delete(topic)
     bump_rules_version(session, bot_id)

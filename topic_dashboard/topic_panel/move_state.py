@@ -14,6 +14,7 @@ from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import corrections as correction_service
 from topic_dashboard.services import items as item_service
+from topic_dashboard.services.audit import actor_of
 from topic_dashboard.topic_panel.detail import item_detail
 from topic_dashboard.topic_panel.rows import TopicRow
 from topic_dashboard.topic_panel.state import TopicPanelState
@@ -112,7 +113,7 @@ class MoveItemState(TopicPanelState):
                     item_id=item_id,
                     to_topic_key=self.move_target,
                     teach=self.teach,
-                    actor=self._principal().name,
+                    actor=actor_of(self._principal()),
                 )
         except AppError as error:
             return rx.toast.error(error.message)
@@ -154,7 +155,7 @@ class MoveItemState(TopicPanelState):
         try:
             with write_session() as session:
                 undone = correction_service.undo_move(
-                    session=session, bot_id=move.bot_id, move=move, actor=self._principal().name
+                    session=session, bot_id=move.bot_id, move=move, actor=actor_of(self._principal())
                 )
         except AppError as error:
             return rx.toast.error(error.message)
@@ -198,7 +199,11 @@ class MoveItemState(TopicPanelState):
         try:
             with write_session() as session:
                 moved = correction_service.move_items(
-                    session=session, bot_id=bot_id, item_ids=self.selected_ids, to_topic_key=self.bulk_move_target
+                    session=session,
+                    bot_id=bot_id,
+                    item_ids=self.selected_ids,
+                    to_topic_key=self.bulk_move_target,
+                    actor=actor_of(self._principal()),
                 )
         except AppError as error:
             return rx.toast.error(error.message)
@@ -226,7 +231,9 @@ class MoveItemState(TopicPanelState):
         self._bulk_moves = {key: value for key, value in self._bulk_moves.items() if key != token}
         try:
             with write_session() as session:
-                back, left = correction_service.undo_moves(session=session, moves=moved)
+                back, left = correction_service.undo_moves(
+                    session=session, moves=moved, actor=actor_of(self._principal())
+                )
         except AppError as error:
             return rx.toast.error(error.message)
         self._reload_quietly()

@@ -22,6 +22,7 @@ from topic_dashboard.services import panel as panel_service
 from topic_dashboard.services import search as search_service
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services import versions as version_service
+from topic_dashboard.services.audit import actor_of
 from topic_dashboard.topic_panel.detail import item_detail, item_row, plain_preview, search_row
 from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, NotifyPrefs, TopicRow
 
@@ -583,6 +584,7 @@ class TopicPanelState(SignedInState):
                     item_ids=self.selected_ids,
                     flags=flags,
                     reader=self._reader(),
+                    actor=actor_of(self._principal()),
                 )
             self._load_topics()
             self._load_items()
@@ -710,8 +712,14 @@ class TopicPanelState(SignedInState):
     def _set_flags(self, item_id: int, *, for_everyone: bool = False, **flags: bool) -> rx.event.EventSpec | None:
         try:
             with write_session() as session:
-                if for_everyone:
-                    item_service.set_item_flags(session=session, bot_id=self._scope(), item_id=item_id, **flags)
+                if for_everyone:  # the team's state: audited (one person's own reading is not)
+                    item_service.set_item_flags(
+                        session=session,
+                        bot_id=self._scope(),
+                        item_id=item_id,
+                        actor=actor_of(self._principal()),
+                        **flags,
+                    )
                 public = item_service.set_item_flags(
                     session=session,
                     bot_id=self._scope(),
@@ -775,7 +783,7 @@ class TopicPanelState(SignedInState):
                     bot_id=self._scope(),
                     item_id=item_id,
                     resolved=not self.detail.resolved_at,
-                    actor=self._principal().name,
+                    actor=actor_of(self._principal()),
                 )
                 public = item_service.get_item(
                     session=session, bot_id=self._scope(), item_id=item_id, reader=self._reader()
@@ -843,7 +851,13 @@ class TopicPanelState(SignedInState):
         try:
             with write_session() as session:
                 changed = item_service.set_read(
-                    session=session, bot_id=self._scope(), item_ids=ids, is_read=True, reader=self._reader()
+                    session=session,
+                    bot_id=self._scope(),
+                    item_ids=ids,
+                    is_read=True,
+                    reader=self._reader(),
+                    actor=actor_of(self._principal()),
+                    action="item.mark_all_read",
                 )
             self._load_topics()
             self._load_items()
@@ -868,7 +882,13 @@ class TopicPanelState(SignedInState):
         try:
             with write_session() as session:
                 back = item_service.set_read(
-                    session=session, bot_id=self._scope(), item_ids=ids, is_read=False, reader=self._reader()
+                    session=session,
+                    bot_id=self._scope(),
+                    item_ids=ids,
+                    is_read=False,
+                    reader=self._reader(),
+                    actor=actor_of(self._principal()),
+                    action="item.mark_all_read_undo",
                 )
             self._load_topics()
             self._load_items()
@@ -910,7 +930,9 @@ class TopicPanelState(SignedInState):
         if self.bot_id == ALL_BOTS:
             return rx.toast.error("Choose a bot to switch its topic delivery")
         with write_session() as session:
-            settings = topic_service.set_topic_enabled(session=session, bot_id=self.bot_id, enabled=enabled)
+            settings = topic_service.set_topic_enabled(
+                session=session, bot_id=self.bot_id, enabled=enabled, actor=actor_of(self._principal())
+            )
         self.topic_enabled = settings.topic_enabled
         return rx.toast.info(
             "Topic delivery is on" if enabled else "Topic delivery is off: bots' publishes are refused"

@@ -289,7 +289,7 @@ def test_delete_cascades_and_returns_counts(session: Session) -> None:
         assert _rows(session, model, bot.bot_id) == 0, model
     assert session.exec(select(sa.func.count()).select_from(Message)).one() == 0
     assert bots.bot_id_for_token(session=session, token=token) is None
-    assert _rows(session, AuditLog, bot.bot_id) == 1  # the audit trail outlives the bot
+    assert _rows(session, AuditLog, bot.bot_id) == 2  # the trail (topic.create, the tool call) outlives the bot
     assert Path(bot.config_path or "").exists()  # left on disk, with a token that no longer works
     assert (_rows(session, TopicItem, keep.bot_id), _rows(session, Topic, keep.bot_id)) == (3, 2)
     assert bots.bot_id_for_token(session=session, token=keep_token) == keep.bot_id

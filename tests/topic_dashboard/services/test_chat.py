@@ -352,3 +352,19 @@ def test_a_conversation_is_renamed_and_deleted_but_not_while_the_bot_answers_it(
     assert delete_conversation(session=session, conversation_id=conversation_id) == 1
     assert session.exec(select(ChatRun)).all() == [] and session.exec(select(Message)).all() == []
     _refused("conversation_not_found", delete_conversation, session=session, conversation_id=conversation_id)
+
+
+def test_runs_that_cannot_start_never_hide_one_that_can(session: Session) -> None:
+    """A queue that starts with more runs than one look takes (5), all of bots without a chat
+    endpoint, still gives the worker the run that can start (the older ones fail on the way)."""
+    stuck = [_bot(session, f"endpoint-gone-{n}") for n in range(7)]
+    for bot_id in stuck:  # queued while the bot had an endpoint, which is gone by the time a worker looks
+        chat.send_message(session=session, conversation_id=_conversation(session, bot_id), content="x")
+        chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=None)
+    ready = _bot(session, "ready")
+    conversation = _conversation(session, ready)
+    chat.send_message(session=session, conversation_id=conversation, content="go")
+    job = chat.claim_next_run(session=session, worker="w")
+    assert job is not None and job.conversation_id == conversation
+    failed = session.exec(select(ChatRun).where(ChatRun.status == "failed")).all()
+    assert {run.bot_id for run in failed} >= set(stuck)

@@ -1,0 +1,26 @@
+"""The Audit page's pure parts: the day filters and a detail shown as indented plain text."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from topic_dashboard.audit_page.state import _day, pretty_detail
+from topic_dashboard.errors import AppError
+
+
+def test_a_day_filter_is_a_utc_day_or_nothing() -> None:
+    assert _day("", "since") is None
+    assert _day(" 2026-12-01 ", "since") == datetime(2026, 12, 1, tzinfo=UTC)
+    with pytest.raises(AppError) as refused:
+        _day("yesterday", "until")
+    assert (refused.value.code, refused.value.field) == ("validation_error", "until")
+
+
+def test_a_detail_is_indented_json_and_a_cut_one_is_shown_as_stored() -> None:
+    assert pretty_detail('{"name":{"before":"CI","after":"<b>Builds</b>"}}') == (
+        '{\n  "name": {\n    "before": "CI",\n    "after": "<b>Builds</b>"\n  }\n}'
+    )
+    assert pretty_detail('{"text":"xx…[9000 chars]') == '{"text":"xx…[9000 chars]'
+    assert pretty_detail(None) == ""
