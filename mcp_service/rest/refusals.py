@@ -65,7 +65,8 @@ def _write(who: Principal, action: str, error: AppError, params: dict[str, str])
                 action=action,
                 error_code=error.code,
                 target=_target(params),
-                bot_id=params.get("bot_id"),
+                # A bot that does not exist is named in the target only: the bot filter lists real bots.
+                bot_id=None if error.code == "bot_not_found" else params.get("bot_id"),
                 detail={"status": error.status, "field": error.field} if error.field else {"status": error.status},
             )
     except SQLAlchemyError:

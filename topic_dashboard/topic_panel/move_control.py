@@ -18,14 +18,29 @@ def _choice(topic: TopicRow) -> rx.Component:
     )
 
 
+def _target_select(choices: rx.Var, value: rx.Var, on_change: rx.EventHandler, trigger_id: str) -> rx.Component:
+    return rx.select.root(
+        rx.select.trigger(placeholder="Choose a topic", width="100%", id=trigger_id),
+        rx.select.content(rx.foreach(choices, _choice), position="popper"),
+        value=value,
+        on_change=on_change,
+    )
+
+
+def _move_buttons(on_move: object, disabled: rx.Var, confirm_id: str) -> rx.Component:
+    return rx.hstack(
+        rx.popover.close(rx.button("Cancel", size="2", variant="soft", color_scheme="gray")),
+        rx.button(
+            rx.icon("folder-input", size=14), "Move", size="2", on_click=on_move, disabled=disabled, id=confirm_id
+        ),
+        justify="end",
+        width="100%",
+    )
+
+
 def _form() -> rx.Component:
     return rx.vstack(
-        rx.select.root(
-            rx.select.trigger(placeholder="Choose a topic", width="100%", id="move-target"),
-            rx.select.content(rx.foreach(M.move_choices, _choice), position="popper"),
-            value=M.move_target,
-            on_change=M.set_move_target,
-        ),
+        _target_select(M.move_choices, M.move_target, M.set_move_target, "move-target"),
         rx.el.label(
             rx.hstack(
                 rx.switch(checked=M.teach, on_change=M.set_teach, id="move-teach", color_scheme="green"),
@@ -36,19 +51,7 @@ def _form() -> rx.Component:
             cursor="pointer",
         ),
         rx.text(M.teach_hint, size="1", color=rx.color("gray", 11), id="move-teach-hint"),
-        rx.hstack(
-            rx.popover.close(rx.button("Cancel", size="2", variant="soft", color_scheme="gray")),
-            rx.button(
-                rx.icon("folder-input", size=14),
-                "Move",
-                size="2",
-                on_click=M.move_item(D.id),
-                disabled=M.move_target == "",
-                id="move-confirm",
-            ),
-            justify="end",
-            width="100%",
-        ),
+        _move_buttons(M.move_item(D.id), M.move_target == "", "move-confirm"),
         spacing="3",
         width="100%",
     )
@@ -109,30 +112,13 @@ def bulk_move_control() -> rx.Component:
         rx.popover.content(
             rx.vstack(
                 rx.text("Move " + M.selected_ids.length().to_string() + " items to", size="2", weight="bold"),
-                rx.select.root(
-                    rx.select.trigger(placeholder="Choose a topic", width="100%", id="bulk-move-target"),
-                    rx.select.content(rx.foreach(M.bulk_move_choices, _choice), position="popper"),
-                    value=M.bulk_move_target,
-                    on_change=M.set_bulk_move_target,
-                ),
+                _target_select(M.bulk_move_choices, M.bulk_move_target, M.set_bulk_move_target, "bulk-move-target"),
                 rx.text(
                     "Only the items move; the rules stay as they are (move one item from its detail to teach them).",
                     size="1",
                     color=rx.color("gray", 11),
                 ),
-                rx.hstack(
-                    rx.popover.close(rx.button("Cancel", size="2", variant="soft", color_scheme="gray")),
-                    rx.button(
-                        rx.icon("folder-input", size=14),
-                        "Move",
-                        size="2",
-                        on_click=M.bulk_move,
-                        disabled=M.bulk_move_target == "",
-                        id="bulk-move-confirm",
-                    ),
-                    justify="end",
-                    width="100%",
-                ),
+                _move_buttons(M.bulk_move, M.bulk_move_target == "", "bulk-move-confirm"),
                 spacing="3",
                 width="100%",
             ),

@@ -416,44 +416,34 @@ def _stream_row(
     )
 
 
+def _row_values(item: ItemRow) -> dict[str, rx.Var]:
+    """What a row shows of its item and of the view, as `_row` (and `_stream_row`) take them."""
+    return {
+        "item_id": item.id,
+        "bot_id": item.bot_id,
+        "bot_name": item.bot_name,
+        "level": item.level,
+        "created_at": item.created_at,
+        "topic_name": item.topic_name,
+        "is_read": item.is_read,
+        "is_pinned": item.is_pinned,
+        "is_resolved": item.is_resolved,
+        "update_count": item.update_count,
+        "selected": S.selected_ids.contains(item.id),
+        "is_open": D.id == item.id,
+        "all_bots": S.all_bots,
+    }
+
+
 def _item_row(item: ItemRow) -> rx.Component:
-    return _stream_row(
-        item_id=item.id,
-        bot_id=item.bot_id,
-        bot_name=item.bot_name,
-        title=item.title,
-        preview=item.preview,
-        level=item.level,
-        created_at=item.created_at,
-        topic_name=item.topic_name,
-        tags_text=item.tags_text,
-        is_read=item.is_read,
-        is_pinned=item.is_pinned,
-        is_resolved=item.is_resolved,
-        update_count=item.update_count,
-        selected=S.selected_ids.contains(item.id),
-        is_open=D.id == item.id,
-        all_bots=S.all_bots,
-    )
+    return _stream_row(**_row_values(item), title=item.title, preview=item.preview, tags_text=item.tags_text)
 
 
 def _search_row(item: ItemRow) -> rx.Component:
     """A search result: its title and snippet with the hits marked (a page or a few: not memoized)."""
     return _row(
-        item_id=item.id,
-        bot_id=item.bot_id,
-        bot_name=item.bot_name,
-        level=item.level,
-        created_at=item.created_at,
-        topic_name=item.topic_name,
+        **_row_values(item),
         tags=item.tags,
-        is_read=item.is_read,
-        is_pinned=item.is_pinned,
-        is_resolved=item.is_resolved,
-        update_count=item.update_count,
-        selected=S.selected_ids.contains(item.id),
-        is_open=D.id == item.id,
-        all_bots=S.all_bots,
         title=rx.cond(item.title_parts.length() > 0, rx.foreach(item.title_parts, _text_part), item.title),
         snippet=rx.cond(item.snippet_parts.length() > 0, rx.foreach(item.snippet_parts, _text_part), item.preview),
     )

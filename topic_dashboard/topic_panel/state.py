@@ -37,6 +37,22 @@ NOTIFY_AT_ONCE = 5  # single notifications per poll; more arrive as one summary
 PAGE_TITLE = "Topics · Topic Dashboard"  # as topic_dashboard.py registers the page
 
 
+def _topic_rows(bot_id: str, snapshot: panel_service.PanelSnapshot) -> list[TopicRow]:
+    """The sidebar's rows of one bot's topics, with this reader's counts."""
+    return [
+        TopicRow(
+            key=topic.topic_key,
+            bot_id=bot_id,
+            name=topic.name,
+            unread=topic.unread,
+            total=topic.total,
+            is_active=topic.is_active,
+            is_fallback=topic.is_fallback,
+        )
+        for topic in snapshot.topics
+    ]
+
+
 class TopicPanelState(SignedInState):
     """Reading state (read, pinned, archived) is each person's own (services/items.py): a viewer
     reads, pins, archives and marks all read for themselves and changes nothing anyone else sees.
@@ -304,18 +320,7 @@ class TopicPanelState(SignedInState):
         self.topic_enabled = snapshot.topic_enabled
         self.allow_images = snapshot.allow_remote_images
         self.pinned_total = snapshot.pinned_total
-        self.topics = [
-            TopicRow(
-                key=topic.topic_key,
-                bot_id=self.bot_id,
-                name=topic.name,
-                unread=topic.unread,
-                total=topic.total,
-                is_active=topic.is_active,
-                is_fallback=topic.is_fallback,
-            )
-            for topic in snapshot.topics
-        ]
+        self.topics = _topic_rows(self.bot_id, snapshot)
         bots = with_all_bots(with_unread(self.bots, self.bot_id, sum(topic.unread for topic in self.topics)))
         if bots != self.bots:  # the selector's count follows this person's reading
             self.bots = bots
@@ -336,18 +341,7 @@ class TopicPanelState(SignedInState):
                 images[bot_id] = snapshot.allow_remote_images
                 versions[bot_id] = snapshot.items_version
                 pinned += snapshot.pinned_total
-                topics += [
-                    TopicRow(
-                        key=topic.topic_key,
-                        bot_id=bot_id,
-                        name=topic.name,
-                        unread=topic.unread,
-                        total=topic.total,
-                        is_active=topic.is_active,
-                        is_fallback=topic.is_fallback,
-                    )
-                    for topic in snapshot.topics
-                ]
+                topics += _topic_rows(bot_id, snapshot)
         self.topic_enabled, self.allow_images, self._images = True, False, images
         self.pinned_total = pinned
         self.topics = topics
