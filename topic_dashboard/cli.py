@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn
 
 import click
+from sqlmodel import Session
 
 from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
@@ -14,9 +18,19 @@ from topic_dashboard.services import accounts, bots
 from topic_dashboard.settings import get_settings
 
 
-def _fail(error: AppError) -> None:
+def _fail(error: AppError) -> NoReturn:
     click.echo(f"error [{error.code}]: {error.message}", err=True)
     sys.exit(2)
+
+
+@contextmanager
+def _service() -> Iterator[Session]:
+    """A write session for one command; a refusal is printed with its code and exits 2."""
+    try:
+        with write_session() as session:
+            yield session
+    except AppError as error:
+        _fail(error)
 
 
 @click.group()
@@ -56,12 +70,8 @@ def user_create(username: str, role: str, password_stdin: bool) -> None:
         password = sys.stdin.readline().rstrip("\n")
     else:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-    try:
-        with write_session() as session:
-            created = accounts.create_user(session=session, username=username, password=password, role=role)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        created = accounts.create_user(session=session, username=username, password=password, role=role)
     click.echo(f"created {created.role} {created.username!r}")
 
 
@@ -69,12 +79,8 @@ def user_create(username: str, role: str, password_stdin: bool) -> None:
 @click.argument("username")
 def user_log_out_everywhere(username: str) -> None:
     """End every open login session of USERNAME (e.g. after a lost laptop)."""
-    try:
-        with write_session() as session:
-            ended = accounts.log_out_everywhere(session=session, username=username)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        ended = accounts.log_out_everywhere(session=session, username=username)
     click.echo(f"ended {ended} login session(s) of {username!r}")
 
 
@@ -112,12 +118,8 @@ def _echo_table(rows: list[tuple[str, ...]]) -> None:
 @click.argument("username")
 def user_disable(username: str) -> None:
     """Disable USERNAME: they cannot log in, and their open sessions end at once (not the last admin)."""
-    try:
-        with write_session() as session:
-            accounts.set_user_active(session=session, username=username, active=False)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        accounts.set_user_active(session=session, username=username, active=False)
     click.echo(f"disabled {username!r}; their login sessions have ended")
 
 
@@ -125,12 +127,8 @@ def user_disable(username: str) -> None:
 @click.argument("username")
 def user_enable(username: str) -> None:
     """Enable USERNAME again: they can log in with their password."""
-    try:
-        with write_session() as session:
-            accounts.set_user_active(session=session, username=username, active=True)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        accounts.set_user_active(session=session, username=username, active=True)
     click.echo(f"enabled {username!r}")
 
 
@@ -141,12 +139,8 @@ def user_delete(username: str, yes: bool) -> None:
     """Delete USERNAME with their login sessions and reading state (not the last admin)."""
     if not yes:
         click.confirm(f"Delete the account {username!r}, its login sessions and its reading state?", abort=True)
-    try:
-        with write_session() as session:
-            accounts.delete_user(session=session, username=username)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        accounts.delete_user(session=session, username=username)
     click.echo(f"deleted {username!r}")
 
 
@@ -155,12 +149,8 @@ def user_delete(username: str, yes: bool) -> None:
 @click.argument("role", type=click.Choice(accounts.ROLES))
 def user_set_role(username: str, role: str) -> None:
     """Make USERNAME an admin or a viewer (the last active admin stays one); open sessions follow at once."""
-    try:
-        with write_session() as session:
-            changed = accounts.set_user_role(session=session, username=username, role=role)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        changed = accounts.set_user_role(session=session, username=username, role=role)
     click.echo(f"{changed.username!r} is now {changed.role}")
 
 
@@ -169,12 +159,8 @@ def user_set_role(username: str, role: str) -> None:
 def user_reset_password(username: str) -> None:
     """Give USERNAME a one-time password (the last line printed, not shown again); their sessions end,
     and at their next log-in they must choose a new password."""
-    try:
-        with write_session() as session:
-            password = accounts.reset_password(session=session, username=username)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        password = accounts.reset_password(session=session, username=username)
     click.echo(
         f"reset the password of {username!r}: their sessions have ended and they must choose a new password "
         "when they log in with this one-time password; it is not shown again:"
@@ -199,12 +185,8 @@ def api_token() -> None:
 )
 def api_token_create(name: str, role: str, expires_days: int) -> None:
     """Create an API token; the token is the last line printed (it is not shown again)."""
-    try:
-        with write_session() as session:
-            created, token = accounts.issue_api_token(session=session, name=name, role=role, expires_days=expires_days)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        created, token = accounts.issue_api_token(session=session, name=name, role=role, expires_days=expires_days)
     click.echo(
         f"created {role} API token {name!r} (id {created.id}, expires {created.expires_at}); "
         "store it now, it is not shown again:"
@@ -233,12 +215,8 @@ def api_token_list(as_json: bool) -> None:
 @click.argument("token_id", type=int)
 def api_token_revoke(token_id: int) -> None:
     """Revoke the API token with id TOKEN_ID (see `api-token list`); it stops working at once."""
-    try:
-        with write_session() as session:
-            revoked = accounts.revoke_api_token(session=session, token_id=token_id)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        revoked = accounts.revoke_api_token(session=session, token_id=token_id)
     click.echo(f"revoked API token {revoked.id} ({revoked.name!r})")
 
 
@@ -251,12 +229,8 @@ def bot() -> None:
 @click.option("--name", required=True)
 def bot_create(name: str) -> None:
     """Create a bot; prints JSON with bot_id and token (the token is not shown again)."""
-    try:
-        with write_session() as session:
-            created, token = bots.create_bot(session=session, name=name)
-    except AppError as error:
-        _fail(error)
-        return
+    with _service() as session:
+        created, token = bots.create_bot(session=session, name=name)
     settings = get_settings()
     click.echo(
         json.dumps({"bot_id": created.bot_id, "name": created.name, "token": token, "mcp_url": settings.mcp_topic_url})
