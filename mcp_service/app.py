@@ -108,7 +108,7 @@ async def mcp_lifespan() -> AsyncIterator[None]:
     waits for neither."""
     threading.Thread(target=warm_rule_vectors, name="load-embedding-model", daemon=True).start()
     threading.Thread(target=_upgrade_bot_configs, name="upgrade-bot-configs", daemon=True).start()
-    worker = ChatWorker()
+    worker = ChatWorker(enabled=lambda: get_settings().chat_relay)
     await worker.start()
     sweeper = RetentionSweeper(write_session, get_settings().retention_interval_seconds)
     sweeper.start()

@@ -79,6 +79,11 @@ class Settings(BaseSettings):
         le=86_400,
         description="How often topics' retention (keep N days / N items) is applied in the background.",
     )
+    chat_relay: bool = Field(
+        default=True,
+        description="Whether this process relays queued chat messages to bots (off: another process does; "
+        "the queue is shared through the database).",
+    )
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod

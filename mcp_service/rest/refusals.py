@@ -13,10 +13,8 @@ from starlette.concurrency import run_in_threadpool
 
 from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import Bot
 from topic_dashboard.services.accounts import Principal
 from topic_dashboard.services.audit import actor_of, record_refusal
-from topic_dashboard.text_policy import is_lookup_key
 
 logger = logging.getLogger(__name__)
 
@@ -58,11 +56,8 @@ def _target(params: dict[str, str]) -> str | None:
 
 def _write(who: Principal, action: str, error: AppError, params: dict[str, str]) -> None:
     actor = actor_of(who)
-    bot_id = params.get("bot_id")
     try:
         with write_session() as session:
-            if bot_id is not None and (not is_lookup_key(bot_id) or session.get(Bot, bot_id) is None):
-                bot_id = None  # a bot that does not exist is named in the target only: the filter lists real bots
             record_refusal(
                 session=session,
                 actor_kind=actor.kind,
@@ -70,7 +65,7 @@ def _write(who: Principal, action: str, error: AppError, params: dict[str, str])
                 action=action,
                 error_code=error.code,
                 target=_target(params),
-                bot_id=bot_id,
+                bot_id=params.get("bot_id"),
                 detail={"status": error.status, "field": error.field} if error.field else {"status": error.status},
             )
     except SQLAlchemyError:

@@ -80,7 +80,8 @@ def test_every_message_kind_made_on_the_page_and_ccweb_returns_only_the_users(pa
     messages = page.locator("#messages")
     expect(page.get_by_role("heading", name="Quarterly report")).to_be_visible()
     expect(page.locator("#message-draft")).to_be_visible()
-    conversation_id = page.evaluate("new URLSearchParams(location.search).get('conversation')")
+    # The address follows the new conversation a moment after its heading shows: wait for it.
+    conversation_id = page.wait_for_function("new URLSearchParams(location.search).get('conversation')").json_value()
     assert conversation_id
 
     _send(page, "user", "Please summarise the Q3 report")
@@ -157,7 +158,7 @@ def test_a_viewer_reads_conversations_but_has_no_composer(page: Page, e2e_app: E
     page.locator("#new-conversation-title").fill("Read me")
     page.locator("#new-conversation").click()
     _send(page, "user", "Hello from the admin")
-    conversation_id = page.evaluate("new URLSearchParams(location.search).get('conversation')")
+    conversation_id = page.wait_for_function("new URLSearchParams(location.search).get('conversation')").json_value()
     page.locator("#logout").click()
 
     _open_conversations(page, e2e_app, bot_id, VIEWER, "viewer")

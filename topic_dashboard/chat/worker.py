@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -30,8 +31,10 @@ STORAGE_ERRORS = (SQLAlchemyError, AppError, OSError)  # what a database round t
 
 
 class ChatWorker:
-    def __init__(self, *, poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(self, *, poll_seconds: float = POLL_SECONDS, enabled: Callable[[], bool] = lambda: True) -> None:
+        """`enabled` is asked before each look at the queue (the app passes its `chat_relay` setting)."""
         self.poll_seconds = poll_seconds
+        self._enabled = enabled
         self.name = chat_service.worker_name()
         self._task: asyncio.Task[None] | None = None
         self._runs: set[asyncio.Task[None]] = set()
@@ -57,6 +60,8 @@ class ChatWorker:
             logger.warning("chat: %d run(s) left running by an earlier process were failed", failed)
 
     def _claim(self) -> chat_service.RunJob | None:
+        if not self._enabled():
+            return None
         # A read first: an idle dashboard must not take SQLite's write lock four times a second.
         with read_session() as session:
             if not chat_service.has_queued_runs(session=session):

@@ -17,8 +17,9 @@ import sqlalchemy as sa
 from pydantic import BaseModel, Field
 from sqlmodel import Session, col, select
 
-from topic_dashboard.models import AuditLog, iso_utc, utcnow
+from topic_dashboard.models import AuditLog, Bot, iso_utc, utcnow
 from topic_dashboard.services.audit_detail import DETAIL_MAX_CHARS, detail_text
+from topic_dashboard.text_policy import is_lookup_key
 
 # Every stored text is cut to its column; a cut value ends with a marker.
 FIELD_MAX_CHARS = 64
@@ -266,7 +267,10 @@ def record_refusal(
 ) -> None:
     """Write a refused action's row in its own transaction (the action's own was rolled back): pass a
     session that holds nothing else. Beyond REFUSED_ROWS_PER_MINUTE refusals of one actor in a
-    minute, the rest are counted into that minute's one `suppressed` row."""
+    minute, the rest are counted into that minute's one `suppressed` row. A `bot_id` that names no
+    bot is dropped (the target still names it): the Audit page's bot filter lists real bots."""
+    if bot_id is not None and (not is_lookup_key(bot_id) or session.get(Bot, bot_id) is None):
+        bot_id = None
     row = _bounded_action(actor_kind, actor, action, target, bot_id, "refused", error_code, detail, None, None)
     _add_not_accepted(session, row)
     session.commit()

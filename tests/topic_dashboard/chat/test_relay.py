@@ -265,3 +265,28 @@ def test_the_worker_records_an_unreachable_bot_and_keeps_the_message(session: Se
     conversation = get_conversation(session=session, conversation_id=conversation_id)
     assert "cannot connect" in (conversation.run_error or "")
     assert [m.content for m in list_messages(session=session, conversation_id=conversation_id)] == ["are you there?"]
+
+
+def test_a_worker_that_is_not_enabled_leaves_the_queue_to_others(session: Session) -> None:
+    """A process started with chat_relay off claims nothing: the run stays queued for another one."""
+    bot, _ = create_bot(session=session, name="b", write_config=False)
+    chat.set_chat_endpoint(session=session, bot_id=bot.bot_id, chat_url=f"http://127.0.0.1:{_free_port()}")
+    conversation_id = create_conversation(session=session, bot_id=bot.bot_id, title="c").conversation_id
+    chat.send_message(session=session, conversation_id=conversation_id, content="are you there?")
+    session.commit()
+    asked: list[bool] = []
+
+    def enabled() -> bool:
+        asked.append(True)
+        return False
+
+    async def run() -> None:
+        worker = ChatWorker(poll_seconds=0.02, enabled=enabled)
+        await worker.start()
+        try:
+            await asyncio.to_thread(_wait, lambda: len(asked) >= 5)
+        finally:
+            await worker.stop()
+
+    asyncio.run(run())
+    assert get_conversation(session=session, conversation_id=conversation_id).run_status == "queued"
