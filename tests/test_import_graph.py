@@ -24,7 +24,7 @@ DOMAIN = [
     "migrate.py",
     "file_modes.py",
 ]
-FEATURES = ["topic_panel", "rules_editor", "bots_page", "conversations_page", "audit_page"]
+FEATURES = ["topic_panel", "rules_editor", "bots_page", "conversations_page", "audit_page", "accounts_page"]
 WEB = ("reflex", "reflex_base", "starlette", "fastapi", "mcp_service", "mcp")
 
 

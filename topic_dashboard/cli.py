@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import sys
 from collections.abc import Iterator
@@ -15,7 +16,17 @@ from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.migrate import upgrade_database
 from topic_dashboard.services import accounts, bots
+from topic_dashboard.services.audit import Actor
 from topic_dashboard.settings import get_settings
+
+
+def _cli_actor() -> Actor:
+    """Who acts from the shell, in the audit trail: the operating-system account that ran the command."""
+    try:
+        who = getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a bare container)
+        who = "unknown"
+    return Actor("system", f"cli:{who}")
 
 
 def _fail(error: AppError) -> NoReturn:
@@ -71,7 +82,9 @@ def user_create(username: str, role: str, password_stdin: bool) -> None:
     else:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
     with _service() as session:
-        created = accounts.create_user(session=session, username=username, password=password, role=role)
+        created = accounts.create_user(
+            session=session, username=username, password=password, role=role, actor=_cli_actor()
+        )
     click.echo(f"created {created.role} {created.username!r}")
 
 
@@ -80,7 +93,7 @@ def user_create(username: str, role: str, password_stdin: bool) -> None:
 def user_log_out_everywhere(username: str) -> None:
     """End every open login session of USERNAME (e.g. after a lost laptop)."""
     with _service() as session:
-        ended = accounts.log_out_everywhere(session=session, username=username)
+        ended = accounts.log_out_everywhere(session=session, username=username, actor=_cli_actor())
     click.echo(f"ended {ended} login session(s) of {username!r}")
 
 
@@ -119,7 +132,7 @@ def _echo_table(rows: list[tuple[str, ...]]) -> None:
 def user_disable(username: str) -> None:
     """Disable USERNAME: they cannot log in, and their open sessions end at once (not the last admin)."""
     with _service() as session:
-        accounts.set_user_active(session=session, username=username, active=False)
+        accounts.set_user_active(session=session, username=username, active=False, actor=_cli_actor())
     click.echo(f"disabled {username!r}; their login sessions have ended")
 
 
@@ -128,7 +141,7 @@ def user_disable(username: str) -> None:
 def user_enable(username: str) -> None:
     """Enable USERNAME again: they can log in with their password."""
     with _service() as session:
-        accounts.set_user_active(session=session, username=username, active=True)
+        accounts.set_user_active(session=session, username=username, active=True, actor=_cli_actor())
     click.echo(f"enabled {username!r}")
 
 
@@ -140,7 +153,7 @@ def user_delete(username: str, yes: bool) -> None:
     if not yes:
         click.confirm(f"Delete the account {username!r}, its login sessions and its reading state?", abort=True)
     with _service() as session:
-        accounts.delete_user(session=session, username=username)
+        accounts.delete_user(session=session, username=username, actor=_cli_actor())
     click.echo(f"deleted {username!r}")
 
 
@@ -150,7 +163,7 @@ def user_delete(username: str, yes: bool) -> None:
 def user_set_role(username: str, role: str) -> None:
     """Make USERNAME an admin or a viewer (the last active admin stays one); open sessions follow at once."""
     with _service() as session:
-        changed = accounts.set_user_role(session=session, username=username, role=role)
+        changed = accounts.set_user_role(session=session, username=username, role=role, actor=_cli_actor())
     click.echo(f"{changed.username!r} is now {changed.role}")
 
 
@@ -160,7 +173,7 @@ def user_reset_password(username: str) -> None:
     """Give USERNAME a one-time password (the last line printed, not shown again); their sessions end,
     and at their next log-in they must choose a new password."""
     with _service() as session:
-        password = accounts.reset_password(session=session, username=username)
+        password = accounts.reset_password(session=session, username=username, actor=_cli_actor())
     click.echo(
         f"reset the password of {username!r}: their sessions have ended and they must choose a new password "
         "when they log in with this one-time password; it is not shown again:"
@@ -186,7 +199,9 @@ def api_token() -> None:
 def api_token_create(name: str, role: str, expires_days: int) -> None:
     """Create an API token; the token is the last line printed (it is not shown again)."""
     with _service() as session:
-        created, token = accounts.issue_api_token(session=session, name=name, role=role, expires_days=expires_days)
+        created, token = accounts.issue_api_token(
+            session=session, name=name, role=role, expires_days=expires_days, actor=_cli_actor()
+        )
     click.echo(
         f"created {role} API token {name!r} (id {created.id}, expires {created.expires_at}); "
         "store it now, it is not shown again:"
@@ -216,7 +231,7 @@ def api_token_list(as_json: bool) -> None:
 def api_token_revoke(token_id: int) -> None:
     """Revoke the API token with id TOKEN_ID (see `api-token list`); it stops working at once."""
     with _service() as session:
-        revoked = accounts.revoke_api_token(session=session, token_id=token_id)
+        revoked = accounts.revoke_api_token(session=session, token_id=token_id, actor=_cli_actor())
     click.echo(f"revoked API token {revoked.id} ({revoked.name!r})")
 
 

@@ -38,6 +38,7 @@ CATALOGUE: dict[str, int] = {
     "user_not_found": 404,
     "api_token_not_found": 404,
     "last_admin": 409,
+    "own_account": 409,
     # bots and their nanobot config
     "bot_not_found": 404,
     "invalid_mcp_config": 422,

@@ -6,6 +6,8 @@ import reflex as rx
 from reflex.utils.prerequisites import get_states_dir
 
 from mcp_service.app import build_api, mcp_lifespan
+from topic_dashboard.accounts_page.page import accounts_page
+from topic_dashboard.accounts_page.state import AccountsState
 from topic_dashboard.audit_page.page import audit_page
 from topic_dashboard.audit_page.state import AuditState
 from topic_dashboard.auth.guard import EventGuard, app_error_toast
@@ -56,3 +58,4 @@ app.add_page(
     on_load=ConversationsState.load_page,
 )
 app.add_page(audit_page, route="/audit", title="Audit · Topic Dashboard", on_load=AuditState.load_page)
+app.add_page(accounts_page, route="/accounts", title="Accounts · Topic Dashboard", on_load=AccountsState.load_page)

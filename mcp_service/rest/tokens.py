@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mcp_service.rest.deps import Admin, ReadSession, WriteSession
 from mcp_service.rest.errors import ERROR_RESPONSES
 from topic_dashboard.services import accounts
+from topic_dashboard.services.audit import actor_of
 
 router = APIRouter(tags=["tokens"], responses=ERROR_RESPONSES)
 
@@ -35,13 +36,13 @@ def list_tokens(_: Admin, session: ReadSession) -> list[accounts.ApiTokenPublic]
 
 
 @router.post("/tokens", response_model=ApiTokenCreated, status_code=201)
-def create_token(body: ApiTokenCreate, _: Admin, session: WriteSession) -> ApiTokenCreated:
+def create_token(body: ApiTokenCreate, who: Admin, session: WriteSession) -> ApiTokenCreated:
     created, token = accounts.issue_api_token(
-        session=session, name=body.name, role=body.role, expires_days=body.expires_days
+        session=session, name=body.name, role=body.role, expires_days=body.expires_days, actor=actor_of(who)
     )
     return ApiTokenCreated(**created.model_dump(), token=token)
 
 
 @router.delete("/tokens/{token_id}", response_model=accounts.ApiTokenPublic)
-def revoke_token(token_id: int, _: Admin, session: WriteSession) -> accounts.ApiTokenPublic:
-    return accounts.revoke_api_token(session=session, token_id=token_id)
+def revoke_token(token_id: int, who: Admin, session: WriteSession) -> accounts.ApiTokenPublic:
+    return accounts.revoke_api_token(session=session, token_id=token_id, actor=actor_of(who))

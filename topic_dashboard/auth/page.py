@@ -78,7 +78,7 @@ def change_password_form() -> rx.Component:
             rx.text(
                 rx.cond(
                     AuthState.must_change_password,
-                    "An admin reset your password. Choose a new one to continue.",
+                    "An admin gave you a one-time password. Choose your own to continue.",
                     "Choose a new password. Your other sessions will be logged out.",
                 ),
                 size="2",

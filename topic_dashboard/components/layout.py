@@ -13,6 +13,11 @@ NAV = [
     ("Conversations", "/conversations", "messages-square"),
     ("Audit", "/audit", "scroll-text"),
 ]
+ADMIN_NAV = [("Accounts", "/accounts", "users")]  # shown to admins only (the page's events are admin-only too)
+
+
+def _for_admins(link: rx.Component) -> rx.Component:
+    return rx.cond(AuthState.role == "admin", link)
 
 
 def _nav_link(label: str, href: str, icon: str) -> rx.Component:
@@ -38,7 +43,13 @@ def sidebar() -> rx.Component:
             rx.heading("Topic Dashboard", size="3"),
             align="center",
         ),
-        rx.vstack(*[_nav_link(*item) for item in NAV], spacing="1", width="100%", margin_top="1rem"),
+        rx.vstack(
+            *[_nav_link(*item) for item in NAV],
+            *[_for_admins(_nav_link(*item)) for item in ADMIN_NAV],
+            spacing="1",
+            width="100%",
+            margin_top="1rem",
+        ),
         rx.spacer(),
         rx.hstack(
             rx.icon("circle-user", size=16),
@@ -74,6 +85,10 @@ def sidebar() -> rx.Component:
 def mobile_nav() -> rx.Component:
     return rx.hstack(
         *[rx.link(rx.icon(icon, size=18), href=href, title=label, padding="0.5rem") for label, href, icon in NAV],
+        *[
+            _for_admins(rx.link(rx.icon(icon, size=18), href=href, title=label, padding="0.5rem"))
+            for label, href, icon in ADMIN_NAV
+        ],
         rx.spacer(),
         rx.color_mode.button(size="1", variant="ghost"),
         rx.icon_button(rx.icon("log-out", size=14), size="1", variant="soft", on_click=AuthState.log_out),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -31,6 +32,7 @@ from topic_dashboard.security import (
     token_matches,
     verify_password,
 )
+from topic_dashboard.services.audit import Actor, add_refusal, record
 
 ROLES = ("admin", "viewer")
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
@@ -103,8 +105,18 @@ def _check_role(role: str) -> None:
         raise AppError("validation_error", f"role must be one of {', '.join(ROLES)}", field="role")
 
 
-def create_user(*, session: Session, username: str, password: str, role: str) -> UserPublic:
-    """Create an account. Raises validation_error, weak_password (details: `problems`), user_exists."""
+def create_user(
+    *,
+    session: Session,
+    username: str,
+    password: str,
+    role: str,
+    must_change_password: bool = False,
+    actor: Actor | None = None,
+) -> UserPublic:
+    """Create an account; with `must_change_password`, `password` is a one-time password that logs in
+    only to choose a new one. With `actor`, audited (`user.create`).
+    Raises validation_error, weak_password (details: `problems`), user_exists."""
     username = username.strip()
     if not USERNAME_RE.match(username):
         raise AppError(
@@ -118,8 +130,13 @@ def create_user(*, session: Session, username: str, password: str, role: str) ->
         raise AppError("weak_password", "; ".join(problems), field="password", problems=problems)
     if session.exec(select(User).where(User.username == username)).first() is not None:
         raise AppError("user_exists", f"a user named {username!r} already exists", field="username")
-    user = User(username=username, password_hash=hash_password(password), role=role)
+    user = User(
+        username=username, password_hash=hash_password(password), role=role, must_change_password=must_change_password
+    )
     session.add(user)
+    if actor is not None:
+        detail = {"role": role, "one_time_password": must_change_password}
+        record(session=session, by=actor, action="user.create", target=f"user:{username}", detail=detail)
     session.commit()
     return _user_public(user)
 
@@ -147,7 +164,7 @@ def log_in(
     `must_change_password`: the UI guard then opens only the change-password form.
     Raises invalid_credentials, too_many_attempts (details: `retry_after_seconds`).
     """
-    user = _authenticate(session, username.strip(), password, address, refusal=INVALID_CREDENTIALS)
+    user = _authenticate(session, username.strip(), password, address, refusal=INVALID_CREDENTIALS, action="auth.login")
     now = utcnow()
     token = new_token(SESSION_TOKEN_PREFIX)
     session.add(
@@ -158,21 +175,37 @@ def log_in(
             expires_at=now + timedelta(hours=ttl_hours),
         )
     )
+    record(
+        session=session,
+        by=Actor("user", user.username),
+        action="auth.login",
+        target=f"user:{user.username}",
+        detail={"address": address, "one_time_password": user.must_change_password},
+    )
     session.commit()
     return _user_public(user), token
 
 
-def _authenticate(session: Session, username: str, password: str, address: str | None, *, refusal: str) -> User:
+def _authenticate(
+    session: Session, username: str, password: str, address: str | None, *, refusal: str, action: str
+) -> User:
     """The active user `username` if `password` is theirs, throttled as a log-in (see `log_in`).
 
     A disabled account gets the same answer as a wrong password, after the same work, rather than
     a clear "account disabled": the answer must not tell someone guessing passwords which names exist
     or were disabled. The person whose account it is learns why from the admin who disabled it.
+    Each refusal leaves a `refused` row of `action` naming the username typed (only when it could be
+    one: a password typed into the username field is not kept), capped per minute like every refusal.
     Raises invalid_credentials (message `refusal`), too_many_attempts.
     """
     now = utcnow()
     throttles = _login_throttles(username, address)
-    _refuse_while_locked(session, throttles, now)
+    try:
+        _refuse_while_locked(session, throttles, now)
+    except AppError as locked:
+        _audit_refused_login(session, username, address, action, locked.code)
+        session.commit()
+        raise
     user = session.exec(select(User).where(User.username == username)).first()
     if user is None or not user.is_active:
         verify_password(password, DUMMY_PASSWORD_HASH)  # the same work, so timing does not tell
@@ -180,10 +213,19 @@ def _authenticate(session: Session, username: str, password: str, address: str |
     else:
         accepted = verify_password(password, user.password_hash)
     if not accepted or user is None:
+        _audit_refused_login(session, username, address, action, "invalid_credentials")
         _record_failure(session, throttles, now)
         raise AppError("invalid_credentials", refusal)
     session.exec(sa.delete(LoginThrottle).where(col(LoginThrottle.key) == throttles[0][0]))
     return user
+
+
+def _audit_refused_login(session: Session, username: str, address: str | None, action: str, code: str) -> None:
+    name = username if USERNAME_RE.match(username) else "(not a username)"
+    detail = {"address": address}
+    add_refusal(
+        session=session, by=Actor("user", name), action=action, error_code=code, target=f"user:{name}", detail=detail
+    )
 
 
 def _address_group(address: str) -> str:
@@ -285,23 +327,37 @@ def resolve_login(*, session: Session, token: str) -> Principal:
 
 
 def log_out(*, session: Session, token: str) -> None:
-    """End this login session on the server: its token no longer resolves, wherever it was copied to."""
+    """End this login session on the server: its token no longer resolves, wherever it was copied to.
+    Audited (`auth.logout`) when it was open."""
     login = session.exec(select(LoginSession).where(LoginSession.token_hash == hash_token(token))).first()
     if login is not None and login.revoked_at is None:
         login.revoked_at = utcnow()
         session.add(login)
+        user = session.get(User, login.user_id)
+        if user is not None:
+            by = Actor("user", user.username)
+            record(session=session, by=by, action="auth.logout", target=f"user:{user.username}")
         session.commit()
 
 
-def log_out_everywhere(*, session: Session, username: str) -> int:
+def log_out_everywhere(*, session: Session, username: str, actor: Actor | None = None) -> int:
     """End every open login session of a user (e.g. after a lost laptop). Returns how many ended.
+    With `actor`, audited (`user.log_out_everywhere`).
 
     Raises user_not_found.
     """
     user = _find_user(session, username)
     ended = _end_login_sessions(session, user)
+    _audit_account(session, actor, "user.log_out_everywhere", user, {"sessions_ended": ended})
     session.commit()
     return ended
+
+
+def _audit_account(
+    session: Session, actor: Actor | None, action: str, user: User, detail: Mapping[str, object] | None = None
+) -> None:
+    if actor is not None:
+        record(session=session, by=actor, action=action, target=f"user:{user.username}", detail=detail)
 
 
 def _find_user(session: Session, username: str, *, for_update: bool = False) -> User:
@@ -379,52 +435,75 @@ def _refuse_last_admin(session: Session, user: User, active_admins: set[int], do
         )
 
 
-def set_user_active(*, session: Session, username: str, active: bool) -> UserAccountPublic:
-    """Enable or disable an account. A disabled account cannot log in, and its login sessions end at once.
+def _refuse_own_account(session: Session, actor: Actor | None, user: User, doing: str) -> None:
+    """Raises own_account when a signed-in person would lock themselves out (another admin can do it)."""
+    if actor is not None and actor.kind == "user" and actor.name == user.username:
+        session.rollback()  # release the locks
+        raise AppError("own_account", f"you cannot {doing} your own account; ask another admin", field="username")
 
-    Raises user_not_found, last_admin (disabling the last active admin).
+
+def set_user_active(*, session: Session, username: str, active: bool, actor: Actor | None = None) -> UserAccountPublic:
+    """Enable or disable an account. A disabled account cannot log in, and its login sessions end at once.
+    With `actor`, audited (`user.enable` / `user.disable`).
+
+    Raises user_not_found, last_admin (disabling the last active admin), own_account (a person
+    disabling themselves).
     """
     admins = _lock_active_admins(session) if not active else set()
     user = _find_user(session, username, for_update=True)
     if not active:
+        _refuse_own_account(session, actor, user, "disable")
         _refuse_last_admin(session, user, admins, "disabled")
         _end_login_sessions(session, user)
+    before = user.is_active
     user.is_active = active
     session.add(user)
+    _audit_account(session, actor, "user.enable" if active else "user.disable", user, {"was_active": before})
     session.commit()
     return _account_public(user)
 
 
-def set_user_role(*, session: Session, username: str, role: str) -> UserAccountPublic:
+def set_user_role(*, session: Session, username: str, role: str, actor: Actor | None = None) -> UserAccountPublic:
     """Make an account an admin or a viewer; open sessions have the new role on their next request.
+    With `actor`, audited (`user.set_role`, before and after).
 
-    Raises validation_error, user_not_found, last_admin (demoting the last active admin).
+    Raises validation_error, user_not_found, last_admin (demoting the last active admin), own_account
+    (a person demoting themselves).
     """
     _check_role(role)
     admins = _lock_active_admins(session) if role != "admin" else set()
     user = _find_user(session, username, for_update=True)
+    if role != "admin" and user.role == "admin":
+        _refuse_own_account(session, actor, user, "demote")
     if role != "admin":
         _refuse_last_admin(session, user, admins, "made a viewer")
+    before = user.role
     user.role = role
     session.add(user)
+    _audit_account(session, actor, "user.set_role", user, {"before": before, "after": role})
     session.commit()
     return _account_public(user)
 
 
-def delete_user(*, session: Session, username: str) -> None:
+def delete_user(*, session: Session, username: str, actor: Actor | None = None) -> None:
     """Delete an account with its login sessions and its own reading state (the database cascades).
+    With `actor`, audited (`user.delete`).
 
-    Raises user_not_found, last_admin (deleting the last active admin).
+    Raises user_not_found, last_admin (deleting the last active admin), own_account (a person deleting
+    themselves).
     """
     admins = _lock_active_admins(session)
     user = _find_user(session, username, for_update=True)
+    _refuse_own_account(session, actor, user, "delete")
     _refuse_last_admin(session, user, admins, "deleted")
+    _audit_account(session, actor, "user.delete", user, {"role": user.role, "was_active": user.is_active})
     session.exec(sa.delete(User).where(col(User.id) == user.id))
     session.commit()
 
 
-def reset_password(*, session: Session, username: str) -> str:
-    """Give an account a new random password and return it (shown once, stored hashed).
+def reset_password(*, session: Session, username: str, actor: Actor | None = None) -> str:
+    """Give an account a new random password and return it (shown once, stored hashed, never audited).
+    With `actor`, audited (`user.reset_password`).
 
     The old password stops working and the account's login sessions end; the one-time password
     logs in only to choose a new one (`must_change_password`). Raises user_not_found.
@@ -433,8 +512,9 @@ def reset_password(*, session: Session, username: str) -> str:
     password = new_one_time_password(user.username)
     user.password_hash = hash_password(password)
     user.must_change_password = True
-    _end_login_sessions(session, user)
+    ended = _end_login_sessions(session, user)
     session.add(user)
+    _audit_account(session, actor, "user.reset_password", user, {"sessions_ended": ended})
     session.commit()
     return password
 
@@ -452,6 +532,7 @@ def change_password(
 
     A wrong `old_password` counts as a failed log-in (so a stolen session cannot guess it quickly).
     The user's other login sessions end; `keep_token` (the session asking) stays open.
+    Audited (`user.change_password`, by the user); a wrong current password leaves a refused row.
     Raises weak_password (details: `problems`; also when the new password is the old one),
     invalid_credentials, too_many_attempts.
     """
@@ -461,11 +542,16 @@ def change_password(
         problems.append("the new password must differ from the current one")
     if problems:
         raise AppError("weak_password", "; ".join(problems), field="new_password", problems=problems)
-    user = _authenticate(session, username, old_password, address, refusal="the current password is wrong")
+    user = _authenticate(
+        session, username, old_password, address, refusal="the current password is wrong", action="user.change_password"
+    )
+    was_one_time = user.must_change_password
     user.password_hash = hash_password(new_password)
     user.must_change_password = False
-    _end_login_sessions(session, user, keep_token=keep_token)
+    ended = _end_login_sessions(session, user, keep_token=keep_token)
     session.add(user)
+    detail = {"after_reset": was_one_time, "other_sessions_ended": ended}
+    _audit_account(session, Actor("user", user.username), "user.change_password", user, detail)
     session.commit()
     return _user_public(user)
 
@@ -500,10 +586,16 @@ def _token_public(row: ApiToken, now: datetime) -> ApiTokenPublic:
 
 
 def issue_api_token(
-    *, session: Session, name: str, role: str = "admin", expires_days: int = DEFAULT_API_TOKEN_DAYS
+    *,
+    session: Session,
+    name: str,
+    role: str = "admin",
+    expires_days: int = DEFAULT_API_TOKEN_DAYS,
+    actor: Actor | None = None,
 ) -> tuple[ApiTokenPublic, str]:
     """Create an API token that expires after `expires_days`. Returns it listed and its secret
-    (shown once, stored hashed). Raises validation_error."""
+    (shown once, stored hashed, never audited). With `actor`, audited (`api_token.create`).
+    Raises validation_error."""
     name = name.strip()
     if not name or len(name) > 100:
         raise AppError("validation_error", "name: 1-100 characters", field="name")
@@ -528,15 +620,24 @@ def issue_api_token(
         expires_at=now + timedelta(days=expires_days),
     )
     session.add(row)
+    if actor is not None:
+        session.flush()  # the row's id names it in the trail
+        detail = {"name": name, "role": role, "expires_days": expires_days}
+        record(session=session, by=actor, action="api_token.create", target=f"api_token:{row.id}", detail=detail)
     session.commit()
     return _token_public(row, now), token
 
 
 def create_api_token(
-    *, session: Session, name: str, role: str = "admin", expires_days: int = DEFAULT_API_TOKEN_DAYS
+    *,
+    session: Session,
+    name: str,
+    role: str = "admin",
+    expires_days: int = DEFAULT_API_TOKEN_DAYS,
+    actor: Actor | None = None,
 ) -> str:
     """`issue_api_token` for callers that need only the secret. Raises validation_error."""
-    return issue_api_token(session=session, name=name, role=role, expires_days=expires_days)[1]
+    return issue_api_token(session=session, name=name, role=role, expires_days=expires_days, actor=actor)[1]
 
 
 def list_api_tokens(*, session: Session) -> list[ApiTokenPublic]:
@@ -545,8 +646,9 @@ def list_api_tokens(*, session: Session) -> list[ApiTokenPublic]:
     return [_token_public(row, now) for row in session.exec(select(ApiToken).order_by(col(ApiToken.id)))]
 
 
-def revoke_api_token(*, session: Session, token_id: int) -> ApiTokenPublic:
-    """Revoke an API token at once (revoking it again changes nothing). Raises api_token_not_found."""
+def revoke_api_token(*, session: Session, token_id: int, actor: Actor | None = None) -> ApiTokenPublic:
+    """Revoke an API token at once (revoking it again changes nothing). With `actor`, audited
+    (`api_token.revoke`). Raises api_token_not_found."""
     row = session.get(ApiToken, token_id)
     if row is None:
         raise AppError("api_token_not_found", f"no API token with id {token_id}")
@@ -554,6 +656,9 @@ def revoke_api_token(*, session: Session, token_id: int) -> ApiTokenPublic:
     if row.revoked_at is None:
         row.revoked_at = now
         session.add(row)
+        if actor is not None:
+            detail = {"name": row.name, "role": row.role}
+            record(session=session, by=actor, action="api_token.revoke", target=f"api_token:{row.id}", detail=detail)
         session.commit()
     return _token_public(row, now)
 
@@ -621,4 +726,5 @@ def redeem_setup_token(*, session: Session, token: str, username: str, password:
         raise AppError("unauthorized", "unknown or used setup token; restart the dashboard to print a new one")
     row.used_at = utcnow()
     session.add(row)
-    return create_user(session=session, username=username, password=password, role="admin")
+    by = Actor("user", username.strip())  # the new admin, who holds the setup token
+    return create_user(session=session, username=username, password=password, role="admin", actor=by)

@@ -68,6 +68,18 @@ ACTIONS = (
     "conversation.submit_guide_card",
     "conversation.retry",
     "conversation.stop",
+    "auth.login",
+    "auth.logout",
+    "user.create",
+    "user.enable",
+    "user.disable",
+    "user.set_role",
+    "user.delete",
+    "user.reset_password",
+    "user.change_password",
+    "user.log_out_everywhere",
+    "api_token.create",
+    "api_token.revoke",
 )
 MAX_PAGE = 500
 
@@ -252,6 +264,21 @@ def record(
     record_action(
         session=session, actor_kind=by.kind, actor=by.name, action=action, target=target, detail=detail, **more
     )
+
+
+def add_refusal(
+    *,
+    session: Session,
+    by: Actor,
+    action: str,
+    error_code: str,
+    target: str | None = None,
+    detail: Mapping[str, Any] | None = None,
+) -> None:
+    """Add a refused action's row to the caller's transaction (the caller commits), capped per minute
+    per actor like every refusal (a password-guessing flood leaves one `suppressed` row a minute)."""
+    row = _bounded_action(by.kind, by.name, action, target, None, "refused", error_code, detail, None, None)
+    _add_not_accepted(session, row)
 
 
 def record_refusal(

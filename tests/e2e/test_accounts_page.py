@@ -1,0 +1,166 @@
+"""The Accounts page in a real browser: an admin adds a person (who logs in with the one-time password and
+chooses their own), changes a role, resets a password, disables and deletes an account, creates an API
+token that works over REST and revokes it; every step is in the audit trail naming the admin; what the
+tables show is what the database holds; a viewer sees neither the page's link nor its data."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+from sqlmodel import Session, col, select
+
+from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, submit_login, unique
+from tests.e2e.conftest import E2EApp, screenshot_path
+from topic_dashboard.models import AuditLog, User
+from topic_dashboard.services import accounts
+
+pytestmark = pytest.mark.e2e
+
+NEW_PASSWORD = "my own long passphrase"
+
+
+def _open_accounts(page: Page, app: E2EApp) -> None:
+    page.locator("#nav-accounts").click()
+    expect(page.locator("#page-title")).to_have_text("Accounts", timeout=PAGE_LOAD_MS)
+    expect(page.locator("#people-table")).to_be_visible()
+
+
+def _user(app: E2EApp, username: str) -> User | None:
+    with Session(app.engine) as session:
+        return session.exec(select(User).where(User.username == username)).first()
+
+
+def _shown_secret(page: Page) -> str:
+    secret = page.locator("#shown-secret")
+    expect(secret).to_have_text(re.compile(r"\S{16,}"))
+    value = secret.inner_text().strip()
+    page.locator("#secret-done").click()
+    expect(page.locator("#shown-secret")).to_have_count(0)
+    return value
+
+
+def _confirm(page: Page, button: str) -> None:
+    action = page.locator("#confirm-action")
+    expect(action).to_have_text(button)
+    action.click()
+    expect(action).to_have_count(0)
+
+
+def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
+    page: Page, browser: Browser, e2e_app: E2EApp
+) -> None:
+    admin, newcomer = unique("acc-admin"), unique("acc-new")
+    log_in(page, e2e_app, admin, role="admin")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    _open_accounts(page, e2e_app)
+    expect(page.locator(f"#person-{admin}")).to_contain_text("you")
+
+    # A new person: a one-time password, shown once.
+    page.locator("#new-username").fill(newcomer)
+    page.locator("#create-user").click()
+    one_time = _shown_secret(page)
+    row = page.locator(f"#person-{newcomer}")
+    expect(row).to_contain_text("must choose a password")
+    stored = _user(e2e_app, newcomer)
+    assert stored is not None and stored.role == "viewer" and stored.must_change_password
+
+    # What the table lists is what the database holds.
+    with Session(e2e_app.engine) as session:
+        everyone = accounts.list_users(session=session)
+    expect(page.locator("#people-table tbody tr")).to_have_count(len(everyone))
+    admins = sum(1 for u in everyone if u.role == "admin" and u.is_active)
+    expect(page.locator("#people-summary")).to_have_text(
+        f"{len(everyone)} accounts · {admins} active admin{'' if admins == 1 else 's'}"
+    )
+
+    # They log in with it in their own browser and must choose their own password first.
+    context = browser.new_context()
+    other = context.new_page()
+    try:
+        submit_login(other, e2e_app, newcomer, one_time)
+        expect(other.locator("#change-password-reason")).to_contain_text("one-time password", timeout=PAGE_LOAD_MS)
+        other.locator("#login-old-password").fill(one_time)
+        other.locator("#login-new-password").fill(NEW_PASSWORD)
+        other.locator("#login-confirm-password").fill(NEW_PASSWORD)
+        other.locator("#change-password-submit").click()
+        expect(other.locator("#current-user")).to_have_text(newcomer, timeout=PAGE_LOAD_MS)
+        expect(other.locator("#nav-accounts")).to_have_count(0)  # a viewer has no Accounts link
+    finally:
+        context.close()
+    page.reload()
+    expect(page.locator(f"#person-{newcomer}")).not_to_contain_text("must choose a password", timeout=PAGE_LOAD_MS)
+
+    # A role change through the row's select.
+    page.get_by_role("combobox", name=f"Role of {newcomer}").click()
+    page.get_by_role("option", name="admin", exact=True).click()
+    expect(page.get_by_role("combobox", name=f"Role of {newcomer}")).to_have_text("admin")
+    assert (_user(e2e_app, newcomer) or User()).role == "admin"
+
+    # Reset: a new one-time password; the old password no longer works.
+    page.get_by_role("button", name=f"Reset the password of {newcomer}").click()
+    _confirm(page, "Reset password")
+    second = _shown_secret(page)
+    assert second != one_time
+    assert (_user(e2e_app, newcomer) or User()).must_change_password
+
+    # Disable, then delete (each after a confirmation).
+    page.get_by_role("button", name=f"Disable {newcomer}").click()
+    _confirm(page, "Disable")
+    expect(page.locator(f"#person-{newcomer}")).to_contain_text("disabled")
+    assert not (_user(e2e_app, newcomer) or User(is_active=True)).is_active
+    page.screenshot(path=str(screenshot_path("accounts-light.png")), full_page=True)
+    page.get_by_role("button", name=f"Delete {newcomer}").click()
+    _confirm(page, "Delete")
+    expect(page.locator(f"#person-{newcomer}")).to_have_count(0)
+    assert _user(e2e_app, newcomer) is None
+
+    # Your own row offers nothing that could lock you out.
+    own = page.locator(f"#person-{admin}")
+    expect(own.get_by_role("button")).to_have_count(0)
+
+    # An API token: shown once, works over REST, then revoked and refused.
+    token_name = unique("acc-token")
+    page.locator("#new-token-name").fill(token_name)
+    page.locator("#new-token-days").fill("7")
+    page.locator("#create-token").click()
+    token = _shown_secret(page)
+    headers = {"Authorization": f"Bearer {token}"}
+    assert httpx.get(e2e_app.path("/api/bots"), headers=headers, timeout=30).status_code == 200
+    page.get_by_role("button", name=f"Revoke {token_name}").click()
+    _confirm(page, "Revoke")
+    expect(page.locator("#tokens-table tbody tr").filter(has_text=token_name)).to_contain_text("revoked")
+    assert httpx.get(e2e_app.path("/api/bots"), headers=headers, timeout=30).status_code == 401
+
+    page.emulate_media(color_scheme="dark")
+    page.screenshot(path=str(screenshot_path("accounts-dark.png")), full_page=True)
+
+    # Every change names the admin; no row holds a secret.
+    with Session(e2e_app.engine) as session:
+        trail = list(session.exec(select(AuditLog).where(AuditLog.actor == admin).order_by(col(AuditLog.id))))
+    actions = [row.tool for row in trail]
+    for action in (
+        "user.create",
+        "user.set_role",
+        "user.reset_password",
+        "user.disable",
+        "user.delete",
+        "api_token.create",
+        "api_token.revoke",
+    ):
+        assert action in actions, (action, actions)
+    texts = " ".join(row.detail or "" for row in trail)
+    assert one_time not in texts and second not in texts and token not in texts
+
+
+def test_a_viewer_has_no_accounts_link_and_the_page_shows_no_data(page: Page, e2e_app: E2EApp) -> None:
+    viewer = unique("acc-viewer")
+    log_in(page, e2e_app, viewer, role="viewer")
+    expect(page.locator("#nav-audit")).to_be_visible()
+    expect(page.locator("#nav-accounts")).to_have_count(0)
+    page.goto(e2e_app.path("/accounts"))
+    expect(page.get_by_text("Only admins manage accounts")).to_be_visible(timeout=PAGE_LOAD_MS)
+    expect(page.locator("#people-table")).to_have_count(0)
+    expect(page.locator("#new-username")).to_have_count(0)

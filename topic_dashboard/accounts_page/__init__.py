@@ -1,0 +1,1 @@
+"""The Accounts page: people (roles, disable, reset, delete) and API tokens, for admins."""

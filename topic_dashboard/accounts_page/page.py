@@ -1,0 +1,374 @@
+"""The Accounts page (admins): people and API tokens."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from topic_dashboard.accounts_page.state import AccountRow, AccountsState, TokenRow
+from topic_dashboard.components.layout import empty_state, page_shell
+from topic_dashboard.services.accounts import MAX_API_TOKEN_DAYS, ROLES
+
+S = AccountsState
+
+
+def _role_select(
+    value: rx.Var[str], on_change: rx.EventHandler | rx.event.EventSpec, label: rx.Var[str] | str
+) -> rx.Component:
+    return rx.select.root(
+        rx.select.trigger(aria_label=label, width="6.5rem"),
+        rx.select.content(*[rx.select.item(role, value=role) for role in ROLES]),
+        value=value,
+        on_change=on_change,
+        size="1",
+    )
+
+
+def _status(person: AccountRow) -> rx.Component:
+    return rx.hstack(
+        rx.cond(
+            person.is_active,
+            rx.badge("active", color_scheme="green", high_contrast=True, size="1"),
+            rx.badge("disabled", color_scheme="red", size="1"),
+        ),
+        rx.cond(
+            person.must_change_password,
+            rx.badge(
+                "must choose a password",
+                color_scheme="amber",
+                high_contrast=True,
+                size="1",
+                title="logs in with a one-time password, then chooses their own",
+            ),
+        ),
+        spacing="1",
+        wrap="wrap",
+    )
+
+
+def _person_actions(person: AccountRow) -> rx.Component:
+    name = person.username
+    return rx.cond(
+        person.is_you,
+        rx.text("you", size="1", color=rx.color("gray", 11)),
+        rx.hstack(
+            rx.cond(
+                person.is_active,
+                rx.button(
+                    "Disable", size="1", variant="soft", on_click=S.ask("disable", name), aria_label="Disable " + name
+                ),
+                rx.button("Enable", size="1", variant="soft", on_click=S.enable(name), aria_label="Enable " + name),
+            ),
+            rx.button(
+                "Reset password",
+                size="1",
+                variant="soft",
+                on_click=S.ask("reset_password", name),
+                aria_label="Reset the password of " + name,
+            ),
+            rx.button(
+                "Log out everywhere",
+                size="1",
+                variant="soft",
+                color_scheme="gray",
+                on_click=S.ask("log_out_everywhere", name),
+                aria_label="Log " + name + " out everywhere",
+            ),
+            rx.button(
+                rx.icon("trash-2", size=12),
+                size="1",
+                variant="soft",
+                color_scheme="red",
+                on_click=S.ask("delete", name),
+                aria_label="Delete " + name,
+            ),
+            spacing="1",
+            wrap="wrap",
+        ),
+    )
+
+
+def _person_row(person: AccountRow) -> rx.Component:
+    return rx.table.row(
+        rx.table.row_header_cell(rx.text(person.username, weight="medium")),
+        rx.table.cell(
+            rx.cond(
+                person.is_you,
+                rx.badge(person.role, variant="soft", size="1"),
+                _role_select(person.role, lambda role: S.set_role(person.username, role), "Role of " + person.username),
+            )
+        ),
+        rx.table.cell(_status(person)),
+        rx.table.cell(person.last_login, white_space="nowrap"),
+        rx.table.cell(person.created, white_space="nowrap"),
+        rx.table.cell(_person_actions(person)),
+        id="person-" + person.username,
+    )
+
+
+def _new_person() -> rx.Component:
+    return rx.form(
+        rx.hstack(
+            rx.input(
+                value=S.new_username,
+                on_change=S.set_new_username,
+                placeholder="username",
+                aria_label="New username",
+                id="new-username",
+                width="14rem",
+            ),
+            _role_select(S.new_role, S.set_new_role, "Role of the new account"),
+            rx.button(rx.icon("user-plus", size=14), "Add person", type="submit", id="create-user"),
+            rx.text(
+                "They get a one-time password and choose their own at their first log-in.",
+                size="1",
+                color=rx.color("gray", 11),
+            ),
+            align="center",
+            spacing="2",
+            wrap="wrap",
+        ),
+        rx.cond(
+            S.new_user_error != "",
+            rx.text(S.new_user_error, size="1", color=rx.color("red", 11), id="new-user-error", margin_top="0.25rem"),
+        ),
+        on_submit=lambda _: S.create_user(),
+        reset_on_submit=False,
+    )
+
+
+def people_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.heading("People", size="3"),
+                rx.badge(S.people_summary, variant="soft", color_scheme="gray", id="people-summary"),
+                align="center",
+                spacing="2",
+            ),
+            rx.text(
+                "Admins change bots, topics, rules and accounts; viewers read and keep their own reading state. "
+                "The last active admin cannot be disabled, demoted or deleted, and nobody can lock themselves out here.",
+                size="1",
+                color=rx.color("gray", 11),
+            ),
+            _new_person(),
+            rx.table.root(
+                rx.table.header(
+                    rx.table.row(
+                        *[
+                            rx.table.column_header_cell(h)
+                            for h in ("Username", "Role", "Status", "Last log-in (UTC)", "Created", "")
+                        ]
+                    )
+                ),
+                rx.table.body(rx.foreach(S.people, _person_row)),
+                variant="surface",
+                size="1",
+                width="100%",
+                id="people-table",
+            ),
+            spacing="3",
+            width="100%",
+        ),
+        width="100%",
+    )
+
+
+def _token_state(token: TokenRow) -> rx.Component:
+    return rx.match(
+        token.state,
+        ("active", rx.badge("active", color_scheme="green", high_contrast=True, size="1")),
+        ("expired", rx.badge("expired", color_scheme="amber", high_contrast=True, size="1")),
+        rx.badge(token.state, color_scheme="gray", size="1"),
+    )
+
+
+def _token_row(token: TokenRow) -> rx.Component:
+    return rx.table.row(
+        rx.table.row_header_cell(rx.text(token.name, weight="medium")),
+        rx.table.cell(rx.badge(token.role, variant="soft", size="1")),
+        rx.table.cell(_token_state(token)),
+        rx.table.cell(token.last_used, white_space="nowrap"),
+        rx.table.cell(token.created, white_space="nowrap"),
+        rx.table.cell(token.expires, white_space="nowrap"),
+        rx.table.cell(
+            rx.cond(
+                token.state == "active",
+                rx.button(
+                    "Revoke",
+                    size="1",
+                    variant="soft",
+                    color_scheme="red",
+                    on_click=S.ask("revoke_token", token.id.to_string()),
+                    aria_label="Revoke " + token.name,
+                ),
+            )
+        ),
+        id="token-" + token.id.to_string(),
+    )
+
+
+def _new_token() -> rx.Component:
+    return rx.form(
+        rx.hstack(
+            rx.input(
+                value=S.new_token_name,
+                on_change=S.set_new_token_name,
+                placeholder="who uses it (e.g. ci-export)",
+                aria_label="New token's name",
+                id="new-token-name",
+                width="14rem",
+            ),
+            _role_select(S.new_token_role, S.set_new_token_role, "Role of the new token"),
+            rx.hstack(
+                rx.text("expires in", size="2"),
+                rx.input(
+                    value=S.new_token_days,
+                    on_change=S.set_new_token_days,
+                    type="number",
+                    min=1,
+                    max=MAX_API_TOKEN_DAYS,
+                    aria_label="Days until the token expires",
+                    id="new-token-days",
+                    width="5.5rem",
+                ),
+                rx.text("days", size="2"),
+                align="center",
+                spacing="1",
+            ),
+            rx.button(rx.icon("key-round", size=14), "Create token", type="submit", id="create-token"),
+            align="center",
+            spacing="2",
+            wrap="wrap",
+        ),
+        rx.cond(
+            S.new_token_error != "",
+            rx.text(S.new_token_error, size="1", color=rx.color("red", 11), id="new-token-error", margin_top="0.25rem"),
+        ),
+        on_submit=lambda _: S.create_token(),
+        reset_on_submit=False,
+    )
+
+
+def tokens_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(rx.heading("API tokens", size="3"), align="center"),
+            rx.text(
+                "For scripts and other programs using the REST API (/api/openapi.json). A token is shown once, "
+                "stored hashed, and stops working when it expires or is revoked.",
+                size="1",
+                color=rx.color("gray", 11),
+            ),
+            _new_token(),
+            rx.cond(
+                S.tokens.length() > 0,
+                rx.table.root(
+                    rx.table.header(
+                        rx.table.row(
+                            *[
+                                rx.table.column_header_cell(h)
+                                for h in ("Name", "Role", "State", "Last used (UTC)", "Created", "Expires", "")
+                            ]
+                        )
+                    ),
+                    rx.table.body(rx.foreach(S.tokens, _token_row)),
+                    variant="surface",
+                    size="1",
+                    width="100%",
+                    id="tokens-table",
+                ),
+                rx.text("No API tokens yet.", size="2", color=rx.color("gray", 11), id="no-tokens"),
+            ),
+            spacing="3",
+            width="100%",
+        ),
+        width="100%",
+    )
+
+
+def confirm_dialog() -> rx.Component:
+    descriptions = rx.match(
+        S.confirm_action,
+        ("disable", "They cannot log in until an admin enables them again; their open sessions end now."),
+        (
+            "delete",
+            "The account, its login sessions and its own reading state are deleted. The audit trail keeps its actions.",
+        ),
+        (
+            "reset_password",
+            "Their password stops working and their sessions end. You get a one-time password to give them.",
+        ),
+        ("log_out_everywhere", "Every open session of this account ends; they can log in again with their password."),
+        ("revoke_token", "Programs using this token are refused from now on. This cannot be undone."),
+        "",
+    )
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(S.confirm_button + ": " + S.confirm_label + "?"),
+            rx.alert_dialog.description(descriptions),
+            rx.hstack(
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
+                rx.alert_dialog.action(
+                    rx.button(
+                        S.confirm_button,
+                        color_scheme=rx.cond(S.confirm_action == "log_out_everywhere", "amber", "red"),
+                        on_click=S.confirm,
+                        id="confirm-action",
+                    )
+                ),
+                justify="end",
+                spacing="2",
+                margin_top="1rem",
+            ),
+        ),
+        open=S.confirm_open,
+        on_open_change=S.set_confirm_open,
+    )
+
+
+def secret_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(S.secret_title),
+            rx.dialog.description(S.secret_hint, size="2"),
+            rx.hstack(
+                rx.code(S.secret_value, size="3", id="shown-secret", overflow_wrap="anywhere"),
+                rx.icon_button(
+                    rx.icon("copy", size=14),
+                    variant="soft",
+                    on_click=[rx.set_clipboard(S.secret_value), rx.toast.success("Copied")],
+                    aria_label="Copy",
+                ),
+                align="center",
+                spacing="2",
+                margin_top="1rem",
+            ),
+            rx.hstack(
+                rx.spacer(),
+                rx.dialog.close(rx.button("Done", id="secret-done")),
+                margin_top="1rem",
+                width="100%",
+            ),
+        ),
+        open=S.secret_open,
+        on_open_change=S.set_secret_open,
+    )
+
+
+def accounts_page() -> rx.Component:
+    return page_shell(
+        rx.heading("Accounts", size="5", id="page-title", margin_bottom="1rem"),
+        rx.cond(
+            S.allowed,
+            rx.vstack(people_card(), tokens_card(), spacing="4", width="100%"),
+            empty_state(
+                "users",
+                "Only admins manage accounts",
+                "Ask an admin to add a person, change a role or reset a password.",
+            ),
+        ),
+        confirm_dialog(),
+        secret_dialog(),
+        title="Accounts",
+    )
