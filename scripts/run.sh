@@ -12,6 +12,8 @@ umask 077
 # On a data dir or database it cannot use, this prints one line saying which, why and what to do,
 # and exits non-zero: the script stops here.
 .venv/bin/topic-dashboard db upgrade >/dev/null
+# Where the `topic-dashboard` commands find this dashboard when they run in another shell.
+.venv/bin/topic-dashboard instance record >/dev/null
 base_url="$(.venv/bin/python -c 'from topic_dashboard.settings import get_settings as g; print(g().public_base_url.rstrip("/"))')"
 setup_token="$(.venv/bin/topic-dashboard setup-token)"
 

@@ -22,6 +22,8 @@ os.environ.setdefault("REFLEX_TELEMETRY_ENABLED", "false")
 os.environ.setdefault("REFLEX_CHECK_LATEST_VERSION", "false")
 os.environ.setdefault("REFLEX_DIR", str(ROOT / ".tools/reflex"))
 os.chdir(ROOT)  # Reflex finds rxconfig.py in the working directory
+# The CLI adopts the settings `make run` recorded in the checkout: never in tests (nor may tests record).
+os.environ["TOPIC_DASHBOARD_INSTANCE_FILE"] = str(ROOT / "test-results" / "no-instance" / "instance.json")
 
 
 @pytest.fixture(params=backends())

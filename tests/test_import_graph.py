@@ -23,6 +23,7 @@ DOMAIN = [
     "db.py",
     "migrate.py",
     "file_modes.py",
+    "instance.py",
 ]
 FEATURES = ["topic_panel", "rules_editor", "bots_page", "conversations_page", "audit_page", "accounts_page"]
 WEB = ("reflex", "reflex_base", "starlette", "fastapi", "mcp_service", "mcp")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import getpass
 import json
+import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,10 +16,11 @@ from sqlmodel import Session
 
 from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
+from topic_dashboard.instance import adopt_instance, instance_file, record_instance
 from topic_dashboard.migrate import upgrade_database
 from topic_dashboard.services import accounts, bots
 from topic_dashboard.services.audit import Actor
-from topic_dashboard.settings import get_settings
+from topic_dashboard.settings import get_settings, reset_settings_cache
 
 
 def _cli_actor() -> Actor:
@@ -45,8 +48,46 @@ def _service() -> Iterator[Session]:
 
 
 @click.group()
-def main() -> None:
-    """Topic Dashboard administration."""
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Topic Dashboard administration. Commands act on the dashboard `make run` last started from this
+    checkout (its recorded data dir, database and address) unless TOPIC_DASHBOARD_* variables say otherwise."""
+    if ctx.invoked_subcommand == "instance":  # recording must see only this shell's own settings
+        return
+    note = adopt_instance(os.environ, instance_file())
+    if note is not None:
+        reset_settings_cache()
+        click.echo(note, err=True)
+
+
+@main.group()
+def instance() -> None:
+    """The record of the dashboard `make run` starts, which the other commands act on."""
+
+
+@instance.command("record")
+def instance_record() -> None:
+    """Record this shell's settings as the running dashboard's (scripts/run.sh does it at every start)."""
+    path = instance_file()
+    values = record_instance(get_settings(), path)
+    click.echo(f"recorded the dashboard at {values['TOPIC_DASHBOARD_PUBLIC_BASE_URL']} in {path}")
+
+
+@instance.command("show")
+def instance_show() -> None:
+    """Print which dashboard the commands act on (the recorded one, with this shell's variables over it)."""
+    note = adopt_instance(os.environ, instance_file())
+    reset_settings_cache()
+    settings = get_settings()
+    click.echo(note or f"topic-dashboard: no dashboard recorded in {instance_file()}; using this shell's settings")
+    click.echo(f"address   {settings.public_base_url}")
+    click.echo(f"data dir  {settings.data_dir.resolve()}")
+    click.echo(f"database  {_masked(settings.effective_database_url)}")
+
+
+def _masked(url: str) -> str:
+    """A database URL without its password."""
+    return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
 
 
 @main.group()
