@@ -118,7 +118,9 @@ def main() -> None:
     args = parser.parse_args()
 
     name = f"td_audit_bench_{secrets.token_hex(4)}"
-    admin = sa.create_engine(args.server_url.replace("postgresql://", "postgresql+psycopg://", 1), isolation_level="AUTOCOMMIT")
+    admin = sa.create_engine(
+        args.server_url.replace("postgresql://", "postgresql+psycopg://", 1), isolation_level="AUTOCOMMIT"
+    )
     with admin.connect() as conn:
         conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
     url = args.server_url.rsplit("/", 1)[0] + f"/{name}"
@@ -131,7 +133,9 @@ def main() -> None:
         print(f"filled {args.rows:,} audit rows in {time.perf_counter() - start:.1f} s (PostgreSQL)")
         baseline_engine = _without_indexes(engine)
         now = datetime.now(UTC)
-        print(f"{'first page (list + 24 h chart)':32} {'rows':>5} {'p50 ms':>8} {'p95 ms':>8} {'seq scan p95':>13} {'ratio':>6}")
+        print(
+            f"{'first page (list + 24 h chart)':32} {'rows':>5} {'p50 ms':>8} {'p95 ms':>8} {'seq scan p95':>13} {'ratio':>6}"
+        )
         worst = 0.0
         for label, filters in _filters(now).items():
             shown = _first_page(engine, filters)
