@@ -44,19 +44,19 @@ def _fill(engine: sa.Engine, rows: int) -> None:
             INSERT INTO audit_log (bot_id, tool, outcome, error_code, topic_key, item_id, latency_ms, created_at,
                                    actor_kind, actor, target, detail)
             SELECT
-              CASE WHEN g % 40 = 0 THEN NULL ELSE 'bot' || (g % 20) END,
-              CASE WHEN g % 40 = 0 THEN (ARRAY['item.read','topic.update','bot.rotate_token','auth.login'])[1 + g % 4]
-                   ELSE (ARRAY['topic_publish','topic_route','topic_list_topics','topic_get_schema'])[1 + g % 4] END,
-              CASE WHEN g % 50 = 7 THEN 'refused' WHEN g % 97 = 3 THEN 'deduplicated' ELSE 'ok' END,
-              CASE WHEN g % 50 = 7 THEN (ARRAY['rate_limited','invalid_view','topic_disabled'])[1 + g % 3] END,
-              'topic' || (g % 12),
-              CASE WHEN g % 4 = 0 THEN g END,
-              (g % 37)::float,
+              CASE WHEN mod(g, 40) = 0 THEN NULL ELSE 'bot' || (mod(g, 20)) END,
+              CASE WHEN mod(g, 40) = 0 THEN (ARRAY['item.read','topic.update','bot.rotate_token','auth.login'])[1 + mod(g / 40, 4)]
+                   ELSE (ARRAY['topic_publish','topic_route','topic_list_topics','topic_get_schema'])[1 + mod(g, 4)] END,
+              CASE WHEN mod(g, 50) = 7 THEN 'refused' WHEN mod(g, 97) = 3 THEN 'deduplicated' ELSE 'ok' END,
+              CASE WHEN mod(g, 50) = 7 THEN (ARRAY['rate_limited','invalid_view','topic_disabled'])[1 + mod(g, 3)] END,
+              'topic' || (mod(g, 12)),
+              CASE WHEN mod(g, 4) = 0 THEN g END,
+              (mod(g, 37))::float,
               now() - interval '30 days' * (1 - g::float / {rows}),
-              CASE WHEN g % 40 = 0 THEN (ARRAY['user','api_token'])[1 + g % 2] ELSE 'bot' END,
-              CASE WHEN g % 40 = 0 THEN 'person' || (g % 7) ELSE 'bot' || (g % 20) END,
-              CASE WHEN g % 40 = 0 THEN 'bot:bot' || (g % 20) END,
-              CASE WHEN g % 40 = 0 THEN '{{"before": 1, "after": 2}}' END
+              CASE WHEN mod(g, 40) = 0 THEN (ARRAY['user','api_token'])[1 + mod(g / 40, 2)] ELSE 'bot' END,
+              CASE WHEN mod(g, 40) = 0 THEN 'person' || (mod(g, 7)) ELSE 'bot' || (mod(g, 20)) END,
+              CASE WHEN mod(g, 40) = 0 THEN 'bot:bot' || (mod(g, 20)) END,
+              CASE WHEN mod(g, 40) = 0 THEN '{{"before": 1, "after": 2}}' END
             FROM generate_series(1, {rows}) AS g
             """
         )

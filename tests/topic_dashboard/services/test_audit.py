@@ -30,6 +30,7 @@ from topic_dashboard.services.audit import (
     TARGET_MAX_CHARS,
     Actor,
     AuditPublic,
+    hourly_counts,
     list_calls,
     record_action,
     record_refusal,
@@ -445,3 +446,30 @@ def test_existing_tool_call_rows_become_bots_rows_on_upgrade(tmp_path: Path) -> 
             assert (row.actor_kind, row.actor, row.target, row.detail) == ("bot", "b1", None, None)
     finally:
         engine.dispose()
+
+
+def test_hourly_counts_split_accepted_and_refused_per_hour_for_bots_only(session: Session) -> None:
+    """The chart's numbers, counted in the database, on every backend: a suppressed row counts what it
+    stands for, people's actions are not counted, rows older than the window are not either."""
+    now = utcnow()
+    hour_ago = now - timedelta(hours=1)
+    rows = [
+        AuditLog(bot_id="b1", tool="topic_publish", outcome="ok", created_at=now),
+        AuditLog(bot_id="b1", tool="topic_publish", outcome="deduplicated", created_at=now),
+        AuditLog(bot_id="b1", tool="topic_route", outcome="refused", created_at=now),
+        AuditLog(bot_id="b2", tool="*", outcome="suppressed", item_id=7, created_at=hour_ago),
+        AuditLog(bot_id="b2", tool="topic_publish", outcome="ok", created_at=hour_ago),
+        AuditLog(bot_id="b2", tool="topic_publish", outcome="ok", created_at=now - timedelta(hours=30)),
+        AuditLog(tool="bot.create", outcome="ok", actor_kind="user", actor="ada", created_at=now),
+    ]
+    session.add_all(rows)
+    session.commit()
+    chart = hourly_counts(session=session)
+    by_hour = {bucket["hour"]: bucket for bucket in chart}  # by label: the test may run across an hour's end
+    assert len(chart) == len(by_hour) == 24
+    assert by_hour[now.strftime("%H:00")] == {"hour": now.strftime("%H:00"), "ok": 2, "refused": 1}
+    assert by_hour[hour_ago.strftime("%H:00")] == {"hour": hour_ago.strftime("%H:00"), "ok": 1, "refused": 7}
+    assert sum(int(str(b["ok"])) + int(str(b["refused"])) for b in chart) == 11
+    only_b2 = {bucket["hour"]: bucket for bucket in hourly_counts(session=session, bot_id="b2")}
+    assert only_b2[now.strftime("%H:00")]["ok"] == 0
+    assert only_b2[hour_ago.strftime("%H:00")] == {"hour": hour_ago.strftime("%H:00"), "ok": 1, "refused": 7}
