@@ -30,7 +30,8 @@ from sqlmodel import Session
 
 from topic_dashboard.db import create_db_engine
 from topic_dashboard.migrate import upgrade_database
-from topic_dashboard.services import audit
+from topic_dashboard.models import AuditRollup
+from topic_dashboard.services import audit, insights
 
 TARGET_MS = 300.0
 ROUNDS = 15
@@ -110,6 +111,38 @@ def _without_indexes(engine: sa.Engine) -> sa.Engine:
     return other
 
 
+def _insights_from_rows(engine: sa.Engine, scope: list[str] | None, range_key: str) -> None:
+    """The baseline: the same numbers counted from audit_log's rows (the rollup marker reset, rolled back)."""
+    with Session(engine) as session:
+        session.execute(sa.update(AuditRollup).values(rolled_until=""))
+        insights.insights(session=session, bot_ids=scope, range_key=range_key)
+        session.rollback()
+
+
+def _insights(engine: sa.Engine, rounds: int) -> None:
+    """The Insights page's numbers: the one-time roll-up of the whole trail, then each range and scope
+    from the hourly rollup, against counting the rows in the same run."""
+    with Session(engine) as session:
+        start = time.perf_counter()
+        written = insights.roll_up(session=session)
+        print(f"\nroll-up of the whole trail: {written:,} hour rows in {time.perf_counter() - start:.1f} s (once)")
+    print(f"{'Insights (range, scope)':32} {'p50 ms':>8} {'p95 ms':>8} {'from rows p95':>14} {'ratio':>6}")
+    for range_key in insights.RANGES:
+        for label, scope in (("all bots", None), ("one bot", ["bot7"])):
+
+            def read(scope: list[str] | None = scope, range_key: str = range_key) -> None:
+                with Session(engine) as session:
+                    insights.insights(session=session, bot_ids=scope, range_key=range_key)
+
+            times = _timed(read, rounds)
+            base = _timed(lambda s=scope, r=range_key: _insights_from_rows(engine, s, r), 3)
+            p95, base_p95 = _p95(times), _p95(base)
+            print(
+                f"{range_key + ', ' + label:32} {statistics.median(times):>8.1f} {p95:>8.1f} {base_p95:>14.1f} "
+                f"{base_p95 / p95:>5.1f}x"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -149,6 +182,7 @@ def main() -> None:
             )
         verdict = "met" if worst <= TARGET_MS else "NOT met"
         print(f"worst first-page p95: {worst:.1f} ms (target <= {TARGET_MS:.0f} ms: {verdict})")
+        _insights(engine, args.rounds)
     finally:
         engine.dispose()
         if baseline_engine is not None:

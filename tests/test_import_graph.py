@@ -25,7 +25,15 @@ DOMAIN = [
     "file_modes.py",
     "instance.py",
 ]
-FEATURES = ["topic_panel", "rules_editor", "bots_page", "conversations_page", "audit_page", "accounts_page"]
+FEATURES = [
+    "topic_panel",
+    "rules_editor",
+    "bots_page",
+    "conversations_page",
+    "audit_page",
+    "accounts_page",
+    "insights_page",
+]
 WEB = ("reflex", "reflex_base", "starlette", "fastapi", "mcp_service", "mcp")
 
 

@@ -20,6 +20,8 @@ from topic_dashboard.conversations_page.page import conversations_page
 from topic_dashboard.conversations_page.state import ConversationsState
 from topic_dashboard.db import exit_unless_startable
 from topic_dashboard.file_modes import harden_file_modes
+from topic_dashboard.insights_page.page import insights_page
+from topic_dashboard.insights_page.state import InsightsState
 from topic_dashboard.rules_editor.page import rules_page
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.settings import get_settings
@@ -58,4 +60,5 @@ app.add_page(
     on_load=ConversationsState.load_page,
 )
 app.add_page(audit_page, route="/audit", title="Audit · Topic Dashboard", on_load=AuditState.load_page)
+app.add_page(insights_page, route="/insights", title="Insights · Topic Dashboard", on_load=InsightsState.load_page)
 app.add_page(accounts_page, route="/accounts", title="Accounts · Topic Dashboard", on_load=AccountsState.load_page)

@@ -15,7 +15,8 @@ from topic_dashboard.db import create_db_engine
 
 # The audit trail grows with every MCP call, refused ones included, and a token's last use is
 # recorded on every request: neither is data a refusal may not change.
-IGNORED_TABLES = frozenset({"audit_log"})
+# The trail, and what is derived from it (the hourly rollup the Insights page reads).
+IGNORED_TABLES = frozenset({"audit_log", "audit_hour", "audit_rollup"})
 IGNORED_COLUMNS = frozenset({("api_token", "last_used_at")})
 
 

@@ -12,6 +12,7 @@ NAV = [
     ("Bots", "/bots", "bot"),
     ("Conversations", "/conversations", "messages-square"),
     ("Audit", "/audit", "scroll-text"),
+    ("Insights", "/insights", "chart-line"),
 ]
 ADMIN_NAV = [("Accounts", "/accounts", "users")]  # shown to admins only (the page's events are admin-only too)
 

@@ -2,7 +2,7 @@
 
 from topic_dashboard.models._common import iso_utc, utcnow
 from topic_dashboard.models.accounts import ApiToken, LoginSession, LoginThrottle, SetupToken, User
-from topic_dashboard.models.audit import AuditLog
+from topic_dashboard.models.audit import AuditHour, AuditLog, AuditRollup
 from topic_dashboard.models.bots import Bot, TopicBotSettings
 from topic_dashboard.models.conversations import ChatRun, Conversation, Message
 from topic_dashboard.models.topics import ItemState, Topic, TopicItem, TopicRuleChange
@@ -10,7 +10,9 @@ from topic_dashboard.models.vectors import RuleVector
 
 __all__ = [
     "ApiToken",
+    "AuditHour",
     "AuditLog",
+    "AuditRollup",
     "Bot",
     "ChatRun",
     "Conversation",

@@ -41,3 +41,47 @@ class AuditLog(SQLModel, table=True):
     target: str | None = Field(default=None, max_length=200)
     # JSON text, redacted and cut (services/audit.py): what changed, before and after where it matters.
     detail: str | None = Field(default=None, sa_column=sa.Column(sa.Text, nullable=True))
+
+
+# Latency bands of the rollup, upper edges in ms (the last band is open): p50/p95 are read from them.
+LATENCY_EDGES_MS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
+LATENCY_BANDS = len(LATENCY_EDGES_MS) + 1
+
+
+class AuditHour(SQLModel, table=True):
+    """Bots' tool calls counted per complete UTC hour (services/insights.py rolls them up from
+    audit_log), so the Insights charts read hours, not rows. One row per hour and kind of call."""
+
+    __tablename__ = "audit_hour"
+    __table_args__ = (sa.Index("ix_audit_hour_hour_bot", "hour", "bot_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    hour: str = Field(max_length=13)  # "YYYY-MM-DD HH", UTC
+    bot_id: str | None = Field(default=None, max_length=64)
+    tool: str = Field(max_length=64)
+    outcome: str = Field(max_length=32)
+    error_code: str | None = Field(default=None, max_length=64)
+    topic_key: str | None = Field(default=None, max_length=64)
+    calls: int = Field(default=0)  # a suppressed row counts the refusals it stands for
+    l0: int = 0
+    l1: int = 0
+    l2: int = 0
+    l3: int = 0
+    l4: int = 0
+    l5: int = 0
+    l6: int = 0
+    l7: int = 0
+    l8: int = 0
+    l9: int = 0
+    l10: int = 0
+    l11: int = 0
+    l12: int = 0
+
+
+class AuditRollup(SQLModel, table=True):
+    """How far the hourly rollup has come: one row (id 1); its lock makes one roller at a time."""
+
+    __tablename__ = "audit_rollup"
+
+    id: int = Field(default=1, primary_key=True)
+    rolled_until: str = Field(default="", max_length=13)  # the first hour not rolled up yet ("" none)

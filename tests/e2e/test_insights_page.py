@@ -1,0 +1,84 @@
+"""The Insights page in a real browser: what a bot did over MCP shows in the charts and figures, which
+agree with the service's numbers; one bot or all; 24 hours, 7 days, 12 weeks; the fallback share links to
+the rules; light, dark and phone size."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlmodel import Session
+
+from tests.e2e.accounts_support import PAGE_LOAD_MS, unique
+from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.topic_panel_support import log_in, make_bot, mcp_publish
+from topic_dashboard.services import insights
+
+pytestmark = pytest.mark.e2e
+
+LOOKS = {
+    "light": ({"width": 1400, "height": 1100}, "light"),
+    "dark": ({"width": 1400, "height": 1100}, "dark"),
+    "phone": ({"width": 390, "height": 844}, "light"),
+}
+
+
+def _open(page: Page, app: E2EApp, query: str = "") -> None:
+    page.goto(app.path(f"/insights{query}"))
+    expect(page.locator("#page-title")).to_have_text("Insights", timeout=PAGE_LOAD_MS)
+
+
+@pytest.mark.parametrize("look", list(LOOKS))
+def test_what_a_bot_did_shows_in_the_charts_and_agrees_with_the_numbers(page: Page, e2e_app: E2EApp, look: str) -> None:
+    viewport, scheme = LOOKS[look]
+    bot_id, token = make_bot(e2e_app, "builds")
+    for n in range(3):
+        failed, _ = mcp_publish(e2e_app, token, topic_key="builds", title=f"Build {n} passed", content="green")
+        assert not failed
+    assert not mcp_publish(e2e_app, token, topic_key="inbox", title="Something else", content="?")[0]
+    refused, _ = mcp_publish(e2e_app, token, title="Working on it", content="still running", message_type="progress")
+    assert refused  # isError: a refusal is a decision too
+
+    log_in(page, e2e_app, unique(f"insights-{look}"), role="viewer")  # viewers read Insights too
+    page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    page.set_viewport_size(viewport)
+    _open(page, e2e_app, f"?bot={bot_id}")
+
+    # The figures are the service's, for this bot.
+    with Session(e2e_app.engine) as session:
+        seen = insights.insights(session=session, bot_ids=[bot_id], range_key="24h")
+    assert seen.published == 4 and seen.fallback == 1
+    expect(page.locator("#kpi-published")).to_have_text("4")
+    expect(page.locator("#kpi-fallback-share")).to_have_text("25%")
+    expect(page.locator("#kpi-failure-rate")).to_have_text(re.compile(r"^\d+(\.\d)?%$"))
+    expect(page.locator("#fallback-rules-link")).to_have_attribute("href", f"/rules?bot={bot_id}")
+    # The charts are drawn: one bar group per topic in the publishes chart, the decisions chart.
+    expect(page.locator("#chart-publishes .recharts-surface").first).to_be_visible()
+    expect(page.locator("#chart-publishes .recharts-legend-item")).to_have_count(2)  # builds, inbox
+    expect(page.locator("#chart-decisions .recharts-surface").first).to_be_visible()
+    expect(page.locator("#hottest-table tbody tr").first).to_contain_text("builds")
+    expect(page.locator("#latency-table")).to_contain_text("topic_publish")
+    page.screenshot(path=str(screenshot_path(f"insights-{look}.png")), full_page=True)
+
+    # Another range: days instead of hours, the same total.
+    page.locator("#insights-range").get_by_role("radio", name="7 days").click()
+    expect(page.locator("#kpi-published")).to_have_text("4")
+    if look != "phone":  # a narrow chart leaves out some of its axis labels
+        ticks = page.locator("#chart-publishes .recharts-xAxis .recharts-cartesian-axis-tick")
+        expect(ticks).to_have_count(7)
+
+
+def test_all_bots_adds_up_every_bots_numbers(page: Page, e2e_app: E2EApp) -> None:
+    first, first_token = make_bot(e2e_app, "builds")
+    second, second_token = make_bot(e2e_app, "alerts")
+    assert not mcp_publish(e2e_app, first_token, topic_key="builds", title="B", content="x")[0]
+    assert not mcp_publish(e2e_app, second_token, topic_key="alerts", title="A", content="x")[0]
+    log_in(page, e2e_app, unique("insights-all"), role="admin")
+    _open(page, e2e_app)
+    with Session(e2e_app.engine) as session:
+        everyone = insights.insights(session=session, bot_ids=None, range_key="24h")
+    expect(page.locator("#kpi-published")).to_have_text(str(everyone.published))
+    page.get_by_role("combobox", name="Bot").click()
+    page.get_by_role("option").filter(has_text=re.compile("panel-bot")).first.click()
+    expect(page.locator("#kpi-published")).not_to_have_text(str(everyone.published))

@@ -1,0 +1,1 @@
+"""The Insights page: how bots behave, in charts (publishes per topic, decisions, failures, latency)."""

@@ -1,0 +1,252 @@
+"""The Insights page: charts of how bots behave, for one bot or all."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from topic_dashboard.components.layout import empty_state, page_shell
+from topic_dashboard.insights_page.state import ALL, BotFailure, HotTopic, InsightsState, SeriesKey, ToolLatency
+
+S = InsightsState
+RANGE_LABELS = (("24h", "24 hours"), ("7d", "7 days"), ("12w", "12 weeks"))
+
+
+def _kpi(label: str, value: rx.Var[str] | rx.Var[int], hint: rx.Component | str, element_id: str) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.text(label, size="1", color=rx.color("gray", 11)),
+            rx.heading(value, size="6", id=element_id),
+            rx.text(hint, size="1", color=rx.color("gray", 11)) if isinstance(hint, str) else hint,
+            spacing="1",
+        ),
+        flex="1",
+        min_width="11rem",
+    )
+
+
+def header() -> rx.Component:
+    return rx.hstack(
+        rx.heading("Insights", size="5", id="page-title"),
+        rx.select.root(
+            rx.select.trigger(aria_label="Bot"),
+            rx.select.content(
+                rx.select.item("All bots", value=ALL),
+                rx.foreach(S.bots, lambda b: rx.select.item(b.name, value=b.id)),
+            ),
+            value=S.bot_id,
+            on_change=S.set_bot,
+        ),
+        rx.segmented_control.root(
+            *[rx.segmented_control.item(label, value=key) for key, label in RANGE_LABELS],
+            value=S.range_key,
+            on_change=S.set_range,
+            id="insights-range",
+        ),
+        rx.spacer(),
+        rx.icon_button(rx.icon("refresh-cw", size=14), variant="soft", on_click=S.refresh, aria_label="Refresh"),
+        width="100%",
+        align="center",
+        spacing="3",
+        wrap="wrap",
+        padding_bottom="1rem",
+    )
+
+
+def kpis() -> rx.Component:
+    rules_link = rx.cond(
+        S.fallback_count > 0,
+        rx.link(
+            "These results matched no rule: improve the rules",
+            href=rx.cond(S.bot_id == ALL, "/rules", "/rules?bot=" + S.bot_id),
+            size="1",
+            id="fallback-rules-link",
+        ),
+        rx.text("Every published result matched a topic's rule", size="1", color=rx.color("gray", 11)),
+    )
+    return rx.hstack(
+        _kpi("Published", S.published, "results that reached a topic", "kpi-published"),
+        _kpi("Decisions", S.decided, "publishes, routes and refusals", "kpi-decisions"),
+        _kpi("Failure rate", S.failure_rate, "refused or failed tool calls", "kpi-failure-rate"),
+        _kpi("In the fallback topic", S.fallback_share, rules_link, "kpi-fallback-share"),
+        spacing="3",
+        width="100%",
+        wrap="wrap",
+    )
+
+
+def _series_bar(key: SeriesKey) -> rx.Component:
+    return rx.recharts.bar(
+        data_key=key.key, stack_id="topics", fill=rx.color(key.colour, 9), name=key.key, is_animation_active=False
+    )
+
+
+def publishes_chart() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.text("Published per topic", size="2", weight="medium"),
+            rx.cond(
+                S.published > 0,
+                rx.recharts.bar_chart(
+                    rx.foreach(S.series_keys, _series_bar),
+                    rx.recharts.x_axis(data_key="bucket", font_size=11),
+                    rx.recharts.y_axis(allow_decimals=False, font_size=11, width=36),
+                    rx.recharts.graphing_tooltip(),
+                    rx.recharts.legend(),
+                    data=S.series,
+                    height=240,
+                    width="100%",
+                ),
+                rx.text("Nothing was published in this range.", size="2", color=rx.color("gray", 11)),
+            ),
+            width="100%",
+        ),
+        width="100%",
+        id="chart-publishes",
+    )
+
+
+def decisions_chart() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.text("Decisions by outcome", size="2", weight="medium"),
+            rx.recharts.bar_chart(
+                rx.recharts.bar(data_key="count", fill=rx.color("accent", 9), name="calls", is_animation_active=False),
+                rx.recharts.x_axis(type_="number", allow_decimals=False, font_size=11),
+                rx.recharts.y_axis(data_key="decision", type_="category", width=190, font_size=11, interval=0),
+                rx.recharts.graphing_tooltip(),
+                data=S.decisions,
+                layout="vertical",
+                height=300,
+                width="100%",
+            ),
+            width="100%",
+        ),
+        flex="1",
+        min_width="20rem",
+        id="chart-decisions",
+    )
+
+
+def _failure_row(row: BotFailure) -> rx.Component:
+    return rx.table.row(
+        rx.table.row_header_cell(rx.link(row.name, href="/audit")),
+        rx.table.cell(row.calls),
+        rx.table.cell(row.failed),
+        rx.table.cell(
+            rx.hstack(
+                rx.progress(value=row.rate_value.to(int), max=100, width="5rem", color_scheme="red"),
+                rx.text(row.rate, size="1"),
+                align="center",
+                spacing="2",
+            )
+        ),
+    )
+
+
+def failures_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.text("Failure rate per bot", size="2", weight="medium"),
+            rx.cond(
+                S.failures.length() > 0,
+                rx.table.root(
+                    rx.table.header(
+                        rx.table.row(*[rx.table.column_header_cell(h) for h in ("Bot", "Calls", "Failed", "Rate")])
+                    ),
+                    rx.table.body(rx.foreach(S.failures, _failure_row)),
+                    size="1",
+                    width="100%",
+                    id="failures-table",
+                ),
+                rx.text("No tool calls in this range.", size="2", color=rx.color("gray", 11)),
+            ),
+            width="100%",
+        ),
+        flex="1",
+        min_width="20rem",
+    )
+
+
+def _hot_row(row: HotTopic) -> rx.Component:
+    return rx.table.row(
+        rx.table.row_header_cell(rx.link(row.topic_key, href="/?bot=" + row.bot_id + "&view=topic:" + row.topic_key)),
+        rx.table.cell(row.bot_name),
+        rx.table.cell(row.published),
+    )
+
+
+def hottest_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.text("Hottest topics", size="2", weight="medium"),
+            rx.cond(
+                S.hottest.length() > 0,
+                rx.table.root(
+                    rx.table.header(
+                        rx.table.row(*[rx.table.column_header_cell(h) for h in ("Topic", "Bot", "Published")])
+                    ),
+                    rx.table.body(rx.foreach(S.hottest, _hot_row)),
+                    size="1",
+                    width="100%",
+                    id="hottest-table",
+                ),
+                rx.text("Nothing was published in this range.", size="2", color=rx.color("gray", 11)),
+            ),
+            width="100%",
+        ),
+        flex="1",
+        min_width="20rem",
+    )
+
+
+def _latency_row(row: ToolLatency) -> rx.Component:
+    return rx.table.row(
+        rx.table.row_header_cell(rx.code(row.tool, size="1")),
+        rx.table.cell(row.calls),
+        rx.table.cell(row.p50),
+        rx.table.cell(row.p95),
+    )
+
+
+def latency_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.text("Tool latency", size="2", weight="medium"),
+            rx.cond(
+                S.latency.length() > 0,
+                rx.table.root(
+                    rx.table.header(
+                        rx.table.row(*[rx.table.column_header_cell(h) for h in ("Tool", "Calls", "p50", "p95")])
+                    ),
+                    rx.table.body(rx.foreach(S.latency, _latency_row)),
+                    size="1",
+                    width="100%",
+                    id="latency-table",
+                ),
+                rx.text("No tool calls in this range.", size="2", color=rx.color("gray", 11)),
+            ),
+            rx.text("Read from latency bands (1, 2, 5, 10, 20, 50 … 5000 ms).", size="1", color=rx.color("gray", 11)),
+            width="100%",
+        ),
+        flex="1",
+        min_width="20rem",
+    )
+
+
+def insights_page() -> rx.Component:
+    return page_shell(
+        header(),
+        rx.cond(
+            S.bots.length() > 0,
+            rx.vstack(
+                kpis(),
+                publishes_chart(),
+                rx.hstack(decisions_chart(), failures_card(), spacing="3", width="100%", wrap="wrap", align="start"),
+                rx.hstack(hottest_card(), latency_card(), spacing="3", width="100%", wrap="wrap", align="start"),
+                spacing="3",
+                width="100%",
+            ),
+            empty_state("chart-line", "No bots yet", "Create a bot on the Bots page; its tool calls show here."),
+        ),
+        title="Insights",
+    )
