@@ -29,8 +29,9 @@ from mcp_service.rest.errors import install_error_handlers
 from mcp_service.tooling import StrictMCPServer
 from topic_dashboard import __version__
 from topic_dashboard.chat.worker import ChatWorker
-from topic_dashboard.db import write_session
+from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
+from topic_dashboard.services.alerts import AlertEvaluator
 from topic_dashboard.services.retention import RetentionSweeper
 from topic_dashboard.services.routing_service import warm_rule_vectors
 from topic_dashboard.settings import get_settings
@@ -112,12 +113,20 @@ async def mcp_lifespan() -> AsyncIterator[None]:
     await worker.start()
     sweeper = RetentionSweeper(write_session, get_settings().retention_interval_seconds)
     sweeper.start()
+    evaluator = AlertEvaluator(
+        write_session,
+        get_settings().alert_interval_seconds,
+        enabled=lambda: get_settings().alert_checks,
+        readers=read_session,
+    )
+    evaluator.start()
     try:
         async with contextlib.AsyncExitStack() as stack:
             for server in _current_servers:
                 await stack.enter_async_context(server.session_manager.run())
             yield
     finally:
+        evaluator.stop()
         sweeper.stop()
         await worker.stop()
 

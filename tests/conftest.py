@@ -36,8 +36,10 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 @pytest.fixture
 def engine(db_url: str, tmp_path: Path) -> Iterator[Engine]:
     # The in-process app (when a test on this worker started it) follows these settings: its chat
-    # relay must not claim the runs that service tests queue and claim themselves.
-    with configured(db_url, str(tmp_path / "data"), TOPIC_DASHBOARD_CHAT_RELAY="false"):
+    # relay and alert checks must not act on what service tests arrange and check themselves.
+    with configured(
+        db_url, str(tmp_path / "data"), TOPIC_DASHBOARD_CHAT_RELAY="false", TOPIC_DASHBOARD_ALERT_CHECKS="false"
+    ):
         engine = create_db_engine(db_url)
         yield engine
         engine.dispose()

@@ -79,6 +79,15 @@ class Settings(BaseSettings):
         le=86_400,
         description="How often topics' retention (keep N days / N items) is applied in the background.",
     )
+    alert_interval_seconds: float = Field(
+        default=60,
+        ge=1,
+        le=3600,
+        description="How often the alert thresholds are checked (one worker checks per interval).",
+    )
+    alert_checks: bool = Field(
+        default=True, description="Whether this process takes part in checking the alert thresholds."
+    )
     chat_relay: bool = Field(
         default=True,
         description="Whether this process relays queued chat messages to bots (off: another process does; "

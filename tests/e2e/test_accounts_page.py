@@ -42,6 +42,12 @@ def _shown_secret(page: Page) -> str:
     return value
 
 
+def _act(page: Page, username: str, item: str) -> None:
+    """Pick an action from a person's row menu."""
+    page.get_by_role("button", name=f"Actions for {username}").click()
+    page.get_by_role("menuitem", name=item).click()
+
+
 def _confirm(page: Page, button: str) -> None:
     action = page.locator("#confirm-action")
     expect(action).to_have_text(button)
@@ -100,19 +106,19 @@ def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
     assert (_user(e2e_app, newcomer) or User()).role == "admin"
 
     # Reset: a new one-time password; the old password no longer works.
-    page.get_by_role("button", name=f"Reset the password of {newcomer}").click()
+    _act(page, newcomer, f"Reset the password of {newcomer}")
     _confirm(page, "Reset password")
     second = _shown_secret(page)
     assert second != one_time
     assert (_user(e2e_app, newcomer) or User()).must_change_password
 
     # Disable, then delete (each after a confirmation).
-    page.get_by_role("button", name=f"Disable {newcomer}").click()
+    _act(page, newcomer, f"Disable {newcomer}")
     _confirm(page, "Disable")
     expect(page.locator(f"#person-{newcomer}")).to_contain_text("disabled")
     assert not (_user(e2e_app, newcomer) or User(is_active=True)).is_active
     page.screenshot(path=str(screenshot_path("accounts-light.png")), full_page=True)
-    page.get_by_role("button", name=f"Delete {newcomer}").click()
+    _act(page, newcomer, f"Delete {newcomer}")
     _confirm(page, "Delete")
     expect(page.locator(f"#person-{newcomer}")).to_have_count(0)
     assert _user(e2e_app, newcomer) is None
@@ -127,6 +133,7 @@ def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
     page.locator("#new-token-days").fill("7")
     page.locator("#create-token").click()
     token = _shown_secret(page)
+    expect(page.get_by_role("combobox", name="Role of the new token")).to_have_text("viewer")  # never kept
     headers = {"Authorization": f"Bearer {token}"}
     assert httpx.get(e2e_app.path("/api/bots"), headers=headers, timeout=30).status_code == 200
     page.get_by_role("button", name=f"Revoke {token_name}").click()
@@ -136,6 +143,20 @@ def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
 
     page.emulate_media(color_scheme="dark")
     page.screenshot(path=str(screenshot_path("accounts-dark.png")), full_page=True)
+
+    # On a phone, with a name as long as a username may be, each row's actions stay on screen.
+    long_name = ("p" + unique("x") + "x" * 64)[:64]
+    page.locator("#new-username").fill(long_name)
+    page.locator("#create-user").click()
+    _shown_secret(page)
+    page.set_viewport_size({"width": 390, "height": 844})
+    actions = page.get_by_role("button", name=f"Actions for {long_name}")
+    actions.scroll_into_view_if_needed()
+    box = actions.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 390, box
+    page.screenshot(path=str(screenshot_path("accounts-phone.png")), full_page=True)
+    _act(page, long_name, f"Delete {long_name}")
+    _confirm(page, "Delete")
 
     # Every change names the admin; no row holds a secret.
     with Session(e2e_app.engine) as session:

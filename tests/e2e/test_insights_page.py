@@ -5,6 +5,9 @@ the rules; light, dark and phone size."""
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -13,6 +16,7 @@ from sqlmodel import Session
 from tests.e2e.accounts_support import PAGE_LOAD_MS, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.topic_panel_support import log_in, make_bot, mcp_publish
+from topic_dashboard.models import AlertSchedule, Bot
 from topic_dashboard.services import insights
 
 pytestmark = pytest.mark.e2e
@@ -22,6 +26,22 @@ LOOKS = {
     "dark": ({"width": 1400, "height": 1100}, "dark"),
     "phone": ({"width": 390, "height": 844}, "light"),
 }
+
+
+def _wait_until(predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def _last_run(app: E2EApp) -> datetime:
+    with Session(app.engine) as session:
+        schedule = session.get(AlertSchedule, 1)
+        return (
+            schedule.last_run_at if schedule is not None and schedule.last_run_at else datetime.min.replace(tzinfo=UTC)
+        )
 
 
 def _open(page: Page, app: E2EApp, query: str = "") -> None:
@@ -79,6 +99,60 @@ def test_all_bots_adds_up_every_bots_numbers(page: Page, e2e_app: E2EApp) -> Non
     with Session(e2e_app.engine) as session:
         everyone = insights.insights(session=session, bot_ids=None, range_key="24h")
     expect(page.locator("#kpi-published")).to_have_text(str(everyone.published))
-    page.get_by_role("combobox", name="Bot").click()
+    page.get_by_role("combobox", name="Bot", exact=True).click()
     page.get_by_role("option").filter(has_text=re.compile("panel-bot")).first.click()
     expect(page.locator("#kpi-published")).not_to_have_text(str(everyone.published))
+
+
+def test_an_alert_an_admin_sets_fires_once_shows_a_banner_and_clears(page: Page, e2e_app: E2EApp) -> None:
+    """The backend checks on its own schedule (every 2 s in the browser suite): the admin sets a failure
+    rate for one bot, the bot fails, the banner shows on every page and one alert item lands in the
+    bot's inbox; the alert is removed and the banner goes."""
+    from sqlmodel import col, select
+
+    from topic_dashboard.models import AlertEpisode, TopicItem
+
+    bot_id, token = make_bot(e2e_app, "builds")
+    log_in(page, e2e_app, unique("insights-alerts"), role="admin")
+    page.set_viewport_size({"width": 1400, "height": 1100})
+    _open(page, e2e_app, f"?bot={bot_id}")
+    with Session(e2e_app.engine) as session:
+        name = (session.get(Bot, bot_id) or Bot(name="?")).name
+    page.get_by_role("combobox", name="For which bot").click()
+    page.get_by_role("option", name=name, exact=True).click()
+    page.locator("#alert-threshold").fill("30")
+    page.locator("#alert-window").fill("15")
+    page.locator("#create-alert").click()
+    expect(page.locator("#alerts-table")).to_contain_text("failure rate over 30% in 15 minutes")
+
+    for n in range(6):  # progress chatter is refused: 6 of 7 calls fail
+        assert mcp_publish(e2e_app, token, title=f"Working {n}", content="...", message_type="progress")[0]
+    assert not mcp_publish(e2e_app, token, topic_key="builds", title="Done", content="ok")[0]
+
+    def episodes() -> list[AlertEpisode]:
+        with Session(e2e_app.engine) as session:
+            return list(session.exec(select(AlertEpisode).where(AlertEpisode.bot_id == bot_id)))
+
+    _wait_until(lambda: bool(episodes()), "the schedule to open an episode")
+    page.goto(e2e_app.path(f"/?bot={bot_id}"))
+    banner = page.locator("#alert-banner")
+    expect(banner).to_contain_text("failure rate over 30% in 15 minutes", timeout=PAGE_LOAD_MS)
+    page.screenshot(path=str(screenshot_path("alert-banner.png")))
+    first_runs = _last_run(e2e_app)
+    _wait_until(lambda: _last_run(e2e_app) > first_runs, "another check")  # checked again: still one episode
+    (episode,) = episodes()
+    with Session(e2e_app.engine) as session:
+        items = session.exec(
+            select(TopicItem).where(TopicItem.bot_id == bot_id, col(TopicItem.title).startswith("Alert:"))
+        ).all()
+    assert len(items) == 1 and items[0].topic_key == "inbox" and episode.item_id == items[0].id
+    banner.get_by_role("link", name="Open the alert").click()
+    expect(page.locator("#detail-title")).to_contain_text("Alert: failure rate over 30%")
+
+    _open(page, e2e_app, f"?bot={bot_id}")
+    page.screenshot(path=str(screenshot_path("insights-alerts.png")), full_page=True)
+    page.get_by_role("button", name=re.compile("Remove the alert")).first.click()
+    expect(page.locator("#no-alerts")).to_be_visible()
+    page.reload()
+    expect(page.locator("#page-title")).to_have_text("Insights", timeout=PAGE_LOAD_MS)
+    expect(banner).to_have_count(0)

@@ -78,6 +78,8 @@ class AppProcess:
             "TOPIC_DASHBOARD_DATABASE_URL": self.database_url,
             "TOPIC_DASHBOARD_DATA_DIR": str(self.data_dir),
             "TOPIC_DASHBOARD_PUBLIC_BASE_URL": self.base_url,
+            # Alert thresholds are checked every 2 s (not every minute), so a browser test sees one fire.
+            "TOPIC_DASHBOARD_ALERT_INTERVAL_SECONDS": os.environ.get("TOPIC_DASHBOARD_ALERT_INTERVAL_SECONDS", "2"),
             # Reflex's disk state manager writes here, not into the checkout.
             "REFLEX_STATES_WORKDIR": str(self.data_dir.parent / "states"),
             # The frontend is not served here: skip compiling it (seconds per start, and no rewriting

@@ -15,7 +15,7 @@ def _role_select(
     value: rx.Var[str], on_change: rx.EventHandler | rx.event.EventSpec, label: rx.Var[str] | str
 ) -> rx.Component:
     return rx.select.root(
-        rx.select.trigger(aria_label=label, width="6.5rem"),
+        rx.select.trigger(aria_label=label, width="6rem"),
         rx.select.content(*[rx.select.item(role, value=role) for role in ROLES]),
         value=value,
         on_change=on_change,
@@ -46,50 +46,56 @@ def _status(person: AccountRow) -> rx.Component:
 
 
 def _person_actions(person: AccountRow) -> rx.Component:
+    """One menu per row (it fits a phone and rows with long names); each item asks before it acts."""
     name = person.username
     return rx.cond(
         person.is_you,
         rx.text("you", size="1", color=rx.color("gray", 11)),
-        rx.hstack(
-            rx.cond(
-                person.is_active,
+        rx.menu.root(
+            rx.menu.trigger(
                 rx.button(
-                    "Disable", size="1", variant="soft", on_click=S.ask("disable", name), aria_label="Disable " + name
+                    "Actions",
+                    rx.icon("chevron-down", size=12),
+                    size="1",
+                    variant="soft",
+                    aria_label="Actions for " + name,
+                )
+            ),
+            rx.menu.content(
+                rx.cond(
+                    person.is_active,
+                    rx.menu.item("Disable", on_select=S.ask("disable", name), aria_label="Disable " + name),
+                    rx.menu.item("Enable", on_select=S.enable(name), aria_label="Enable " + name),
                 ),
-                rx.button("Enable", size="1", variant="soft", on_click=S.enable(name), aria_label="Enable " + name),
+                rx.menu.item(
+                    "Reset password",
+                    on_select=S.ask("reset_password", name),
+                    aria_label="Reset the password of " + name,
+                ),
+                rx.menu.item(
+                    "Log out everywhere",
+                    on_select=S.ask("log_out_everywhere", name),
+                    aria_label="Log " + name + " out everywhere",
+                ),
+                rx.menu.separator(),
+                rx.menu.item("Delete", color="red", on_select=S.ask("delete", name), aria_label="Delete " + name),
             ),
-            rx.button(
-                "Reset password",
-                size="1",
-                variant="soft",
-                on_click=S.ask("reset_password", name),
-                aria_label="Reset the password of " + name,
-            ),
-            rx.button(
-                "Log out everywhere",
-                size="1",
-                variant="soft",
-                color_scheme="gray",
-                on_click=S.ask("log_out_everywhere", name),
-                aria_label="Log " + name + " out everywhere",
-            ),
-            rx.button(
-                rx.icon("trash-2", size=12),
-                size="1",
-                variant="soft",
-                color_scheme="red",
-                on_click=S.ask("delete", name),
-                aria_label="Delete " + name,
-            ),
-            spacing="1",
-            wrap="wrap",
         ),
     )
 
 
 def _person_row(person: AccountRow) -> rx.Component:
     return rx.table.row(
-        rx.table.row_header_cell(rx.text(person.username, weight="medium")),
+        rx.table.row_header_cell(
+            rx.vstack(
+                rx.text(person.username, weight="medium"),
+                rx.box(_status(person), display=["block", "block", "none"]),  # a phone has no Status column
+                spacing="1",
+                max_width=["9rem", "12rem", "16rem"],
+                overflow_wrap="anywhere",
+                word_break="break-all",
+            ),
+        ),
         rx.table.cell(
             rx.cond(
                 person.is_you,
@@ -97,9 +103,9 @@ def _person_row(person: AccountRow) -> rx.Component:
                 _role_select(person.role, lambda role: S.set_role(person.username, role), "Role of " + person.username),
             )
         ),
-        rx.table.cell(_status(person)),
-        rx.table.cell(person.last_login, white_space="nowrap"),
-        rx.table.cell(person.created, white_space="nowrap"),
+        rx.table.cell(_status(person), display=["none", "none", "table-cell"]),
+        rx.table.cell(person.last_login, white_space="nowrap", display=["none", "none", "table-cell"]),
+        rx.table.cell(person.created, white_space="nowrap", display=["none", "none", "table-cell"]),
         rx.table.cell(_person_actions(person)),
         id="person-" + person.username,
     )
@@ -113,6 +119,7 @@ def _new_person() -> rx.Component:
                 on_change=S.set_new_username,
                 placeholder="username",
                 aria_label="New username",
+                max_length=64,
                 id="new-username",
                 width="14rem",
             ),
@@ -155,10 +162,12 @@ def people_card() -> rx.Component:
             rx.table.root(
                 rx.table.header(
                     rx.table.row(
-                        *[
-                            rx.table.column_header_cell(h)
-                            for h in ("Username", "Role", "Status", "Last log-in (UTC)", "Created", "")
-                        ]
+                        rx.table.column_header_cell("Username"),
+                        rx.table.column_header_cell("Role"),
+                        rx.table.column_header_cell("Status", display=["none", "none", "table-cell"]),
+                        rx.table.column_header_cell("Last log-in (UTC)", display=["none", "none", "table-cell"]),
+                        rx.table.column_header_cell("Created", display=["none", "none", "table-cell"]),
+                        rx.table.column_header_cell(""),
                     )
                 ),
                 rx.table.body(rx.foreach(S.people, _person_row)),
@@ -185,11 +194,13 @@ def _token_state(token: TokenRow) -> rx.Component:
 
 def _token_row(token: TokenRow) -> rx.Component:
     return rx.table.row(
-        rx.table.row_header_cell(rx.text(token.name, weight="medium")),
+        rx.table.row_header_cell(
+            rx.text(token.name, weight="medium"), max_width="14rem", overflow_wrap="anywhere", word_break="break-all"
+        ),
         rx.table.cell(rx.badge(token.role, variant="soft", size="1")),
         rx.table.cell(_token_state(token)),
-        rx.table.cell(token.last_used, white_space="nowrap"),
-        rx.table.cell(token.created, white_space="nowrap"),
+        rx.table.cell(token.last_used, white_space="nowrap", display=["none", "none", "table-cell"]),
+        rx.table.cell(token.created, white_space="nowrap", display=["none", "none", "table-cell"]),
         rx.table.cell(token.expires, white_space="nowrap"),
         rx.table.cell(
             rx.cond(
@@ -225,10 +236,8 @@ def _new_token() -> rx.Component:
                 rx.input(
                     value=S.new_token_days,
                     on_change=S.set_new_token_days,
-                    type="number",
-                    min=1,
-                    max=MAX_API_TOKEN_DAYS,
-                    aria_label="Days until the token expires",
+                    input_mode="numeric",
+                    aria_label=f"Days until the token expires (1 to {MAX_API_TOKEN_DAYS})",
                     id="new-token-days",
                     width="5.5rem",
                 ),
@@ -266,10 +275,13 @@ def tokens_card() -> rx.Component:
                 rx.table.root(
                     rx.table.header(
                         rx.table.row(
-                            *[
-                                rx.table.column_header_cell(h)
-                                for h in ("Name", "Role", "State", "Last used (UTC)", "Created", "Expires", "")
-                            ]
+                            rx.table.column_header_cell("Name"),
+                            rx.table.column_header_cell("Role"),
+                            rx.table.column_header_cell("State"),
+                            rx.table.column_header_cell("Last used (UTC)", display=["none", "none", "table-cell"]),
+                            rx.table.column_header_cell("Created", display=["none", "none", "table-cell"]),
+                            rx.table.column_header_cell("Expires"),
+                            rx.table.column_header_cell(""),
                         )
                     ),
                     rx.table.body(rx.foreach(S.tokens, _token_row)),
@@ -328,10 +340,11 @@ def confirm_dialog() -> rx.Component:
 
 
 def secret_dialog() -> rx.Component:
-    return rx.dialog.root(
-        rx.dialog.content(
-            rx.dialog.title(S.secret_title),
-            rx.dialog.description(S.secret_hint, size="2"),
+    """Shown once: an alert dialog, so a click beside it does not throw the secret away; Done closes it."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(S.secret_title),
+            rx.alert_dialog.description(S.secret_hint, size="2"),
             rx.hstack(
                 rx.code(S.secret_value, size="3", id="shown-secret", overflow_wrap="anywhere"),
                 rx.icon_button(
@@ -346,7 +359,7 @@ def secret_dialog() -> rx.Component:
             ),
             rx.hstack(
                 rx.spacer(),
-                rx.dialog.close(rx.button("Done", id="secret-done")),
+                rx.alert_dialog.action(rx.button("Done, I stored it", id="secret-done")),
                 margin_top="1rem",
                 width="100%",
             ),

@@ -142,7 +142,7 @@ class AccountsState(SignedInState):
 
     @rx.event
     def set_new_username(self, value: str) -> None:
-        self.new_username = value[:64]
+        self.new_username = value[:100]  # the service says when it is too long; nothing is cut silently
         self.new_user_error = ""
 
     @rx.event
@@ -250,6 +250,7 @@ class AccountsState(SignedInState):
                 else:
                     return None
         except AppError as error:
+            self._load()  # changed elsewhere meanwhile (another admin, the CLI): show what is stored now
             return rx.toast.error(error.message)
         self._load()
         if password:
@@ -297,13 +298,13 @@ class AccountsState(SignedInState):
         except AppError as error:
             self.new_token_error = error.message
             return None
-        self.new_token_name, self.new_token_error = "", ""
+        self.new_token_name, self.new_token_error, self.new_token_role = "", "", "viewer"
         self.new_token_days = str(accounts.DEFAULT_API_TOKEN_DAYS)
         self._load()
         self._show_secret(
             f"API token {created.name!r}",
-            f"Send it as 'Authorization: Bearer <token>'. It works until {created.expires_at[:10]} as a "
-            f"{created.role}, and is not shown again: store it now.",
+            f"Send it as 'Authorization: Bearer <token>'. It works until {created.expires_at[:10]} with the "
+            f"{created.role} role, and is not shown again: store it now.",
             token,
         )
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.components.alert_banner import alert_banner
 
 NAV = [
     ("Topics", "/", "rss"),
@@ -59,6 +60,12 @@ def sidebar() -> rx.Component:
             align="center",
             spacing="2",
         ),
+        rx.link(
+            rx.hstack(rx.icon("key-round", size=14), rx.text("Change password", size="1"), spacing="1", align="center"),
+            href="/change-password",
+            color=rx.color("gray", 11),
+            id="change-own-password",
+        ),
         rx.hstack(
             rx.color_mode.button(size="1", variant="ghost", id="theme-toggle", aria_label="Switch light or dark theme"),
             rx.button(
@@ -85,15 +92,19 @@ def sidebar() -> rx.Component:
 
 def mobile_nav() -> rx.Component:
     return rx.hstack(
-        *[rx.link(rx.icon(icon, size=18), href=href, title=label, padding="0.5rem") for label, href, icon in NAV],
+        *[rx.link(rx.icon(icon, size=18), href=href, title=label, padding="0.35rem") for label, href, icon in NAV],
         *[
-            _for_admins(rx.link(rx.icon(icon, size=18), href=href, title=label, padding="0.5rem"))
+            _for_admins(rx.link(rx.icon(icon, size=18), href=href, title=label, padding="0.35rem"))
             for label, href, icon in ADMIN_NAV
         ],
         rx.spacer(),
-        rx.color_mode.button(size="1", variant="ghost"),
-        rx.icon_button(rx.icon("log-out", size=14), size="1", variant="soft", on_click=AuthState.log_out),
+        rx.color_mode.button(size="1", variant="ghost", aria_label="Switch light or dark theme"),
+        rx.icon_button(
+            rx.icon("log-out", size=14), size="1", variant="soft", on_click=AuthState.log_out, aria_label="Log out"
+        ),
         display=["flex", "flex", "none"],
+        spacing="1",
+        align="center",
         padding="0.5rem",
         border_bottom=f"1px solid {rx.color('gray', 4)}",
         width="100%",
@@ -106,7 +117,7 @@ def page_shell(*children: rx.Component, title: str) -> rx.Component:
         sidebar(),
         rx.vstack(
             mobile_nav(),
-            rx.box(*children, width="100%", padding=["0.75rem", "1rem", "1.5rem"]),
+            rx.box(alert_banner(), *children, width="100%", padding=["0.75rem", "1rem", "1.5rem"]),
             flex="1",
             min_width="0",
             spacing="0",

@@ -5,7 +5,16 @@ from __future__ import annotations
 import reflex as rx
 
 from topic_dashboard.components.layout import empty_state, page_shell
-from topic_dashboard.insights_page.state import ALL, BotFailure, HotTopic, InsightsState, SeriesKey, ToolLatency
+from topic_dashboard.insights_page.state import (
+    ALL,
+    AlertRuleRow,
+    BotFailure,
+    HotTopic,
+    InsightsState,
+    SeriesKey,
+    ToolLatency,
+)
+from topic_dashboard.services.alerts import KINDS
 
 S = InsightsState
 RANGE_LABELS = (("24h", "24 hours"), ("7d", "7 days"), ("12w", "12 weeks"))
@@ -233,6 +242,132 @@ def latency_card() -> rx.Component:
     )
 
 
+KIND_LABELS = {
+    "failure_rate": "Failure rate over X% in N minutes",
+    "topic_volume": "A topic over X items per hour",
+    "silence": "A bot silent for X hours",
+    "fallback_share": "Fallback share over X% in N minutes",
+}
+
+
+def _alert_row(rule: AlertRuleRow) -> rx.Component:
+    return rx.table.row(
+        rx.table.row_header_cell(rule.bot_name),
+        rx.table.cell(rule.description),
+        rx.table.cell(
+            rx.cond(
+                rule.going_on > 0,
+                rx.badge("going on: " + rule.going_on.to_string(), color_scheme="red", size="1"),
+                rx.badge("quiet", color_scheme="green", high_contrast=True, size="1"),
+            )
+        ),
+        rx.table.cell(
+            rx.cond(
+                S.can_edit,
+                rx.button(
+                    rx.icon("trash-2", size=12),
+                    size="1",
+                    variant="soft",
+                    color_scheme="red",
+                    on_click=S.delete_alert(rule.id),
+                    aria_label="Remove the alert " + rule.description,
+                ),
+            )
+        ),
+    )
+
+
+def _alert_form() -> rx.Component:
+    return rx.form(
+        rx.hstack(
+            rx.select.root(
+                rx.select.trigger(aria_label="Alert on"),
+                rx.select.content(*[rx.select.item(KIND_LABELS[k], value=k) for k in KINDS]),
+                value=S.new_alert_kind,
+                on_change=S.set_new_alert_kind,
+            ),
+            rx.select.root(
+                rx.select.trigger(aria_label="For which bot"),
+                rx.select.content(
+                    rx.select.item("All bots", value=ALL),
+                    rx.foreach(S.bots, lambda b: rx.select.item(b.name, value=b.id)),
+                ),
+                value=S.new_alert_bot,
+                on_change=S.set_new_alert_bot,
+            ),
+            rx.input(
+                value=S.new_alert_threshold,
+                on_change=S.set_new_alert_threshold,
+                aria_label="Threshold (X)",
+                placeholder="X",
+                width="5rem",
+                id="alert-threshold",
+            ),
+            rx.cond(
+                (S.new_alert_kind == "failure_rate") | (S.new_alert_kind == "fallback_share"),
+                rx.input(
+                    value=S.new_alert_window,
+                    on_change=S.set_new_alert_window,
+                    aria_label="Window in minutes (N)",
+                    placeholder="N minutes",
+                    width="6rem",
+                    id="alert-window",
+                ),
+            ),
+            rx.cond(
+                S.new_alert_kind == "topic_volume",
+                rx.input(
+                    value=S.new_alert_topic,
+                    on_change=S.set_new_alert_topic,
+                    aria_label="Topic key (empty: any topic)",
+                    placeholder="topic key (any)",
+                    width="10rem",
+                    id="alert-topic",
+                ),
+            ),
+            rx.button(rx.icon("bell-plus", size=14), "Add alert", type="submit", id="create-alert"),
+            spacing="2",
+            align="center",
+            wrap="wrap",
+        ),
+        rx.cond(S.alert_error != "", rx.text(S.alert_error, size="1", color=rx.color("red", 11), id="alert-error")),
+        on_submit=lambda _: S.create_alert(),
+        reset_on_submit=False,
+    )
+
+
+def alerts_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.text("Alerts", size="2", weight="medium"),
+            rx.text(
+                "Checked every minute. A crossing shows a banner on every page and puts one item into the bot's "
+                "fallback topic; a recovery item follows when it clears.",
+                size="1",
+                color=rx.color("gray", 11),
+            ),
+            rx.cond(S.can_edit, _alert_form()),
+            rx.cond(
+                S.alert_rules.length() > 0,
+                rx.table.root(
+                    rx.table.header(
+                        rx.table.row(*[rx.table.column_header_cell(h) for h in ("Bot", "When", "Now", "")])
+                    ),
+                    rx.table.body(rx.foreach(S.alert_rules, _alert_row)),
+                    size="1",
+                    width="100%",
+                    id="alerts-table",
+                ),
+                rx.text("No alerts set.", size="2", color=rx.color("gray", 11), id="no-alerts"),
+            ),
+            width="100%",
+            spacing="2",
+        ),
+        width="100%",
+        id="alerts-card",
+    )
+
+
 def insights_page() -> rx.Component:
     return page_shell(
         header(),
@@ -243,6 +378,7 @@ def insights_page() -> rx.Component:
                 publishes_chart(),
                 rx.hstack(decisions_chart(), failures_card(), spacing="3", width="100%", wrap="wrap", align="start"),
                 rx.hstack(hottest_card(), latency_card(), spacing="3", width="100%", wrap="wrap", align="start"),
+                alerts_card(),
                 spacing="3",
                 width="100%",
             ),

@@ -7,10 +7,13 @@ import dataclasses
 
 import reflex as rx
 
-from topic_dashboard.auth.guard import SignedInState
+from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session, write_session
+from topic_dashboard.errors import AppError
+from topic_dashboard.services import alerts as alert_service
 from topic_dashboard.services import insights as insights_service
+from topic_dashboard.services.audit import actor_of
 
 ALL = "all"
 # Colours of the topics in the publishes chart, in order (the last one is "other").
@@ -59,6 +62,14 @@ class ToolLatency:
     p95: str = ""
 
 
+@dataclasses.dataclass
+class AlertRuleRow:
+    id: int = 0
+    bot_name: str = ""  # "All bots" for a rule over every bot
+    description: str = ""
+    going_on: int = 0  # open episodes
+
+
 def _ms(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f} ms"
 
@@ -78,6 +89,15 @@ class InsightsState(SignedInState):
     failures: list[BotFailure] = []
     hottest: list[HotTopic] = []
     latency: list[ToolLatency] = []
+    # alerts: thresholds (admins set them; everyone sees them)
+    can_edit: bool = False
+    alert_rules: list[AlertRuleRow] = []
+    new_alert_kind: str = "failure_rate"
+    new_alert_bot: str = ALL
+    new_alert_threshold: str = "20"
+    new_alert_window: str = "30"
+    new_alert_topic: str = ""
+    alert_error: str = ""
 
     @rx.event
     def load_page(self) -> None:
@@ -85,7 +105,9 @@ class InsightsState(SignedInState):
         self.bots, _ = bot_choice("", reader=self._principal().user_id)
         known = {bot.id for bot in self.bots}
         self.bot_id = wanted if wanted in known else ALL
+        self.can_edit = self._is_admin()
         self._load()
+        self._load_alerts()
 
     @rx.event
     def set_bot(self, value: str) -> None:
@@ -152,3 +174,84 @@ class InsightsState(SignedInState):
             for row in seen.latency
             if row["tool"] != "*"
         ]
+
+    # --- alerts -------------------------------------------------------------------------------------
+
+    def _load_alerts(self) -> None:
+        names = {bot.id: bot.name for bot in self.bots}
+        with read_session() as session:
+            rules = alert_service.list_rules(session=session)
+            going_on = alert_service.open_alerts(session=session)
+        open_by_rule: dict[int, int] = {}
+        for alert in going_on:
+            open_by_rule[alert.rule_id] = open_by_rule.get(alert.rule_id, 0) + 1
+        self.alert_rules = [
+            AlertRuleRow(
+                id=rule.id,
+                bot_name=names.get(rule.bot_id, rule.bot_id) if rule.bot_id else "All bots",
+                description=rule.description,
+                going_on=open_by_rule.get(rule.id, 0),
+            )
+            for rule in rules
+        ]
+
+    @rx.event
+    def set_new_alert_kind(self, value: str) -> None:
+        self.new_alert_kind = value if value in alert_service.KINDS else "failure_rate"
+        self.alert_error = ""
+
+    @rx.event
+    def set_new_alert_bot(self, value: str) -> None:
+        self.new_alert_bot = value
+
+    @rx.event
+    def set_new_alert_threshold(self, value: str) -> None:
+        self.new_alert_threshold = value[:12]
+        self.alert_error = ""
+
+    @rx.event
+    def set_new_alert_window(self, value: str) -> None:
+        self.new_alert_window = value[:6]
+        self.alert_error = ""
+
+    @rx.event
+    def set_new_alert_topic(self, value: str) -> None:
+        self.new_alert_topic = value[:64]
+
+    @rx.event
+    @admin_only
+    def create_alert(self) -> rx.event.EventSpec | None:
+        try:
+            threshold = float(self.new_alert_threshold.strip())
+            window = int(self.new_alert_window.strip() or "60")
+        except ValueError:
+            self.alert_error = "the threshold is a number and the window whole minutes"
+            return None
+        try:
+            with write_session() as session:
+                created = alert_service.create_rule(
+                    session=session,
+                    kind=self.new_alert_kind,
+                    threshold=threshold,
+                    window_minutes=window,
+                    bot_id=None if self.new_alert_bot == ALL else self.new_alert_bot,
+                    topic_key=self.new_alert_topic if self.new_alert_kind == "topic_volume" else None,
+                    actor=actor_of(self._principal()),
+                )
+        except AppError as error:
+            self.alert_error = error.message
+            return None
+        self.alert_error = ""
+        self._load_alerts()
+        return rx.toast.success(f"Alert set: {created.description}")
+
+    @rx.event
+    @admin_only
+    def delete_alert(self, rule_id: int) -> rx.event.EventSpec | None:
+        try:
+            with write_session() as session:
+                alert_service.delete_rule(session=session, rule_id=int(rule_id), actor=actor_of(self._principal()))
+        except (AppError, ValueError, TypeError) as error:
+            return rx.toast.error(error.message if isinstance(error, AppError) else "no such alert")
+        self._load_alerts()
+        return rx.toast.success("Alert removed")

@@ -2,13 +2,16 @@
 
 from topic_dashboard.models._common import iso_utc, utcnow
 from topic_dashboard.models.accounts import ApiToken, LoginSession, LoginThrottle, SetupToken, User
-from topic_dashboard.models.audit import AuditHour, AuditLog, AuditRollup
+from topic_dashboard.models.audit import AlertEpisode, AlertRule, AlertSchedule, AuditHour, AuditLog, AuditRollup
 from topic_dashboard.models.bots import Bot, TopicBotSettings
 from topic_dashboard.models.conversations import ChatRun, Conversation, Message
 from topic_dashboard.models.topics import ItemState, Topic, TopicItem, TopicRuleChange
 from topic_dashboard.models.vectors import RuleVector
 
 __all__ = [
+    "AlertEpisode",
+    "AlertRule",
+    "AlertSchedule",
     "ApiToken",
     "AuditHour",
     "AuditLog",

@@ -85,3 +85,60 @@ class AuditRollup(SQLModel, table=True):
 
     id: int = Field(default=1, primary_key=True)
     rolled_until: str = Field(default="", max_length=13)  # the first hour not rolled up yet ("" none)
+
+
+class AlertRule(SQLModel, table=True):
+    """A threshold an admin set (services/alerts.py): for one bot, or every bot when `bot_id` is None."""
+
+    __tablename__ = "alert_rule"
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: str | None = Field(
+        default=None, sa_column=sa.Column(sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), nullable=True)
+    )
+    kind: str = Field(max_length=32)  # failure_rate | topic_volume | silence | fallback_share
+    threshold: float  # a percentage (failure_rate, fallback_share), items per hour, or hours of silence
+    window_minutes: int = Field(default=60)
+    topic_key: str | None = Field(default=None, max_length=64)  # topic_volume: one topic, or any topic
+    is_active: bool = Field(default=True)
+    created_by: str = Field(default="", max_length=100)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class AlertEpisode(SQLModel, table=True):
+    """One crossing of a rule by one bot, from the check that saw it to the check that saw it clear.
+    At most one open episode per rule and bot (a partial unique index): two evaluators cannot both
+    open one, so the alert item is published once."""
+
+    __tablename__ = "alert_episode"
+    __table_args__ = (
+        sa.Index(
+            "uq_alert_episode_open",
+            "rule_id",
+            "bot_id",
+            unique=True,
+            sqlite_where=sa.text("ended_at IS NULL"),
+            postgresql_where=sa.text("ended_at IS NULL"),
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    rule_id: int = Field(
+        sa_column=sa.Column(sa.Integer, sa.ForeignKey("alert_rule.id", ondelete="CASCADE"), nullable=False)
+    )
+    bot_id: str = Field(sa_column=sa.Column(sa.String(64), sa.ForeignKey("bot.id", ondelete="CASCADE"), nullable=False))
+    value: float = 0.0  # the measured value when it opened
+    started_at: datetime = Field(default_factory=utcnow)
+    ended_at: datetime | None = None
+    item_id: int | None = None  # the alert item in the bot's fallback topic (None: it could not be stored)
+    recovery_item_id: int | None = None
+
+
+class AlertSchedule(SQLModel, table=True):
+    """When the alert checks last ran (one row, id 1): kept in the database, so the schedule survives
+    restarts, and its lock makes one evaluator at a time across workers."""
+
+    __tablename__ = "alert_schedule"
+
+    id: int = Field(default=1, primary_key=True)
+    last_run_at: datetime | None = None

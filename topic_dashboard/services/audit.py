@@ -80,6 +80,10 @@ ACTIONS = (
     "user.log_out_everywhere",
     "api_token.create",
     "api_token.revoke",
+    "alert.create",
+    "alert.delete",
+    "alert.open",
+    "alert.clear",
 )
 MAX_PAGE = 500
 
