@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import reflex as rx
 
 from topic_dashboard.components.layout import empty_state, page_shell
@@ -18,6 +21,8 @@ from topic_dashboard.services.alerts import KINDS
 
 S = InsightsState
 RANGE_LABELS = (("24h", "24 hours"), ("7d", "7 days"), ("12w", "12 weeks"))
+NO_CALLS = "No tool calls in this range."
+NOTHING_PUBLISHED = "Nothing was published in this range."
 
 
 def _kpi(label: str, value: rx.Var[str] | rx.Var[int], hint: rx.Component | str, element_id: str) -> rx.Component:
@@ -105,7 +110,7 @@ def publishes_chart() -> rx.Component:
                     height=240,
                     width="100%",
                 ),
-                rx.text("Nothing was published in this range.", size="2", color=rx.color("gray", 11)),
+                rx.text(NOTHING_PUBLISHED, size="2", color=rx.color("gray", 11)),
             ),
             width="100%",
         ),
@@ -152,59 +157,11 @@ def _failure_row(row: BotFailure) -> rx.Component:
     )
 
 
-def failures_card() -> rx.Component:
-    return rx.card(
-        rx.vstack(
-            rx.text("Failure rate per bot", size="2", weight="medium"),
-            rx.cond(
-                S.failures.length() > 0,
-                rx.table.root(
-                    rx.table.header(
-                        rx.table.row(*[rx.table.column_header_cell(h) for h in ("Bot", "Calls", "Failed", "Rate")])
-                    ),
-                    rx.table.body(rx.foreach(S.failures, _failure_row)),
-                    size="1",
-                    width="100%",
-                    id="failures-table",
-                ),
-                rx.text("No tool calls in this range.", size="2", color=rx.color("gray", 11)),
-            ),
-            width="100%",
-        ),
-        flex="1",
-        min_width="20rem",
-    )
-
-
 def _hot_row(row: HotTopic) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.link(row.topic_key, href="/?bot=" + row.bot_id + "&view=topic:" + row.topic_key)),
         rx.table.cell(row.bot_name),
         rx.table.cell(row.published),
-    )
-
-
-def hottest_card() -> rx.Component:
-    return rx.card(
-        rx.vstack(
-            rx.text("Hottest topics", size="2", weight="medium"),
-            rx.cond(
-                S.hottest.length() > 0,
-                rx.table.root(
-                    rx.table.header(
-                        rx.table.row(*[rx.table.column_header_cell(h) for h in ("Topic", "Bot", "Published")])
-                    ),
-                    rx.table.body(rx.foreach(S.hottest, _hot_row)),
-                    size="1",
-                    width="100%",
-                    id="hottest-table",
-                ),
-                rx.text("Nothing was published in this range.", size="2", color=rx.color("gray", 11)),
-            ),
-            width="100%",
-        ),
-        flex="1",
-        min_width="20rem",
     )
 
 
@@ -217,29 +174,52 @@ def _latency_row(row: ToolLatency) -> rx.Component:
     )
 
 
-def latency_card() -> rx.Component:
+def _table_card(
+    title: str,
+    headers: tuple[str, ...],
+    rows: rx.Var,
+    row: Callable[[Any], rx.Component],
+    empty: str,
+    table_id: str,
+    *footer: rx.Component,
+) -> rx.Component:
+    """A card with a small table (or a sentence when the range has nothing)."""
     return rx.card(
         rx.vstack(
-            rx.text("Tool latency", size="2", weight="medium"),
+            rx.text(title, size="2", weight="medium"),
             rx.cond(
-                S.latency.length() > 0,
+                rows.length() > 0,  # type: ignore[attr-defined]
                 rx.table.root(
-                    rx.table.header(
-                        rx.table.row(*[rx.table.column_header_cell(h) for h in ("Tool", "Calls", "p50", "p95")])
-                    ),
-                    rx.table.body(rx.foreach(S.latency, _latency_row)),
+                    rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in headers])),
+                    rx.table.body(rx.foreach(rows, row)),
                     size="1",
                     width="100%",
-                    id="latency-table",
+                    id=table_id,
                 ),
-                rx.text("No tool calls in this range.", size="2", color=rx.color("gray", 11)),
+                rx.text(empty, size="2", color=rx.color("gray", 11)),
             ),
-            rx.text("Read from latency bands (1, 2, 5, 10, 20, 50 … 5000 ms).", size="1", color=rx.color("gray", 11)),
+            *footer,
             width="100%",
         ),
         flex="1",
         min_width="20rem",
     )
+
+
+def failures_card() -> rx.Component:
+    headers = ("Bot", "Calls", "Failed", "Rate")
+    return _table_card("Failure rate per bot", headers, S.failures, _failure_row, NO_CALLS, "failures-table")
+
+
+def hottest_card() -> rx.Component:
+    headers = ("Topic", "Bot", "Published")
+    return _table_card("Hottest topics", headers, S.hottest, _hot_row, NOTHING_PUBLISHED, "hottest-table")
+
+
+def latency_card() -> rx.Component:
+    bands = rx.text("Read from latency bands (1, 2, 5, 10, 20, 50 … 5000 ms).", size="1", color=rx.color("gray", 11))
+    headers = ("Tool", "Calls", "p50", "p95")
+    return _table_card("Tool latency", headers, S.latency, _latency_row, NO_CALLS, "latency-table", bands)
 
 
 KIND_LABELS = {

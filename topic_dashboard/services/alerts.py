@@ -12,7 +12,6 @@ several workers only the one that claims a run (its row locked) checks.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from sqlmodel import Session, col, select
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import AlertEpisode, AlertRule, AlertSchedule, AuditLog, Bot, Topic, iso_utc, utcnow
 from topic_dashboard.services.audit import Actor, record
+from topic_dashboard.services.periodic import PeriodicTask
 
 logger = logging.getLogger(__name__)
 
@@ -379,7 +379,7 @@ def _publish(session: Session, bot_id: str, *, title: str, content: str, level: 
         return None
 
 
-class AlertEvaluator:
+class AlertEvaluator(PeriodicTask):
     """Runs `check_alerts` every `interval` seconds on a daemon thread, in every worker; the schedule in
     the database lets one of them check per interval."""
 
@@ -393,28 +393,16 @@ class AlertEvaluator:
         """`enabled` is asked before each check (the app passes its `alert_checks` setting); `readers`
         opens the read session that looks for active rules first (an idle dashboard without alerts
         then never takes SQLite's write lock)."""
+        super().__init__(interval, name="alert-evaluator")
         self.sessions = sessions
         self.readers = readers or sessions
-        self.interval = interval
         self._enabled = enabled
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="alert-evaluator", daemon=True)
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            if not self._enabled():
-                continue
-            try:
-                with self.readers() as reader:
-                    if not has_active_rules(session=reader):
-                        continue
-                with self.sessions() as session:
-                    check_alerts(session=session, interval_seconds=self.interval)
-            except Exception:  # no database yet, or it is away: the next check tries again
-                logger.exception("alerts: the check failed")
+    def run_once(self) -> None:
+        if not self._enabled():
+            return
+        with self.readers() as reader:
+            if not has_active_rules(session=reader):
+                return
+        with self.sessions() as session:
+            check_alerts(session=session, interval_seconds=self.interval)

@@ -10,7 +10,6 @@ so open panels drop the rows; searches follow by the index's own triggers (migra
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
@@ -22,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.services.audit import RETENTION_SWEEP, Actor, record
+from topic_dashboard.services.periodic import PeriodicTask
 from topic_dashboard.services.topics import topic_row
 from topic_dashboard.services.versions import bump_items_version
 
@@ -171,25 +171,13 @@ def purge_all(*, sessions: Callable[[], AbstractContextManager[Session]], now: d
     return total
 
 
-class RetentionSweeper:
+class RetentionSweeper(PeriodicTask):
     """Runs `purge_all` every `interval` seconds on a daemon thread (several workers may each run
     one: a purge is idempotent, and each batch is its own short transaction)."""
 
     def __init__(self, sessions: Callable[[], AbstractContextManager[Session]], interval: float) -> None:
+        super().__init__(interval, name="retention-sweeper")
         self.sessions = sessions
-        self.interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="retention-sweeper", daemon=True)
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                purge_all(sessions=self.sessions)
-            except Exception:  # no database yet, or it is away: the next sweep tries again
-                logger.exception("retention: the sweep failed")
+    def run_once(self) -> None:
+        purge_all(sessions=self.sessions)
