@@ -286,7 +286,7 @@ def bot() -> None:
 def bot_create(name: str) -> None:
     """Create a bot; prints JSON with bot_id and token (the token is not shown again)."""
     with _service() as session:
-        created, token = bots.create_bot(session=session, name=name)
+        created, token = bots.create_bot(session=session, name=name, actor=_cli_actor())
     settings = get_settings()
     click.echo(
         json.dumps({"bot_id": created.bot_id, "name": created.name, "token": token, "mcp_url": settings.mcp_topic_url})

@@ -17,6 +17,7 @@ from sqlmodel import Session
 from tests.e2e.accounts_support import PAGE_LOAD_MS, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.topic_panel_support import log_in, make_bot, mcp_publish
+from topic_dashboard.models import Bot
 from topic_dashboard.services import accounts
 from topic_dashboard.services import audit as audit_service
 from topic_dashboard.services.audit import Actor
@@ -66,6 +67,15 @@ def test_an_admin_finds_who_did_what_filters_opens_a_detail_and_exports(page: Pa
     expect(first).to_contain_text("topic_publish")
     expect(first).to_contain_text("refused")
     page.screenshot(path=str(screenshot_path("audit-filtered.png")), full_page=True)
+
+    # A bot is shown by its name: typing the name finds its calls (they are stored by its id).
+    with Session(e2e_app.engine) as session:
+        bot_name = (session.get(Bot, bot_id) or Bot(name="?")).name
+        calls = audit_service.list_calls(session=session, actor=bot_id, limit=100)
+    page.locator("#audit-error-code").fill("")
+    page.locator("#audit-actor").fill(bot_name)
+    expect(page.locator("#audit-table tbody tr")).to_have_count(len(calls))
+    page.locator("#audit-actor").fill("")
 
     # By outcome through its select, and a day range that excludes everything.
     page.locator("#audit-error-code").fill("")

@@ -125,6 +125,11 @@ def test_an_alert_an_admin_sets_fires_once_shows_a_banner_and_clears(page: Page,
     page.locator("#create-alert").click()
     expect(page.locator("#alerts-table")).to_contain_text("failure rate over 30% in 15 minutes")
 
+    # The panel is open before anything fails: the banner must come to it without a reload.
+    page.goto(e2e_app.path(f"/?bot={bot_id}"))
+    banner = page.locator("#alert-banner")
+    expect(page.locator("#stream-heading")).to_be_visible(timeout=PAGE_LOAD_MS)
+    expect(banner).to_have_count(0)
     for n in range(6):  # progress chatter is refused: 6 of 7 calls fail
         assert mcp_publish(e2e_app, token, title=f"Working {n}", content="...", message_type="progress")[0]
     assert not mcp_publish(e2e_app, token, topic_key="builds", title="Done", content="ok")[0]
@@ -134,8 +139,6 @@ def test_an_alert_an_admin_sets_fires_once_shows_a_banner_and_clears(page: Page,
             return list(session.exec(select(AlertEpisode).where(AlertEpisode.bot_id == bot_id)))
 
     _wait_until(lambda: bool(episodes()), "the schedule to open an episode")
-    page.goto(e2e_app.path(f"/?bot={bot_id}"))
-    banner = page.locator("#alert-banner")
     expect(banner).to_contain_text("failure rate over 30% in 15 minutes", timeout=PAGE_LOAD_MS)
     page.screenshot(path=str(screenshot_path("alert-banner.png")))
     first_runs = _last_run(e2e_app)

@@ -10,11 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from topic_dashboard.db import create_db_engine
 from topic_dashboard.instance import adopt_instance
 from topic_dashboard.migrate import upgrade_database
+from topic_dashboard.models import AuditLog
 from topic_dashboard.services import accounts
 from topic_dashboard.services.bots import list_bots
 
@@ -65,6 +66,11 @@ def test_a_second_shell_acts_on_the_recorded_dashboard_and_says_so(tmp_path: Pat
     try:
         with Session(engine) as session:
             assert [u.username for u in accounts.list_users(session=session)] == ["ada"]
+            made_by = session.exec(
+                select(AuditLog.tool, AuditLog.actor).where(col(AuditLog.actor_kind) == "system")
+            ).all()
+            assert {tool for tool, _ in made_by} == {"user.create", "bot.create"}
+            assert all(actor.startswith("cli:") for _, actor in made_by)
             (created,) = list_bots(session=session)
             config = json.loads(Path(created.config_path or "").read_text())
         assert config["tools"]["mcpServers"]["topic_mcp"]["url"] == "http://dash.lan:8123/api/mcp/topic"

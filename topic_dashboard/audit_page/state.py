@@ -91,7 +91,8 @@ class AuditState(SignedInState):
             "bot_id": None if self.bot_id == ALL else self.bot_id,
             "tool": None if self.tool == ALL else self.tool,
             "outcome": None if self.outcome == ALL else self.outcome,
-            "actor": self.actor.strip() or None,
+            # A bot is shown by its name and stored by its id: either finds its calls.
+            "actor": {bot.name: bot.id for bot in self.bots}.get(self.actor.strip(), self.actor.strip()) or None,
             "error_code": self.error_code.strip() or None,
             "since": _day(self.since, "since"),
             "until": until + timedelta(days=1) if until is not None else None,

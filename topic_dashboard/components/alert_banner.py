@@ -20,11 +20,15 @@ class OpenAlert:
     item_id: str = ""
 
 
+BANNER_POLL_MS = 10_000  # one small read per open page every 10 s
+
+
 class AlertBannerState(SignedInState):
     open_alerts: list[OpenAlert] = []
 
     @rx.event
-    def load(self) -> None:
+    def load(self, _tick: str = "") -> None:
+        """On mount, and every BANNER_POLL_MS while the page is open (an alert opens or clears meanwhile)."""
         with read_session() as session:
             going_on = alerts.open_alerts(session=session)
         self.open_alerts = [
@@ -67,6 +71,7 @@ def alert_banner() -> rx.Component:
                 margin_bottom="0.75rem",
             ),
         ),
+        rx.moment(interval=BANNER_POLL_MS, on_change=AlertBannerState.load, display="none"),
         on_mount=AlertBannerState.load,
         width="100%",
     )

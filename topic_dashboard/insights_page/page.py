@@ -79,7 +79,7 @@ def kpis() -> rx.Component:
     )
     return rx.hstack(
         _kpi("Published", S.published, "results that reached a topic", "kpi-published"),
-        _kpi("Decisions", S.decided, "publishes, routes and refusals", "kpi-decisions"),
+        _kpi("Decisions", S.decided, "published, skipped, filtered, refused, errors", "kpi-decisions"),
         _kpi("Failure rate", S.failure_rate, "refused or failed tool calls", "kpi-failure-rate"),
         _kpi("In the fallback topic", S.fallback_share, rules_link, "kpi-fallback-share"),
         spacing="3",
@@ -321,7 +321,8 @@ def alerts_card() -> rx.Component:
         rx.vstack(
             rx.text("Alerts", size="2", weight="medium"),
             rx.text(
-                "Checked every minute. A crossing shows a banner on every page and puts one item into the bot's "
+                "Checked by the backend on a schedule (every minute unless TOPIC_DASHBOARD_ALERT_INTERVAL_SECONDS "
+                "says otherwise). A crossing shows a banner on every page and puts one item into the bot's "
                 "fallback topic; a recovery item follows when it clears.",
                 size="1",
                 color=rx.color("gray", 11),

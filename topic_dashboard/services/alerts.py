@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 KINDS: dict[str, str] = {
     "failure_rate": "failure rate over {threshold:g}% in {window} minutes",
     "topic_volume": "{topic} over {threshold:g} items per hour",
-    "silence": "silent for {threshold:g} hours",
+    "silence": "silent for {threshold:g} hour{s}",
     "fallback_share": "over {threshold:g}% of results in the fallback topic in {window} minutes",
 }
 THRESHOLD_LIMITS = {
@@ -82,7 +82,8 @@ class CheckResult:
 
 def describe(rule: AlertRule) -> str:
     topic = f"topic {rule.topic_key!r}" if rule.topic_key else "a topic"
-    return KINDS[rule.kind].format(threshold=rule.threshold, window=rule.window_minutes, topic=topic)
+    plural = "" if rule.threshold == 1 else "s"
+    return KINDS[rule.kind].format(threshold=rule.threshold, window=rule.window_minutes, topic=topic, s=plural)
 
 
 def _public(rule: AlertRule) -> AlertRulePublic:
@@ -344,13 +345,18 @@ def _clear(session: Session, rule: AlertRule, episode: AlertEpisode, value: floa
         session,
         episode.bot_id,
         title=f"Recovered: {describe(rule)}",
-        content=f"Back to **{_value_text(rule, value)}** after {int(lasted.total_seconds() // 60)} minutes.",
+        content=f"Back to **{_value_text(rule, value)}** after {_minutes(lasted)}.",
         level="success",
         key=f"alert-{rule.id}-{episode.bot_id}-{episode.id}-clear",
     )
     session.add(episode)
     session.commit()
     return 1
+
+
+def _minutes(lasted: timedelta) -> str:
+    minutes = int(lasted.total_seconds() // 60)
+    return "1 minute" if minutes == 1 else f"{minutes} minutes"
 
 
 def _value_text(rule: AlertRule, value: float) -> str:
