@@ -49,6 +49,13 @@ def _day(text: str, field: str) -> datetime | None:
         raise AppError("validation_error", "a day is YYYY-MM-DD", field=field) from exc
 
 
+def _call_target(row: audit_service.AuditPublic) -> str:
+    """What a bot's tool call reached (its topic and item), for rows that name no target of their own."""
+    if row.item_id:
+        return f"item:{row.item_id}" + (f" in {row.topic_key}" if row.topic_key else "")
+    return f"topic:{row.topic_key}" if row.topic_key else ""
+
+
 def pretty_detail(detail: str | None) -> str:
     """The stored JSON indented for reading (a detail cut to its bound is shown as stored)."""
     if not detail:
@@ -109,7 +116,7 @@ class AuditState(SignedInState):
             bot_id=row.bot_id or "",
             bot_name=bot_name,
             tool=row.tool,
-            target=row.target or "",
+            target=row.target or _call_target(row),
             outcome=row.outcome,
             error_code=row.error_code or "",
             topic_key=row.topic_key or "",

@@ -24,3 +24,25 @@ def test_a_detail_is_indented_json_and_a_cut_one_is_shown_as_stored() -> None:
     )
     assert pretty_detail('{"text":"xx…[9000 chars]') == '{"text":"xx…[9000 chars]'
     assert pretty_detail(None) == ""
+
+
+def test_a_tool_call_row_names_the_topic_and_item_it_reached() -> None:
+    from topic_dashboard.audit_page.state import _call_target
+    from topic_dashboard.services.audit import AuditPublic
+
+    def call(topic_key: str | None, item_id: int | None) -> AuditPublic:
+        return AuditPublic(
+            id=1,
+            bot_id="b",
+            tool="topic_publish",
+            outcome="ok",
+            error_code=None,
+            topic_key=topic_key,
+            item_id=item_id,
+            latency_ms=1.0,
+            created_at=None,
+        )
+
+    assert _call_target(call("builds", 42)) == "item:42 in builds"
+    assert _call_target(call("builds", None)) == "topic:builds"
+    assert _call_target(call(None, None)) == ""
