@@ -84,6 +84,8 @@ def test_search_finds_marks_and_combines_with_the_view_and_the_address_keeps_it(
     page.locator("#topic-alerts").click()
     assert _expected(e2e_app, bot_id, "deploy", topic_key="alerts") == [ids["Deploy rolled back"]]
     _shows(page, [ids["Deploy rolled back"]])
+    # The address follows a moment after the rows: wait for it before reloading (what the reload keeps).
+    expect(page).to_have_url(re.compile(r"view=topic:alerts"))
     page.reload()
     expect(page.locator("#search-input")).to_have_value("deploy")
     expect(rows(page)).to_have_count(1)
