@@ -111,9 +111,21 @@ def _person_row(person: AccountRow) -> rx.Component:
     )
 
 
-def _new_person() -> rx.Component:
+def _create_form(
+    fields: tuple[rx.Component, ...], error: rx.Var[str], error_id: str, submit: rx.EventHandler
+) -> rx.Component:
+    """A one-line form (fields, then its submit button) with its error under it; Enter submits."""
     return rx.form(
-        rx.hstack(
+        rx.hstack(*fields, align="center", spacing="2", wrap="wrap"),
+        rx.cond(error != "", rx.text(error, size="1", color=rx.color("red", 11), id=error_id, margin_top="0.25rem")),
+        on_submit=lambda _: submit(),
+        reset_on_submit=False,
+    )
+
+
+def _new_person() -> rx.Component:
+    return _create_form(
+        (
             rx.input(
                 value=S.new_username,
                 on_change=S.set_new_username,
@@ -130,16 +142,10 @@ def _new_person() -> rx.Component:
                 size="1",
                 color=rx.color("gray", 11),
             ),
-            align="center",
-            spacing="2",
-            wrap="wrap",
         ),
-        rx.cond(
-            S.new_user_error != "",
-            rx.text(S.new_user_error, size="1", color=rx.color("red", 11), id="new-user-error", margin_top="0.25rem"),
-        ),
-        on_submit=lambda _: S.create_user(),
-        reset_on_submit=False,
+        S.new_user_error,
+        "new-user-error",
+        S.create_user,
     )
 
 
@@ -220,8 +226,8 @@ def _token_row(token: TokenRow) -> rx.Component:
 
 
 def _new_token() -> rx.Component:
-    return rx.form(
-        rx.hstack(
+    return _create_form(
+        (
             rx.input(
                 value=S.new_token_name,
                 on_change=S.set_new_token_name,
@@ -246,16 +252,10 @@ def _new_token() -> rx.Component:
                 spacing="1",
             ),
             rx.button(rx.icon("key-round", size=14), "Create token", type="submit", id="create-token"),
-            align="center",
-            spacing="2",
-            wrap="wrap",
         ),
-        rx.cond(
-            S.new_token_error != "",
-            rx.text(S.new_token_error, size="1", color=rx.color("red", 11), id="new-token-error", margin_top="0.25rem"),
-        ),
-        on_submit=lambda _: S.create_token(),
-        reset_on_submit=False,
+        S.new_token_error,
+        "new-token-error",
+        S.create_token,
     )
 
 
