@@ -1,10 +1,13 @@
-.PHONY: run test lint eval-routing bench
+.PHONY: run test e2e lint eval-routing bench
 
 run:   ## run the dashboard on the embedded default (SQLite in ./data)
 	bash scripts/run.sh
 
 test:  ## run the whole test suite (installs what it needs first)
 	bash scripts/test.sh
+
+e2e:  ## the browser flows alone (ARGS='-k ...' selects; HEADED=1; E2E_BASE_URL=... runs them against a running dashboard)
+	bash scripts/e2e.sh $(ARGS)
 
 lint:  ## ruff's lint rules and formatting, mypy --strict on the domain (make test runs them first)
 	bash scripts/lint.sh
@@ -13,4 +16,4 @@ eval-routing:  ## routing accuracy on the labeled set, against a keyword baselin
 	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_eval.py
 
 bench:  ## benchmarks (ratios against baselines measured in the same run)
-	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_bench.py && .venv/bin/python bench/storage_bench.py && .venv/bin/python bench/search_bench.py && .venv/bin/python bench/audit_bench.py && TD_BENCH_ROWS=10000 bash scripts/test.sh tests/e2e/test_topic_panel_scale.py -s -p no:cacheprovider
+	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_bench.py && .venv/bin/python bench/storage_bench.py && .venv/bin/python bench/search_bench.py && .venv/bin/python bench/audit_bench.py && .venv/bin/python bench/mcp_bench.py && .venv/bin/python bench/startup_bench.py && TD_BENCH_ROWS=10000 bash scripts/test.sh tests/e2e/test_topic_panel_scale.py -s -p no:cacheprovider

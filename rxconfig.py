@@ -14,11 +14,16 @@ if (_warning := exposure_warning(_settings.listen_host)) and not os.environ.get(
     os.environ["_TOPIC_DASHBOARD_EXPOSURE_WARNED"] = "1"
     print(_warning, file=sys.stderr)
 
+# `reflex run --backend-only` (several backend workers behind a proxy that serves the built frontend,
+# docs/DEPLOY.md) refuses to start when a frontend port is configured; its worker processes read this
+# file again with REFLEX_BACKEND_ONLY set.
+_backend_only = "--backend-only" in sys.argv or os.environ.get("REFLEX_BACKEND_ONLY", "").lower() in ("1", "true")
+
 config = rx.Config(
     app_name="topic_dashboard",
     db_url=_settings.effective_database_url,
     redis_url=_settings.redis_url,
-    frontend_port=_settings.port,
+    frontend_port=None if _backend_only else _settings.port,
     backend_port=_settings.port,
     # In `reflex run --env prod` the frontend is served by the backend's server: one address for both.
     backend_host=_settings.listen_host,

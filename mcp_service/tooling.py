@@ -78,6 +78,12 @@ class StrictMCPServer(MCPServer):
     def __init__(self, *args: Any, auditor: Auditor | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._auditor = auditor
+        # The SDK logs at INFO on every stateless request ("Terminating session: None", "Processing
+        # request of type CallToolRequest") through the rich handler it installs: per call, that
+        # rendering cost more than the tool (bench/mcp_bench.py's profile) and said nothing.
+        sdk_logger = logging.getLogger("mcp")
+        if sdk_logger.level == logging.NOTSET:  # a level someone set on purpose stays
+            sdk_logger.setLevel(logging.WARNING)
 
     def strict_tool(
         self,

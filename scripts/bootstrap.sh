@@ -58,6 +58,17 @@ if [ "${1:-}" = "--test" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
   fi
+  # Debian's ffmpeg records the videos of failed flows (Playwright's own ffmpeg download cannot work
+  # here either); Playwright finds it where it would have put its own (PLAYWRIGHT_BROWSERS_PATH, env.sh).
+  if [ ! -x /usr/bin/ffmpeg ]; then
+    log "installing Debian's ffmpeg (videos of failed browser flows)"
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null \
+      || { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null; }
+  fi
+  ffmpeg_rev="$(.venv/bin/python -c 'import json, playwright, pathlib; p = pathlib.Path(playwright.__file__).parent / "driver/package/browsers.json"; print(next(b["revision"] for b in json.loads(p.read_text())["browsers"] if b["name"] == "ffmpeg"))')"
+  mkdir -p ".tools/ms-playwright/ffmpeg-$ffmpeg_rev"
+  ln -sf /usr/bin/ffmpeg ".tools/ms-playwright/ffmpeg-$ffmpeg_rev/ffmpeg-linux"
   # 4. nanobot's own venv: started in the background at the top, waited for here.
   wait "$nanobot_pid" || { log "installing nanobot-ai failed"; exit 1; }
   # 5. axe-core from the npm registry: the accessibility checks inject it into the pages.

@@ -32,5 +32,6 @@ case "$setup_token" in
     echo "  Log in with your account. More accounts: .venv/bin/topic-dashboard user create [--admin]";;
 esac
 echo
-# Its own process group, so that Ctrl-C stops the frontend server too.
-exec .venv/bin/reflex run --env prod
+# `reflex run --env prod`, without rebuilding the frontend when nothing it is built from changed
+# (topic_dashboard/launcher.py). Its own process group, so that Ctrl-C stops the frontend server too.
+exec .venv/bin/python -m topic_dashboard.launcher

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
+import threading
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -78,3 +82,21 @@ def server_session(server: LiveServer) -> Iterator[Session]:
     with Session(engine, expire_on_commit=False) as session:
         yield session
     engine.dispose()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
+    """A request to the in-process app that timed out: every thread's stack, taken while the app's
+    thread is still stuck, goes into the report (what held the app is otherwise lost)."""
+    report: pytest.TestReport = yield
+    if report.when == "call" and call.excinfo is not None and call.excinfo.errisinstance(httpx.TimeoutException):
+        report.sections.append(("threads when the request timed out", _thread_stacks()))
+    return report
+
+
+def _thread_stacks() -> str:
+    names = {thread.ident: thread.name for thread in threading.enumerate()}
+    return "\n".join(
+        f"--- thread {names.get(ident, ident)}\n" + "".join(traceback.format_stack(frame))
+        for ident, frame in sys._current_frames().items()
+    )

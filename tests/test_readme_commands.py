@@ -52,3 +52,19 @@ def test_installing_again_is_a_quick_no_op() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "creating the Python environment" not in out.stderr  # nothing was reinstalled
+
+
+def test_make_e2e_passes_the_selection_through_to_the_script_that_installs_what_it_needs() -> None:
+    """#18: `make e2e ARGS='-k search'` runs scripts/e2e.sh with the selection, and the script installs
+    what the browser flows need (bootstrap --test), as the README says."""
+    out = subprocess.run(
+        ["make", "-n", "e2e", "ARGS=-k search -m journey"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert "bash scripts/e2e.sh -k search -m journey" in out.stdout
+    script = (ROOT / "scripts" / "e2e.sh").read_text()
+    assert "scripts/bootstrap.sh --test" in script
+    assert "bash scripts/e2e.sh" in (ROOT / "scripts" / "test.sh").read_text()  # make test runs the same flows
+    syntax = subprocess.run(["bash", "-n", str(ROOT / "scripts" / "e2e.sh")], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr
+    assert "make e2e" in (ROOT / "README.md").read_text()

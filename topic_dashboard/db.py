@@ -26,9 +26,37 @@ from topic_dashboard.settings import ENV_PREFIX, Settings, get_settings
 
 _lock = threading.Lock()
 _engines: dict[str, Engine] = {}
-_writer_turns: dict[str, threading.RLock] = {}
+_writer_turns: dict[str, WriterTurn] = {}
 # After this long waiting for its turn, a write session goes ahead and lets SQLite's busy timeout decide.
 WRITER_TURN_WAIT_SECONDS = 60.0
+
+
+class WriterTurn:
+    """One SQLite file's in-process writer turn: a lock that a nested write session of the thread
+    holding it passes through, and that any thread may release.
+
+    Not an RLock: a FastAPI request enters its write session in one worker thread and may leave it
+    in another (sync generator dependencies), and an RLock released from another thread raises and
+    stays held, so every later writer waited its full timeout (seen as REST calls timing out in CI)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+
+    def acquire(self, timeout: float) -> bool:
+        """True when this call took the turn (then `release` it); False when the calling thread
+        already holds it (a nested session) or the wait timed out."""
+        me = threading.get_ident()
+        if self._owner == me:
+            return False
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        self._owner = me
+        return True
+
+    def release(self) -> None:
+        self._owner = None
+        self._lock.release()
 
 
 def is_sqlite(engine: Engine) -> bool:
@@ -115,18 +143,18 @@ def write_session(engine: Engine | None = None) -> Iterator[Session]:
             writer_turn.release()
 
 
-def _sqlite_writer_turn(engine: Engine) -> threading.RLock | None:
+def _sqlite_writer_turn(engine: Engine) -> WriterTurn | None:
     """One in-process turn per SQLite file for write sessions.
 
     SQLite's busy handler polls with growing sleeps and serves no queue: under many concurrent
     writers one of them can miss every free moment until its busy timeout ends in "database is
     locked". Writers of one process queue on this lock instead, so SQLite sees one writer per
-    process. Reentrant, so a nested write session behaves as before.
+    process. A nested write session of the holding thread passes through (`WriterTurn`).
     """
     if not is_sqlite(engine):
         return None
     with _lock:
-        return _writer_turns.setdefault(str(engine.url.database), threading.RLock())
+        return _writer_turns.setdefault(str(engine.url.database), WriterTurn())
 
 
 @contextmanager

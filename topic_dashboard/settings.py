@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ENV_PREFIX = "TOPIC_DASHBOARD_"
@@ -57,6 +57,10 @@ class Settings(BaseSettings):
         default_factory=lambda: ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         description="Origin headers accepted by the UI's event socket and the MCP endpoints. Comma-separated.",
     )
+    rebuild_frontend: bool = Field(
+        default=False,
+        description="Build the frontend at start even when the build on disk is current (topic_dashboard/launcher.py).",
+    )
     rest_max_body_bytes: int = Field(
         default=DEFAULT_REST_MAX_BODY_BYTES, gt=0, description="Largest request body outside /api/mcp/*."
     )
@@ -93,6 +97,14 @@ class Settings(BaseSettings):
         description="Whether this process relays queued chat messages to bots (off: another process does; "
         "the queue is shared through the database).",
     )
+
+    @model_validator(mode="after")
+    def _public_url_follows_the_port(self) -> Settings:
+        """Unset, the public base URL is this machine on the configured port (the frontend's event socket
+        and every bot config use it): TOPIC_DASHBOARD_PORT=3311 alone must not leave them at :3000."""
+        if "public_base_url" not in self.model_fields_set:
+            self.public_base_url = f"http://127.0.0.1:{self.port}"
+        return self
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod

@@ -40,8 +40,9 @@ def submit_login(page: Page, app: E2EApp, username: str, password: str = PASSWOR
     page.locator("#login-submit").click()
 
 
-def log_in(page: Page, app: E2EApp, username: str, role: str = "admin") -> None:
-    """Log in as `username` (made with `role` if new) and wait until the shell shows them.
+def log_in(page: Page, app: E2EApp, username: str, role: str = "admin", landing: str = "/") -> None:
+    """Log in as `username` (made with `role` if new) and wait until the shell shows them, on
+    `landing` (a flow that goes on to another page saves a page load by landing there).
 
     The login session is opened by the accounts service and handed to the browser where the login
     form puts it (localStorage `td_session`), which saves each test the form's round trips; the
@@ -51,7 +52,7 @@ def log_in(page: Page, app: E2EApp, username: str, role: str = "admin") -> None:
         _, token = accounts.log_in(session=session, username=username, password=PASSWORD, ttl_hours=12)
     page.goto(app.path("/api/health"))  # the app's origin, without loading the app
     page.evaluate("(token) => localStorage.setItem('td_session', token)", token)
-    page.goto(app.path("/"))
+    page.goto(app.path(landing))
     expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
 
 

@@ -1,6 +1,7 @@
 """Accessibility (#15 target): axe-core (from the npm registry, installed by scripts/bootstrap.sh)
-reports no serious or critical violation on the Topic panel, Rules, Bots and Conversations pages,
-in the light and the dark theme."""
+reports no serious or critical violation on every page (the Topic panel on one bot with an item
+open and on All bots, Rules, Bots, Conversations, Audit, Insights, Accounts), in the light and the
+dark theme, at desktop and phone size (docs/TESTING.md)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,19 @@ from playwright.sync_api import Page, expect
 from tests.e2e.conftest import E2EApp
 from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, seed
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 AXE = Path(__file__).resolve().parents[2] / ".tools/axe/node_modules/axe-core/axe.min.js"
-PAGES = ("/?bot={bot}&item={item}", "/rules?bot={bot}", "/bots", "/conversations?bot={bot}")
+PAGES = (
+    "/?bot={bot}&item={item}",
+    "/?bot=*",
+    "/rules?bot={bot}",
+    "/bots",
+    "/conversations?bot={bot}",
+    "/audit",
+    "/insights",
+    "/accounts",
+)
 
 
 def _violations(page: Page) -> list[str]:
@@ -31,8 +41,12 @@ def _violations(page: Page) -> list[str]:
     return found
 
 
+SIZES = {"desktop": {"width": 1400, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_main_pages_have_no_serious_accessibility_violation(page: Page, e2e_app: E2EApp, scheme: str) -> None:
+def test_every_page_has_no_serious_accessibility_violation(page: Page, e2e_app: E2EApp, scheme: str, size: str) -> None:
     bot_id, _ = make_bot(e2e_app, "ci")
     item = seed(
         e2e_app,
@@ -45,7 +59,7 @@ def test_the_main_pages_have_no_serious_accessibility_violation(page: Page, e2e_
     )
     seed(e2e_app, bot_id, topic_key="ci", title="Build 41 passed", level="success")
     page.emulate_media(color_scheme=scheme)
-    page.set_viewport_size({"width": 1400, "height": 900})
+    page.set_viewport_size(SIZES[size])
     log_in(page, e2e_app, ADMIN)
     problems = {}
     for path in PAGES:

@@ -17,7 +17,7 @@ from tests.e2e.conftest import E2EApp, screenshot_path
 from topic_dashboard.models import AuditLog, User
 from topic_dashboard.services import accounts
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 NEW_PASSWORD = "my own long passphrase"
 

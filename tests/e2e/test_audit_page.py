@@ -22,7 +22,7 @@ from topic_dashboard.services import accounts
 from topic_dashboard.services import audit as audit_service
 from topic_dashboard.services.audit import Actor
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 
 def _shown(page: Page) -> int:

@@ -21,7 +21,7 @@ from topic_dashboard.models import Bot
 from topic_dashboard.security import BOT_TOKEN_PREFIX
 from topic_dashboard.services.bots import create_bot
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 ADMIN = "bots-admin"
 VIEWER = "bots-viewer"

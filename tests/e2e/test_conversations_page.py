@@ -18,7 +18,7 @@ from topic_dashboard.errors import AppError
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.conversations import list_messages, submit_guide_card
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 ADMIN = "conversations-admin"
 VIEWER = "conversations-viewer"

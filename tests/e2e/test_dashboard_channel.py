@@ -34,6 +34,7 @@ from topic_dashboard.services.topics import TopicCreate, create_topic
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.private_instance,
     pytest.mark.skipif(
         not nanobot_serve_available(), reason="nanobot's venv (with aiohttp) is missing; `make test` installs it"
     ),

@@ -19,7 +19,7 @@ from tests.e2e.topic_panel_support import log_in, make_bot, mcp_publish
 from topic_dashboard.models import AlertSchedule, Bot
 from topic_dashboard.services import insights
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 LOOKS = {
     "light": ({"width": 1400, "height": 1100}, "light"),

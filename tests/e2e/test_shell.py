@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.accounts_support import PAGE_LOAD_MS, PASSWORD, ensure_user, submit_login
 from tests.e2e.conftest import E2EApp
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 
 def test_strangers_are_sent_to_the_login_page(page: Page, e2e_app: E2EApp) -> None:

@@ -29,7 +29,7 @@ from tests.e2e.topic_panel_support import (
 from topic_dashboard.services.bots import delete_bot, list_bots
 from topic_dashboard.topic_panel.state import PAGE_SIZE
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 
 def _count(page: Page, entry: str, label: str, count: int) -> None:

@@ -19,7 +19,7 @@ from topic_dashboard.models import TopicItem, User
 from topic_dashboard.services.bots import get_bot, list_bots
 from topic_dashboard.services.items import ItemFilters, list_items, unread_in_view
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 
 def _reader(app: E2EApp, username: str) -> int:

@@ -34,7 +34,7 @@ from tests.e2e.topic_panel_support import (
 from topic_dashboard.services import accounts
 from topic_dashboard.services.topics import get_topic_settings
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 LIVE_BOUND_MS = 3000
 

@@ -14,14 +14,26 @@ from sqlmodel import Session
 
 from tests.e2e.accounts_support import PAGE_LOAD_MS
 from tests.e2e.conftest import E2EApp, screenshot_path
-from tests.e2e.topic_panel_support import ADMIN, VIEWER, log_in, make_bot, mcp_publish, open_panel, row, rows, seed
+from tests.e2e.topic_panel_support import (
+    ADMIN,
+    VIEWER,
+    choose_move_target,
+    log_in,
+    make_bot,
+    mcp_publish,
+    open_panel,
+    row,
+    rows,
+    seed,
+    toast_saying,
+)
 from tests.support.topics import CI_CONTENT, CI_RULE
 from topic_dashboard.models import TopicItem
 from topic_dashboard.routing.examples import example_text
 from topic_dashboard.services.items import topic_counts
 from topic_dashboard.services.topics import TopicUpdate, get_topic, update_topic
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 TITLE = "Build 42 failed"
 EXAMPLE = example_text(TITLE, CI_CONTENT)
@@ -52,17 +64,6 @@ def _item_topic(app: E2EApp, item_id: int) -> str:
 def _total(app: E2EApp, bot_id: str, topic_key: str) -> int:
     with Session(app.engine) as session:
         return topic_counts(session=session, bot_id=bot_id).get(topic_key, (0, 0))[1]
-
-
-def _toast(page: Page, text: str) -> Locator:
-    return page.locator("[data-sonner-toast]").filter(has_text=text)
-
-
-def _choose_target(page: Page, name: str) -> None:
-    page.locator("#move-target").click()
-    page.get_by_role("option", name=name).click()
-    expect(page.locator("#move-target")).to_have_text(name)
-    expect(page.get_by_role("listbox")).to_have_count(0)
 
 
 def _latest_change(rules: Page, topic_key: str) -> Locator:
@@ -100,14 +101,14 @@ def test_move_with_teaching_then_undo(page: Page, new_context: CreateContextCall
     expect(page.locator("#move-popover")).to_be_visible()
     expect(page.locator("#move-teach")).to_have_attribute("aria-checked", "true")  # on by default
     expect(page.locator("#move-confirm")).to_be_disabled()  # until a topic is chosen
-    _choose_target(page, "Flaky Tests")
+    choose_move_target(page, "Flaky Tests")
     expect(page.locator("#move-teach-hint")).to_have_text(
         "Adds this item to the rules: an example for Flaky Tests, a counter-example for Builds."
     )
     page.screenshot(path=str(screenshot_path("topic-panel-move.png")))
 
     page.locator("#move-confirm").click()
-    toast = _toast(page, "Moved to Flaky Tests")
+    toast = toast_saying(page, "Moved to Flaky Tests")
     expect(toast).to_contain_text("The rules learned an example for Flaky Tests and a counter-example for Builds.")
     expect(page.locator("#move-popover")).to_have_count(0)
 
@@ -144,7 +145,7 @@ def test_move_with_teaching_then_undo(page: Page, new_context: CreateContextCall
 
     # Undo: the item is back where it was, both rules exactly as before.
     toast.get_by_role("button", name="Undo").click()
-    expect(_toast(page, "Moved back to Builds")).to_contain_text("The rules are as they were.")
+    expect(toast_saying(page, "Moved back to Builds")).to_contain_text("The rules are as they were.")
     expect(row(page, item_id)).to_have_count(0)  # it left the shown topic
     assert _item_topic(e2e_app, item_id) == FROM
     assert {key: _rule(e2e_app, bot_id, key) for key in (FROM, TO)} == before
@@ -174,9 +175,9 @@ def test_the_move_key_and_the_control_are_for_admins_only(
     page.locator("#move-teach").click()
     expect(page.locator("#move-teach")).to_have_attribute("aria-checked", "false")
     expect(page.locator("#move-teach-hint")).to_have_text("Only the item moves; the rules stay as they are.")
-    _choose_target(page, "Inbox (fallback)")
+    choose_move_target(page, "Inbox (fallback)")
     page.locator("#move-confirm").click()
-    expect(_toast(page, "Moved to Inbox")).to_contain_text("The rules were not changed.")
+    expect(toast_saying(page, "Moved to Inbox")).to_contain_text("The rules were not changed.")
     assert _item_topic(e2e_app, item_id) == "inbox"
     assert _rule(e2e_app, bot_id, "inbox")["examples"] == {"positive": [], "negative": []}
 
@@ -199,9 +200,9 @@ def test_undo_after_someone_changed_a_rule_only_moves_the_item_back(page: Page, 
     open_panel(page, e2e_app, bot_id, f"&item={item_id}")
     expect(page.locator("#detail-title")).to_have_text(TITLE)
     page.locator("#detail-move").click()
-    _choose_target(page, "Flaky Tests")
+    choose_move_target(page, "Flaky Tests")
     page.locator("#move-confirm").click()
-    toast = _toast(page, "Moved to Flaky Tests")
+    toast = toast_saying(page, "Moved to Flaky Tests")
     toast.hover()
     # Another admin edits the new topic's rule before Undo.
     edited = {**_rule(e2e_app, bot_id, TO), "priority": 70}
@@ -210,7 +211,7 @@ def test_undo_after_someone_changed_a_rule_only_moves_the_item_back(page: Page, 
     taught_from = _rule(e2e_app, bot_id, FROM)
 
     toast.get_by_role("button", name="Undo").click()
-    expect(_toast(page, "Moved back to Builds")).to_contain_text(
+    expect(toast_saying(page, "Moved back to Builds")).to_contain_text(
         "The rules were left as they are: the rule of Flaky Tests changed since the move."
     )
     assert _item_topic(e2e_app, item_id) == FROM

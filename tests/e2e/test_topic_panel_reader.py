@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from pytest_playwright import CreateContextCallback
 from sqlmodel import Session, select
 
+from tests.e2e.accounts_support import ensure_user
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.topic_panel_support import (
     ADMIN,
@@ -21,39 +22,18 @@ from tests.e2e.topic_panel_support import (
     make_bot,
     mcp_publish,
     open_panel,
+    pinned_of,
     rows,
     seed,
+    shown_ids,
+    team_unread,
+    unread_of,
 )
-from topic_dashboard.models import TopicItem, User
+from topic_dashboard.models import TopicItem
 from topic_dashboard.services.bots import get_bot
-from topic_dashboard.services.items import set_item_flags, unread_in_view
+from topic_dashboard.services.items import set_item_flags
 
-pytestmark = pytest.mark.e2e
-
-
-def _dom_ids(page: Page) -> list[int]:
-    ids = rows(page).evaluate_all("(els) => els.map((el) => el.id)")
-    return [int(value.removeprefix("item-")) for value in ids]
-
-
-def _user_id(app: E2EApp, username: str) -> int:
-    with Session(app.engine) as session:
-        user = session.exec(select(User).where(User.username == username)).one()
-        assert user.id is not None
-        return user.id
-
-
-def _unread(app: E2EApp, bot_id: str, username: str = ADMIN) -> set[int]:
-    """What `username` has unread of the bot (reading state is per person)."""
-    with Session(app.engine) as session:
-        return set(unread_in_view(session=session, bot_id=bot_id, reader=_user_id(app, username)))
-
-
-def _team_unread(app: E2EApp, bot_id: str) -> set[int]:
-    """The team's state: the items' own flags, what everyone sees until they change their own."""
-    with Session(app.engine) as session:
-        query = select(TopicItem.id).where(TopicItem.bot_id == bot_id, TopicItem.is_read == False)
-        return {int(item_id) for item_id in session.exec(query)}
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 
 def test_a_burst_larger_than_a_page_reaches_every_open_panel_without_gaps(
@@ -77,7 +57,7 @@ def test_a_burst_larger_than_a_page_reaches_every_open_panel_without_gaps(
     assert len(expected) == 130
     for page in panels:
         expect(rows(page)).to_have_count(130, timeout=15_000)
-        assert _dom_ids(page) == expected  # every item, newest first, no gap
+        assert shown_ids(page) == expected  # every item, newest first, no gap
 
 
 def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(page: Page, e2e_app: E2EApp) -> None:
@@ -91,7 +71,7 @@ def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(pag
             set_item_flags(session=session, bot_id=bot_id, item_id=item_id, is_pinned=True)
     everything = {*ci, *tagged, other}
     log_in(page, e2e_app, ADMIN)
-    assert _unread(e2e_app, bot_id) == everything
+    assert unread_of(e2e_app, bot_id) == everything
 
     # Pinned shows 2 items: it marks those 2, after saying so, and Undo puts them back.
     open_panel(page, e2e_app, bot_id, "&view=pinned")
@@ -99,14 +79,14 @@ def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(pag
     page.locator("#mark-all-read").click()
     expect(page.locator("#mark-read-confirm")).to_contain_text("Mark 2 items read")
     page.locator("#mark-read-cancel").click()
-    assert _unread(e2e_app, bot_id) == everything  # cancelled: nothing changed
+    assert unread_of(e2e_app, bot_id) == everything  # cancelled: nothing changed
     page.locator("#mark-all-read").click()
     page.locator("#mark-read-ok").click()
     expect(page.get_by_text("Marked 2 items read")).to_be_visible()
-    assert _unread(e2e_app, bot_id) == everything - set(pinned)
+    assert unread_of(e2e_app, bot_id) == everything - set(pinned)
     page.get_by_role("button", name="Undo").click()
     expect(page.get_by_text("2 items are unread again")).to_be_visible()
-    assert _unread(e2e_app, bot_id) == everything
+    assert unread_of(e2e_app, bot_id) == everything
     expect(page.locator("#item-list .item-unread")).to_have_count(2)
 
     # A tag filter showing 3 rows marks those 3 only.
@@ -117,7 +97,7 @@ def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(pag
     expect(page.locator("#mark-read-confirm")).to_contain_text("Mark 3 items read")
     page.locator("#mark-read-ok").click()
     expect(page.get_by_text("Marked 3 items read")).to_be_visible()
-    assert _unread(e2e_app, bot_id) == everything - set(tagged)
+    assert unread_of(e2e_app, bot_id) == everything - set(tagged)
 
     # An item that arrives after the person looked is not marked with the rest.
     page.locator("#tag-filter").fill("")
@@ -127,8 +107,8 @@ def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(pag
     late = seed(e2e_app, bot_id, topic_key="ci", title="arrived while the dialog was open")
     page.locator("#mark-read-ok").click()
     expect(page.get_by_text("Marked 10 items read")).to_be_visible()
-    assert _unread(e2e_app, bot_id) == {late}
-    assert _team_unread(e2e_app, bot_id) == everything | {late}  # the admin's own reading, no one else's
+    assert unread_of(e2e_app, bot_id) == {late}
+    assert team_unread(e2e_app, bot_id) == everything | {late}  # the admin's own reading, no one else's
 
 
 def test_links_to_a_missing_bot_or_topic_say_so_rows_name_their_topic_and_blocked_images_show(
@@ -246,6 +226,14 @@ def test_the_tab_title_counts_unread_and_an_empty_detail_pane_leaves_the_list_ro
     expect(page).to_have_title("(2) Topics · Topic Dashboard", timeout=5_000)
 
     page.keyboard.press("Escape")
+    # The closed detail gives its room back on the next render: wait for that layout (or time out), then measure.
+    page.wait_for_function(
+        """() => {
+            const list = document.querySelector('#item-list'), pane = document.querySelector('#detail-column');
+            return list && pane && list.getBoundingClientRect().width > 1.5 * pane.getBoundingClientRect().width;
+        }""",
+        timeout=5_000,
+    )
     list_width = page.locator("#item-list").bounding_box()
     pane_width = page.locator("#detail-column").bounding_box()
     assert list_width and pane_width and list_width["width"] > 1.5 * pane_width["width"]
@@ -302,7 +290,7 @@ def test_reading_state_is_each_persons_own_a_viewers_reading_changes_nothing_for
     expect(viewer.get_by_text("Marked 3 items read")).to_be_visible()
     expect(viewer.locator("#unread-ci")).to_have_count(0)
     expect(viewer.locator("#bot-select")).not_to_contain_text("unread")  # the selector's count follows
-    assert _unread(e2e_app, bot_id, VIEWER) == set()
+    assert unread_of(e2e_app, bot_id, VIEWER) == set()
 
     # The admin's panel, counts and database state: unchanged.
     admin.reload()
@@ -311,8 +299,8 @@ def test_reading_state_is_each_persons_own_a_viewers_reading_changes_nothing_for
     expect(admin.locator("#item-list .item-unread")).to_have_count(5)
     expect(admin.locator(f"#item-{ids[3]}")).to_be_visible()
     expect(admin.locator(f"#item-{ids[4]} svg.lucide-pin")).to_have_count(0)
-    assert _unread(e2e_app, bot_id, ADMIN) == set(ids)
-    assert _team_unread(e2e_app, bot_id) == set(ids)
+    assert unread_of(e2e_app, bot_id, ADMIN) == set(ids)
+    assert team_unread(e2e_app, bot_id) == set(ids)
     with Session(e2e_app.engine) as session:
         flags = session.exec(select(TopicItem.is_pinned, TopicItem.is_archived).where(TopicItem.bot_id == bot_id))
         assert not any(pinned or archived for pinned, archived in flags)
@@ -398,7 +386,7 @@ def test_500_items_in_5_seconds_reach_two_open_panels_with_none_missing(
     assert len(expected) == 500
     for page in panels:
         expect(rows(page)).to_have_count(500, timeout=30_000)
-        assert _dom_ids(page) == expected  # every item, newest first, none missing or repeated
+        assert shown_ids(page) == expected  # every item, newest first, none missing or repeated
 
 
 def test_bulk_select_with_shift_click_and_x_then_read_pin_archive_for_yourself(page: Page, e2e_app: E2EApp) -> None:
@@ -418,8 +406,8 @@ def test_bulk_select_with_shift_click_and_x_then_read_pin_archive_for_yourself(p
     page.locator("#bulk-read").click()
     expect(page.get_by_text("4 items: read")).to_be_visible()
     expect(page.locator("#bulk-bar")).to_have_count(0)
-    assert _unread(e2e_app, bot_id) == set(newest_first[4:])
-    assert _team_unread(e2e_app, bot_id) == set(ids)  # the admin's own reading, no one else's
+    assert unread_of(e2e_app, bot_id) == set(newest_first[4:])
+    assert team_unread(e2e_app, bot_id) == set(ids)  # the admin's own reading, no one else's
 
     page.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("j")  # ticking moved no cursor: it goes from the first row to the second
@@ -438,3 +426,59 @@ def test_bulk_select_with_shift_click_and_x_then_read_pin_archive_for_yourself(p
     expect(marked).to_have_class(re.compile(r"\bitem-unread\b"))
     page.keyboard.press("o")
     expect(page.locator("#detail-title")).to_have_text(f"build {ids.index(newest_first[3])}")
+
+
+def test_bulk_pin_unpin_and_unread_act_on_the_ticked_rows_for_this_person_only(page: Page, e2e_app: E2EApp) -> None:
+    """#15 bulk, the other actions: pin three, the Pinned view shows exactly them; unpin two of them;
+    mark two read, then one of them unread again. Each change is this person's: the team's flags and
+    another person's reading stay as they were."""
+    bot_id, _ = make_bot(e2e_app, "ci")
+    ids = [seed(e2e_app, bot_id, topic_key="ci", title=f"report {index}") for index in range(5)]
+    newest_first = ids[::-1]
+    log_in(page, e2e_app, VIEWER, role="viewer")  # a viewer: bulk acts on their own reading state
+    page.set_viewport_size({"width": 1400, "height": 900})
+    open_panel(page, e2e_app, bot_id)
+    expect(rows(page)).to_have_count(5)
+
+    page.locator(f"#item-{newest_first[0]} .row-select").click()
+    page.locator(f"#item-{newest_first[2]} .row-select").click(modifiers=["Shift"])
+    expect(page.locator("#bulk-count")).to_have_text("3 selected")
+    page.locator("#bulk-pin").click()
+    expect(page.get_by_text("3 items: pin")).to_be_visible()
+    assert pinned_of(e2e_app, bot_id, ids, VIEWER) == set(newest_first[:3])
+    expect(page.locator("#item-list svg.lucide-pin")).to_have_count(3)
+    page.locator("#view-pinned").click()
+    expect(page.locator("#stream-heading")).to_have_text("Pinned")
+    assert set(shown_ids(page)) == set(newest_first[:3])
+
+    page.locator(f"#item-{newest_first[0]} .row-select").click()
+    page.locator(f"#item-{newest_first[1]} .row-select").click()
+    expect(page.locator("#bulk-count")).to_have_text("2 selected")
+    page.locator("#bulk-unpin").click()
+    expect(page.get_by_text("2 items: unpin")).to_be_visible()
+    expect(rows(page)).to_have_count(1)  # the Pinned view follows
+    expect(rows(page).first).to_have_id(f"item-{newest_first[2]}")
+    assert pinned_of(e2e_app, bot_id, ids, VIEWER) == {newest_first[2]}
+
+    page.locator("#view-all").click()
+    expect(rows(page)).to_have_count(5)
+    page.locator(f"#item-{newest_first[3]} .row-select").click()
+    page.locator(f"#item-{newest_first[4]} .row-select").click()
+    page.locator("#bulk-read").click()
+    expect(page.locator("#bulk-bar")).to_have_count(0)
+    assert unread_of(e2e_app, bot_id, VIEWER) == set(newest_first[:3])
+    page.locator(f"#item-{newest_first[4]} .row-select").click()
+    page.locator("#bulk-unread").click()
+    expect(page.get_by_text("1 item: unread")).to_be_visible()
+    expect(page.locator(f"#item-{newest_first[4]}")).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(page.locator(f"#item-{newest_first[3]}")).to_have_class(re.compile(r"\bitem-read\b"))
+    assert unread_of(e2e_app, bot_id, VIEWER) == {*newest_first[:3], newest_first[4]}
+
+    # Nobody else's state moved: the team's flags, and the admin's own view of the same items.
+    assert team_unread(e2e_app, bot_id) == set(ids)
+    with Session(e2e_app.engine) as session:
+        query = select(TopicItem.is_pinned).where(TopicItem.bot_id == bot_id)
+        assert not any(session.exec(query))
+    ensure_user(e2e_app, ADMIN, "admin")  # made here when this test runs alone
+    assert pinned_of(e2e_app, bot_id, ids, ADMIN) == set()
+    assert unread_of(e2e_app, bot_id, ADMIN) == set(ids)

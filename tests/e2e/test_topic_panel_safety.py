@@ -23,7 +23,7 @@ from tests.e2e.conftest import E2EApp
 from tests.e2e.topic_panel_support import item_ids, log_in, make_bot, mcp_publish, open_panel, row, rows, seed
 from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_settings
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 TRAP = "window.__xss++"
 IMG = f'<img src=x onerror="{TRAP}">'

@@ -19,7 +19,7 @@ from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, open_panel, r
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.topic_panel.state import LIST_WINDOW
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 ROWS = int(os.environ.get("TD_BENCH_ROWS", "540"))
 PRESSES = 40

@@ -17,9 +17,9 @@ from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, open_panel, rows, seed
 from topic_dashboard.models import User
 from topic_dashboard.services.items import ItemFilters, unread_in_view
-from topic_dashboard.services.search import search_items
+from topic_dashboard.services.search import items_in_view, search_items
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 ITEMS = [
     ("ci", "Deploy finished", "orders service deployed to production in 3 minutes", ["release"]),
@@ -74,7 +74,9 @@ def test_search_finds_marks_and_combines_with_the_view_and_the_address_keeps_it(
     page.keyboard.type("deploy")
     expect(page.locator("#stream-heading")).to_have_text("Search: deploy")
     _shows(page, _expected(e2e_app, bot_id, "deploy"))
-    assert _dom_ids(page)[:2] != [ids["Build 42 failed"]]  # title hits rank above a content-only hit
+    # Title hits rank above a content-only hit.
+    assert set(_dom_ids(page)[:2]) == {ids["Deploy finished"], ids["Deploy rolled back"]}
+    assert _dom_ids(page)[2] == ids["Build 42 failed"]
     assert set(_dom_ids(page)) == {ids["Deploy finished"], ids["Build 42 failed"], ids["Deploy rolled back"]}
     expect(page.locator(f"#item-{ids['Deploy finished']} mark.search-hit").first).to_have_text("Deploy")
     expect(page).to_have_url(re.compile(r"[?&]q=deploy"))
@@ -170,3 +172,40 @@ def test_export_downloads_exactly_what_the_view_shows(page: Page, e2e_app: E2EAp
     exported = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
     assert [row["id"] for row in exported] == _dom_ids(page)
     assert exported[0]["title"] == "数据库延迟升高"
+
+
+def test_search_results_page_with_load_more_in_the_services_order_with_none_missing(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    """A search with more hits than a page (40): "Load more" brings the next pages, in the service's
+    order (title hits first), until every hit is on screen once; then no more "Load more"."""
+    bot_id, _ = make_bot(e2e_app, "ci", "alerts")
+    for n in range(60):
+        seed(e2e_app, bot_id, topic_key="ci", title=f"canary {n} deployed", content="ok")
+    for n in range(35):
+        seed(e2e_app, bot_id, topic_key="alerts", title=f"rollback {n}", content="after the canary went red")
+    seed(e2e_app, bot_id, topic_key="ci", title="unrelated", content="nothing to see")
+    log_in(page, e2e_app, ADMIN)
+    reader = _admin_id(e2e_app)
+    with Session(e2e_app.engine) as session:
+        every_hit = [
+            item.id
+            for item in items_in_view(
+                session=session, bot_id=bot_id, filters=ItemFilters(), query="canary", reader=reader
+            )
+        ]
+    assert len(every_hit) == 95
+    page.set_viewport_size({"width": 1400, "height": 900})
+    open_panel(page, e2e_app, bot_id)
+    page.locator("#search-input").fill("canary")
+    _shows(page, every_hit[:40])
+    page.locator("#load-more").click()
+    _shows(page, every_hit[:80])
+    page.locator("#load-more").click()
+    _shows(page, every_hit)
+    assert len(set(_dom_ids(page))) == 95
+    expect(page.locator("#load-more")).to_have_count(0)
+    # Title hits (the 60 canaries) come before content-only hits (the 35 rollbacks).
+    titles = rows(page).locator(".item-title").all_inner_texts()
+    assert all("canary" in title for title in titles[:60])
+    assert all(title.startswith("rollback") for title in titles[60:])

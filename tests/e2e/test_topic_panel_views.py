@@ -15,7 +15,7 @@ from tests.e2e.topic_panel_support import log_in, make_bot, open_panel, row, row
 from topic_dashboard.demo import DEMO_ITEMS, seed_demo
 from topic_dashboard.models import TopicItem
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 VIEWPORT = {"width": 1400, "height": 900}
 

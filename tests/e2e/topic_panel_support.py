@@ -14,12 +14,50 @@ from tests.e2e.conftest import E2EApp
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.models import TopicItem, User
 from topic_dashboard.services.bots import create_bot
-from topic_dashboard.services.items import get_item
+from topic_dashboard.services.items import get_item, unread_in_view
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
 
 ADMIN = "panel-admin"
 VIEWER = "panel-viewer"
+
+# Put in a browser context before its pages load (`context.add_init_script(RECORDER)`): the browser's
+# Notification and AudioContext are replaced by recorders (headless Chromium shows and plays nothing),
+# each call of the panel's notifier is counted (`__batches`), and the test drives `document.hidden`.
+RECORDER = """
+window.__notes = [];
+window.__permission = "default";
+window.__shown = [];
+window.__tones = 0;
+class RecordingNotification {
+  constructor(title, options) { window.__notes.push({ title, body: options && options.body }); window.__shown.push(this); }
+  static get permission() { return window.__permission; }
+  static requestPermission() { window.__permission = window.__answer || "granted"; return Promise.resolve(window.__permission); }
+}
+window.Notification = RecordingNotification;
+class RecordingAudio {
+  constructor() { this.currentTime = 0; this.destination = {}; }
+  createOscillator() {
+    return { frequency: {}, connect: (next) => next, start: () => { window.__tones += 1; }, stop: () => {} };
+  }
+  createGain() {
+    return { gain: { setValueAtTime() {}, exponentialRampToValueAtTime() {} }, connect: (next) => next };
+  }
+}
+window.AudioContext = RecordingAudio;
+window.__batches = [];
+document.addEventListener("DOMContentLoaded", () => {
+  const wrap = () => {
+    if (!window.__tdNotify || window.__tdNotify.__wrapped) return;
+    const real = window.__tdNotify;
+    window.__tdNotify = (notes, sound) => { window.__batches.push(notes.length); real(notes, sound); };
+    window.__tdNotify.__wrapped = true;
+  };
+  wrap();
+  setInterval(wrap, 50);
+});
+Object.defineProperty(document, "hidden", { configurable: true, get: () => Boolean(window.__tdHidden) });
+"""
 
 
 def make_bot(app: E2EApp, *topics: str, rate_per_minute: int = 600) -> tuple[str, str]:
@@ -81,9 +119,19 @@ def log_in(page: Page, app: E2EApp, username: str = ADMIN, role: str = "admin") 
     accounts_support.log_in(page, app, username, role)
 
 
+def log_in_to_panel(page: Page, app: E2EApp, username: str, role: str, bot_id: str) -> None:
+    """Log in and land on the panel of `bot_id` (one page load instead of two)."""
+    accounts_support.log_in(page, app, username, role, landing=f"/?bot={bot_id}")
+    _stream_shown(page)
+
+
 def open_panel(page: Page, app: E2EApp, bot_id: str, query: str = "") -> None:
     """Open the panel on `bot_id` and wait until its stream (or its empty state) is shown."""
     page.goto(app.path(f"/?bot={bot_id}{query}"))
+    _stream_shown(page)
+
+
+def _stream_shown(page: Page) -> None:
     expect(page.locator("#stream-heading")).to_be_visible()
     expect(page.locator(".rt-Skeleton")).to_have_count(0)
 
@@ -94,3 +142,50 @@ def row(page: Page, item_id: int) -> Locator:
 
 def rows(page: Page) -> Locator:
     return page.locator("#item-list .item-row")
+
+
+def user_id(app: E2EApp, username: str) -> int:
+    with Session(app.engine) as session:
+        user = session.exec(select(User).where(User.username == username)).one()
+        assert user.id is not None
+        return user.id
+
+
+def unread_of(app: E2EApp, bot_id: str, username: str = ADMIN) -> set[int]:
+    """What `username` has unread of the bot (reading state is per person)."""
+    reader = user_id(app, username)
+    with Session(app.engine) as session:
+        return set(unread_in_view(session=session, bot_id=bot_id, reader=reader))
+
+
+def pinned_of(app: E2EApp, bot_id: str, item_ids: list[int], username: str = ADMIN) -> set[int]:
+    """Which of the items `username` sees pinned (per person)."""
+    reader = user_id(app, username)
+    with Session(app.engine) as session:
+        return {i for i in item_ids if get_item(session=session, bot_id=bot_id, item_id=i, reader=reader).is_pinned}
+
+
+def team_unread(app: E2EApp, bot_id: str) -> set[int]:
+    """The team's state: the items' own flags, what everyone sees until they change their own."""
+    with Session(app.engine) as session:
+        query = select(TopicItem.id).where(TopicItem.bot_id == bot_id, TopicItem.is_read == False)
+        return {int(item_id) for item_id in session.exec(query)}
+
+
+def shown_ids(page: Page) -> list[int]:
+    """The ids of the rows on screen, top to bottom."""
+    ids = rows(page).evaluate_all("(els) => els.map((el) => el.id)")
+    return [int(value.removeprefix("item-")) for value in ids]
+
+
+def toast_saying(page: Page, text: str) -> Locator:
+    """The toast that says `text` (Sonner's, where Undo lives)."""
+    return page.locator("[data-sonner-toast]").filter(has_text=text)
+
+
+def choose_move_target(page: Page, name: str) -> None:
+    """In the open Move to topic… popover, choose the topic shown as `name`."""
+    page.locator("#move-target").click()
+    page.get_by_role("option", name=name).click()
+    expect(page.locator("#move-target")).to_have_text(name)
+    expect(page.get_by_role("listbox")).to_have_count(0)

@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
-from sqlmodel import Session, select
+from sqlmodel import Session, col, delete, select
 
 from mcp_service.audit import audit_tool_call
 from mcp_service.tooling import StrictMCPServer
@@ -423,6 +423,15 @@ def test_a_crashing_tool_answers_a_json_internal_error_and_is_audited(
         raise RuntimeError("the secret detail stays in the log")
 
     crashing.strict_tool(crash, name=name, description="Always crashes.")
+    # Arrange: a call with no bot shares the anonymous allowance of refused rows per minute with every
+    # earlier test's bad-token calls on this worker's server; past it, this row would be counted into
+    # the minute's `suppressed` row (test_audit_bounds covers that), so the minute starts empty here.
+    server_session.exec(
+        delete(AuditLog).where(
+            col(AuditLog.bot_id).is_(None), col(AuditLog.outcome).in_(("refused", "error", "suppressed"))
+        )
+    )
+    server_session.commit()
     result = run_async(lambda: crashing.call_tool(name, {}))
 
     assert result.is_error

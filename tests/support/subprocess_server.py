@@ -12,6 +12,7 @@ served with the backend on one port), for the browser flows.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -177,11 +178,13 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 @dataclass
 class ReflexRun(AppProcess):
-    """The project's start command, `reflex run --env prod` (scripts/run.sh), on a free port.
+    """The project's start command (scripts/run.sh: `reflex run --env prod` through
+    topic_dashboard/launcher.py, which skips the frontend build when the one in the web dir is current).
 
     One port serves the built frontend, Reflex's event socket, /api and MCP, exactly as for users:
     the HTML comes through HttpGuards with its Content-Security-Policy, and the page's origin is
-    the Host and Origin the allow-lists check. Each start compiles and builds the frontend in .web/.
+    the Host and Origin the allow-lists check. A start compiles and builds the frontend in .web/ unless
+    the build there was made from the same sources for the same port.
     """
 
     # Where the frontend is compiled and built: the checkout's .web/ by default; a browser suite
@@ -189,7 +192,7 @@ class ReflexRun(AppProcess):
     web_dir: Path | None = None
 
     def command(self) -> list[str]:
-        return [str(Path(sys.executable).with_name("reflex")), "run", "--env", "prod"]
+        return [sys.executable, "-m", "topic_dashboard.launcher"]
 
     def environment(self) -> dict[str, str]:
         environment = super().environment()
@@ -205,19 +208,33 @@ class ReflexRun(AppProcess):
         """
         self.spawn()
         deadline = time.monotonic() + timeout
-        self._wait_until_ready("/api/health", deadline, timeout, lambda answer: answer.status_code == 200)
-        self._wait_until_ready("/", deadline, timeout, _is_page)
+        self.wait_until_ready("/api/health", deadline, timeout, lambda answer: answer.status_code == 200)
+        self.wait_until_ready("/", deadline, timeout, is_page)
 
-    def _wait_until_ready(
+    def wait_until_ready(
         self, path: str, deadline: float, timeout: float, ready: Callable[[httpx.Response], bool]
     ) -> None:
+        """Until `path` answers so that `ready` says yes (RuntimeError with the log's tail after `deadline`)."""
         while not ready(answer := self._wait_for_answer(self.base_url + path, deadline, timeout)):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{path} answered {answer.status_code}: {answer.text[:500]}\n{self.log()}")
             time.sleep(0.1)
 
 
-def _is_page(answer: httpx.Response) -> bool:
+def linked_web_dir(web_dir: Path) -> Path:
+    """`web_dir` as a frontend build folder of its own whose packages are hard-linked from the
+    checkout's .web/ (bun then finds them installed), once .web/ has them."""
+    shared = ROOT / ".web"
+    if (shared / "node_modules").is_dir() and not (web_dir / "node_modules").exists():
+        web_dir.mkdir(exist_ok=True)
+        subprocess.run(["cp", "-al", str(shared / "node_modules"), str(web_dir / "node_modules")], check=True)
+        for name in ("package.json", "bun.lock", "bunfig.toml", "reflex.install_frontend_packages.cached"):
+            if (shared / name).exists():
+                shutil.copy2(shared / name, web_dir / name)
+    return web_dir
+
+
+def is_page(answer: httpx.Response) -> bool:
     return answer.status_code == 200 and answer.headers.get("content-type", "").startswith("text/html")
 
 

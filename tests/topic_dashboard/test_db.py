@@ -1,6 +1,7 @@
 """Storage behaviour the app relies on: SQLite pragmas, write locks taken up front, migrations at head."""
 
 import threading
+import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -91,4 +92,52 @@ def test_read_sessions_do_not_take_the_write_lock(tmp_path: Path) -> None:
         writer.exec(sa.text("UPDATE topic_bot_settings SET rules_version = 1"))  # holds the write lock
         with read_session(engine) as reader:
             assert reader.exec(sa.text("SELECT count(*) FROM bot")).one()[0] == 0  # type: ignore[call-overload]
+    engine.dispose()
+
+
+def test_a_write_session_left_in_another_thread_frees_the_writer_turn(tmp_path: Path) -> None:
+    """FastAPI enters a request's write session in one worker thread and may leave it in another:
+    the next writer must get the turn at once, not wait out WRITER_TURN_WAIT_SECONDS (with an RLock
+    the release from the other thread failed and every later writer of the file waited)."""
+    url = f"sqlite:///{tmp_path}/turn.db"
+    upgrade_database(url)
+    engine = create_db_engine(url)
+    block = write_session(engine)
+    inside, done = threading.Event(), threading.Event()
+
+    def enter_and_stay() -> None:  # a worker thread that lives on, as a thread pool's do
+        block.__enter__()
+        inside.set()
+        done.wait(10)
+
+    entered = threading.Thread(target=enter_and_stay)
+    entered.start()
+    assert inside.wait(10)
+    errors: list[BaseException] = []
+
+    def leave() -> None:
+        try:
+            block.__exit__(None, None, None)
+        except BaseException as error:  # the old RLock raised here
+            errors.append(error)
+
+    left = threading.Thread(target=leave)
+    left.start()
+    left.join()
+    done.set()
+    entered.join()
+    took: list[float] = []
+
+    def next_writer() -> None:
+        began = time.monotonic()
+        with write_session(engine):
+            took.append(time.monotonic() - began)
+
+    writer = threading.Thread(target=next_writer)
+    writer.start()
+    writer.join(timeout=10)
+    assert errors == [] and took and took[0] < 5, (errors, took)
+    # A nested write session of the holding thread still passes through.
+    with write_session(engine), write_session(engine) as inner:
+        inner.exec(sa.text("select 1"))
     engine.dispose()

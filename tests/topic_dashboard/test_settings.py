@@ -49,3 +49,15 @@ def test_rxconfig_reads_the_same_settings(monkeypatch: pytest.MonkeyPatch, tmp_p
         monkeypatch.undo()
         reset_settings_cache()
         importlib.reload(rxconfig)
+
+
+def test_the_public_url_follows_the_port_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by running the journeys against a dashboard started with TOPIC_DASHBOARD_PORT=3311: its
+    page never came alive (the event socket pointed at :3000) and bot configs named :3000."""
+    from topic_dashboard.settings import Settings
+
+    monkeypatch.delenv("TOPIC_DASHBOARD_PUBLIC_BASE_URL", raising=False)
+    monkeypatch.setenv("TOPIC_DASHBOARD_PORT", "3311")
+    assert Settings().public_base_url == "http://127.0.0.1:3311"
+    monkeypatch.setenv("TOPIC_DASHBOARD_PUBLIC_BASE_URL", "https://dash.example")
+    assert Settings().public_base_url == "https://dash.example"

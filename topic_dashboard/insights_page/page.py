@@ -148,7 +148,13 @@ def _failure_row(row: BotFailure) -> rx.Component:
         rx.table.cell(row.failed),
         rx.table.cell(
             rx.hstack(
-                rx.progress(value=row.rate_value.to(int), max=100, width="5rem", color_scheme="red"),
+                rx.progress(
+                    value=row.rate_value.to(int),
+                    max=100,
+                    width="5rem",
+                    color_scheme="red",
+                    aria_label="Failure rate of " + row.name,
+                ),
                 rx.text(row.rate, size="1"),
                 align="center",
                 spacing="2",

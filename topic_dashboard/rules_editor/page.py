@@ -350,7 +350,7 @@ def _score_row(row: ScoreRow) -> rx.Component:
         ),
         rx.table.cell(
             rx.hstack(
-                rx.progress(value=row.bar_pct, width="5rem", size="1"),
+                rx.progress(value=row.bar_pct, width="5rem", size="1", aria_label="Score of " + row.topic_key),
                 rx.text(row.bar_pct.to_string() + "%", size="1"),
                 align="center",
                 spacing="2",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Collection
 from typing import Any, NamedTuple, cast
 
 import sqlalchemy as sa
@@ -669,6 +670,33 @@ def item_flags(
     }
 
 
+def count_notifiable(
+    *,
+    session: Session,
+    bot_id: Scope,
+    newer_than: int,
+    levels: Collection[str],
+    muted: Collection[str],
+    reader: int | None = None,
+    cap: int = 100_000,
+) -> int:
+    """How many unread, unarchived items newer than `newer_than` (as `reader` sees them) are at one of
+    `levels` in a topic not in `muted`: what a notification summary counts, however many arrived."""
+    if not scope_ok(bot_id):
+        return 0
+    statement = filtered(
+        with_own_state(select(TopicItem.id), reader), bot_id, ItemFilters(unread_only=True), reader
+    ).where(col(TopicItem.id) > newer_than, col(TopicItem.level).in_(list(levels)))
+    if muted:
+        statement = statement.where(col(TopicItem.topic_key).not_in(list(muted)))
+    return _count_rows(session, statement, cap)
+
+
+def _count_rows(session: Session, statement: Any, cap: int) -> int:
+    """How many rows `statement` (a select of item ids) yields, counting at most `cap`."""
+    return int(session.exec(select(sa.func.count()).select_from(statement.limit(cap).subquery())).one())
+
+
 def count_newer(
     *,
     session: Session,
@@ -683,10 +711,7 @@ def count_newer(
     match (see `filtered`), so in the rare case of a tag inside a longer one it may count one more."""
     if not scope_ok(bot_id):
         return 0
-    newer = (
-        filtered(with_own_state(select(TopicItem.id), reader), bot_id, filters, reader)
-        .where(col(TopicItem.id) > newer_than)
-        .limit(cap)
-        .subquery()
+    newer = filtered(with_own_state(select(TopicItem.id), reader), bot_id, filters, reader).where(
+        col(TopicItem.id) > newer_than
     )
-    return int(session.exec(select(sa.func.count()).select_from(newer)).one())
+    return _count_rows(session, newer, cap)

@@ -4,9 +4,18 @@
 read, pinned or archived, a topic changed); panels poll it. `rules_version` changes whenever a
 topic or its rule changed; routing recompiles the bot's rules when it sees a new value.
 Both are bumped in the caller's transaction, so they change exactly when the change commits.
+
+`VersionBoard` is what open panels ask: every bot's counter in one process-wide snapshot, read again
+at most once per `max_age` whoever asks, so the database sees one small read per process per interval
+however many panels are open (not one per panel per tick).
 """
 
 from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -58,3 +67,46 @@ def panel_signatures(*, session: Session, bot_ids: list[str]) -> dict[str, tuple
         )
     ).all()
     return {bot_id: (int(version), bool(enabled)) for bot_id, version, enabled in rows}
+
+
+class VersionBoard:
+    """Every bot's (items_version, topic_enabled), shared by the panels of one process.
+
+    `signatures` answers from a snapshot of the whole settings table taken at most `max_age` seconds
+    ago; the first caller after that reads it again (one query, whatever the number of panels and
+    bots asking). A snapshot is kept per database, named by `key` (tests switch databases in one
+    process)."""
+
+    def __init__(self, max_age: float = 0.25, clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_age = max_age
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._snapshots: dict[str, tuple[float, dict[str, tuple[int, bool]]]] = {}
+        self.reads = 0  # snapshots taken: what the database saw
+
+    def signatures(
+        self, *, key: str, sessions: Callable[[], AbstractContextManager[Session]], bot_ids: list[str]
+    ) -> dict[str, tuple[int, bool]]:
+        """bot id -> (items_version, topic_enabled) for `bot_ids`; bots that do not exist are left out."""
+        with self._lock:
+            taken = self._snapshots.get(key)
+            now = self._clock()
+            if taken is None or now - taken[0] >= self.max_age:
+                with sessions() as session:
+                    rows = session.exec(
+                        select(TopicBotSettings.bot_id, TopicBotSettings.items_version, TopicBotSettings.topic_enabled)
+                    ).all()
+                taken = (now, {bot_id: (int(version), bool(enabled)) for bot_id, version, enabled in rows})
+                self._snapshots[key] = taken
+                self.reads += 1
+            snapshot = taken[1]
+        return {bot_id: snapshot[bot_id] for bot_id in bot_ids if bot_id in snapshot}
+
+    def signature(
+        self, *, key: str, sessions: Callable[[], AbstractContextManager[Session]], bot_id: str
+    ) -> tuple[int, bool]:
+        """One bot's (items_version, topic_enabled). Raises bot_not_found."""
+        found = self.signatures(key=key, sessions=sessions, bot_ids=[bot_id])
+        if bot_id not in found:
+            raise AppError("bot_not_found", f"no bot with id {bot_id!r}")
+        return found[bot_id]

@@ -615,7 +615,8 @@ def _mobile_topic_picker() -> rx.Component:
     """On a phone the topics column is hidden: the same choices as a menu."""
     return rx.box(
         rx.select.root(
-            rx.select.trigger(width="100%", id="mobile-topic-picker"),
+            # Named for screen readers: in the All bots view with a bot chosen, no item shows as its value.
+            rx.select.trigger(width="100%", id="mobile-topic-picker", aria_label="Show"),
             rx.select.content(
                 rx.select.item("All items", value="all"),
                 rx.select.item("Unread", value="unread"),

@@ -23,6 +23,7 @@ from topic_dashboard.services import search as search_service
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services import versions as version_service
 from topic_dashboard.services.audit import actor_of
+from topic_dashboard.settings import get_settings
 from topic_dashboard.topic_panel.detail import item_detail, item_row, plain_preview, search_row
 from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, NotifyPrefs, TopicRow
 
@@ -33,7 +34,10 @@ LIST_WINDOW = 500
 SCROLL_TO_TOP = "document.getElementById('items-column')?.scrollTo({top: 0}); window.scrollTo({top: 0})"
 UNDO_MARK_READ_MS = 12_000
 NOTIFY_LEVELS = {"all": ("info", "success", "warn", "error"), "warn": ("warn", "error"), "error": ("error",)}
+# Every open panel of this process reads its bot's change counters here, not from the database.
+LIVE_VERSIONS = version_service.VersionBoard()
 NOTIFY_AT_ONCE = 5  # single notifications per poll; more arrive as one summary
+NOTIFY_READ = 50  # new items read per poll for the single notifications (the summary counts them all)
 PAGE_TITLE = "Topics · Topic Dashboard"  # as topic_dashboard.py registers the page
 
 
@@ -214,7 +218,7 @@ class TopicPanelState(SignedInState):
             return None
         newest = self._notified_up_to
         page = item_service.list_items(
-            session=session, bot_id=self._scope(), newer_than=newest, limit=50, reader=self._reader()
+            session=session, bot_id=self._scope(), newer_than=newest, limit=NOTIFY_READ, reader=self._reader()
         )
         if page.items:
             self._notified_up_to = max(item.id for item in page.items)
@@ -235,11 +239,21 @@ class TopicPanelState(SignedInState):
             }
             for item in wanted[:NOTIFY_AT_ONCE]
         ]
-        if len(wanted) > NOTIFY_AT_ONCE:
+        total = len(wanted)
+        if len(page.items) == NOTIFY_READ:  # more arrived than were read: count them all for the summary
+            total = item_service.count_notifiable(
+                session=session,
+                bot_id=self._scope(),
+                newer_than=newest,
+                levels=NOTIFY_LEVELS[prefs.level],
+                muted=prefs.muted,
+                reader=self._reader(),
+            )
+        if total > NOTIFY_AT_ONCE:
             notes.append(
                 {
                     "id": 0,
-                    "title": f"{len(wanted) - NOTIFY_AT_ONCE} more new items",
+                    "title": f"{total - NOTIFY_AT_ONCE} more new items",
                     "body": self.bot_name,
                     "href": "/?" + urlencode({"bot": self.bot_id, "view": "unread"}, safe="*"),
                 }
@@ -936,16 +950,18 @@ class TopicPanelState(SignedInState):
 
     @rx.event
     def poll(self, _tick: str = "") -> rx.event.EventSpec | None:
-        """Every open panel polls one row (items_version, topic_enabled); changes arrive within a second."""
+        """Every open panel asks for its bot's (items_version, topic_enabled) each tick, from the
+        process's shared snapshot (`LIVE_VERSIONS`: one read per process per 250 ms however many panels
+        are open); changes arrive within a second."""
         if not self.bot_id or self.loading:
             return None
+        key = get_settings().effective_database_url
         try:
-            with read_session() as session:
-                if self.bot_id == ALL_BOTS:
-                    versions = version_service.panel_signatures(session=session, bot_ids=list(self._scope()))
-                    signature = self._all_signature({key: version for key, (version, _) in versions.items()})
-                else:
-                    signature = json.dumps(version_service.panel_signature(session=session, bot_id=self.bot_id))
+            if self.bot_id == ALL_BOTS:
+                versions = LIVE_VERSIONS.signatures(key=key, sessions=read_session, bot_ids=list(self._scope()))
+                signature = self._all_signature({bot: version for bot, (version, _) in versions.items()})
+            else:
+                signature = json.dumps(LIVE_VERSIONS.signature(key=key, sessions=read_session, bot_id=self.bot_id))
         except AppError:
             return None
         if signature == self.signature:

@@ -119,7 +119,11 @@ def checklist_view() -> rx.Component:
                 ),
                 width="100%",
             ),
-            rx.progress(value=rx.cond(total > 0, (D.view_checks_done * 100 / total).to(int), 0), size="1"),
+            rx.progress(
+                value=rx.cond(total > 0, (D.view_checks_done * 100 / total).to(int), 0),
+                size="1",
+                aria_label="Checks done",
+            ),
             rx.foreach(D.view_checks, _check),
             spacing="2",
             width="100%",

@@ -1,0 +1,139 @@
+"""The start command (`make run`): Reflex's `reflex run --env prod`, minus a frontend rebuild when
+nothing it is built from changed.
+
+`reflex run --env prod` compiles the pages and builds the frontend (35-65 s on two cores) on every
+start, though the result depends only on the app's sources, the Reflex packages and the addresses
+baked into it (the backend's URL and port). This runs the same command in-process and skips those
+two steps when `.web/topic-dashboard-build.json` (written after a successful build) records the same
+fingerprint: a restart then answers in seconds. Everything else (ports, the backend's server, its
+workers, the frontend served by the backend on one port) is Reflex's own code path.
+
+Run as `python -m topic_dashboard.launcher` (scripts/run.sh). `TOPIC_DASHBOARD_REBUILD_FRONTEND=1`
+builds anyway.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from topic_dashboard.settings import get_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+STAMP_NAME = "topic-dashboard-build.json"
+# What the compiled frontend is made of, besides Reflex itself and the addresses in env.json.
+SOURCES = ("topic_dashboard", "assets", "rxconfig.py")
+
+
+def source_digest(root: Path = ROOT) -> str:
+    """SHA-256 over the names and contents of every file the pages are compiled from."""
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        base = root / name
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
+        for path in files:
+            if "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            digest.update(str(path.relative_to(root)).encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def reflex_versions() -> dict[str, str]:
+    """Every installed Reflex distribution (reflex, reflex_base, the component packages) and its version."""
+    found = {}
+    for dist in importlib.metadata.distributions():
+        name = dist.metadata["Name"] or ""
+        if name.lower().replace("_", "-").startswith("reflex"):
+            found[name.lower()] = dist.version
+    return dict(sorted(found.items()))
+
+
+def fingerprint(env_json: dict[str, Any]) -> dict[str, Any]:
+    """What a built frontend depends on: sources, Reflex's versions and the endpoints baked into it."""
+    return {"sources": source_digest(), "reflex": reflex_versions(), "env": env_json}
+
+
+def stamp_path(web_dir: Path) -> Path:
+    return web_dir / STAMP_NAME
+
+
+def read_stamp(web_dir: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads(stamp_path(web_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def built_port(web_dir: Path) -> int | None:
+    """The port the frontend in `web_dir` was last built for (None: never built, or no record)."""
+    stamp = read_stamp(web_dir)
+    port = stamp.get("port") if stamp else None
+    return port if isinstance(port, int) else None
+
+
+def is_current(web_dir: Path, expected: dict[str, Any]) -> bool:
+    """A build in `web_dir` made from exactly `expected` (and still on disk)."""
+    stamp = read_stamp(web_dir)
+    if stamp is None or stamp.get("fingerprint") != expected:
+        return False
+    return (web_dir / "build" / "client" / "index.html").is_file()
+
+
+def _install_build_skip() -> None:
+    """Wrap Reflex's compile and build steps of `reflex run --env prod`: skipped when the build on
+    disk matches, recorded after they succeed."""
+    from reflex import reflex as reflex_cli
+    from reflex.utils import build, prerequisites
+
+    real_compile = reflex_cli._compile_app
+    real_setup = build.setup_frontend_prod
+    state: dict[str, Any] = {}
+
+    def expected() -> dict[str, Any]:
+        # The env.json this start would bake in (ports and URLs are set by now).
+        build.set_env_json()
+        web_dir = prerequisites.get_web_dir()
+        env_json = json.loads((web_dir / "env.json").read_text(encoding="utf-8"))
+        return fingerprint(env_json)
+
+    def compile_app(*args: Any, **kwargs: Any) -> None:
+        web_dir = prerequisites.get_web_dir()
+        state["expected"] = expected()
+        state["skip"] = not get_settings().rebuild_frontend and is_current(web_dir, state["expected"])
+        if state["skip"]:
+            print(f"topic-dashboard: the frontend in {web_dir} is current; not rebuilding it", file=sys.stderr)
+            return
+        stamp_path(web_dir).unlink(missing_ok=True)  # a build that fails midway must not look current
+        real_compile(*args, **kwargs)
+
+    def setup_frontend_prod(root: Path) -> None:
+        if state.get("skip"):
+            build.setup_frontend(root)  # env.json and Reflex's last-run time, as a build would
+            return
+        real_setup(root)
+        built = state.get("expected") or expected()
+        stamp = {"fingerprint": built, "port": urlsplit(str(built["env"].get("PING", ""))).port}
+        stamp_path(prerequisites.get_web_dir()).write_text(json.dumps(stamp, indent=1), encoding="utf-8")
+
+    reflex_cli._compile_app = compile_app
+    build.setup_frontend_prod = setup_frontend_prod
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`reflex run --env prod [argv...]` with the build skipped when current."""
+    from reflex.reflex import cli
+
+    _install_build_skip()
+    sys.argv[0] = "reflex"
+    cli(["run", "--env", "prod", *(argv if argv is not None else sys.argv[1:])])
+
+
+if __name__ == "__main__":
+    main()
