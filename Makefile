@@ -1,7 +1,10 @@
-.PHONY: run test e2e lint eval-routing bench
+.PHONY: run run-cluster test e2e lint eval-routing bench
 
 run:   ## run the dashboard on the embedded default (SQLite in ./data)
 	bash scripts/run.sh
+
+run-cluster:  ## several backend workers behind nginx on PostgreSQL + Redis, for trying the scale-out (docs/DEPLOY.md)
+	bash scripts/run-cluster.sh
 
 test:  ## run the whole test suite (installs what it needs first)
 	bash scripts/test.sh
@@ -16,4 +19,4 @@ eval-routing:  ## routing accuracy on the labeled set, against a keyword baselin
 	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_eval.py
 
 bench:  ## benchmarks (ratios against baselines measured in the same run)
-	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_bench.py && .venv/bin/python bench/storage_bench.py && .venv/bin/python bench/search_bench.py && .venv/bin/python bench/audit_bench.py && .venv/bin/python bench/mcp_bench.py && .venv/bin/python bench/startup_bench.py && TD_BENCH_ROWS=10000 bash scripts/test.sh tests/e2e/test_topic_panel_scale.py -s -p no:cacheprovider
+	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_bench.py && .venv/bin/python bench/storage_bench.py && .venv/bin/python bench/search_bench.py && .venv/bin/python bench/audit_bench.py && .venv/bin/python bench/mcp_bench.py && .venv/bin/python bench/startup_bench.py && .venv/bin/python bench/live_bench.py && TD_BENCH_ROWS=10000 bash scripts/test.sh tests/e2e/test_topic_panel_scale.py -s -p no:cacheprovider

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what the project needs, once; quick when nothing changed.
 #   scripts/bootstrap.sh          venv with pinned dependencies + bun (to build Reflex's frontend)
-#   scripts/bootstrap.sh --test   also Debian's Chromium (browser tests) and nanobot's own venv
+#   scripts/bootstrap.sh --test   also Debian's Chromium (browser tests), ffmpeg, nginx and nanobot's own venv
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -69,6 +69,8 @@ if [ "${1:-}" = "--test" ]; then
   ffmpeg_rev="$(.venv/bin/python -c 'import json, playwright, pathlib; p = pathlib.Path(playwright.__file__).parent / "driver/package/browsers.json"; print(next(b["revision"] for b in json.loads(p.read_text())["browsers"] if b["name"] == "ffmpeg"))')"
   mkdir -p ".tools/ms-playwright/ffmpeg-$ffmpeg_rev"
   ln -sf /usr/bin/ffmpeg ".tools/ms-playwright/ffmpeg-$ffmpeg_rev/ffmpeg-linux"
+  # Debian's nginx: the cluster flow (tests/e2e/test_cluster.py) runs `make run-cluster`'s proxy.
+  bash scripts/install-nginx.sh
   # 4. nanobot's own venv: started in the background at the top, waited for here.
   wait "$nanobot_pid" || { log "installing nanobot-ai failed"; exit 1; }
   # 5. axe-core from the npm registry: the accessibility checks inject it into the pages.

@@ -5,7 +5,9 @@ nothing it is built from changed.
 start, though the result depends only on the app's sources, the Reflex packages and the addresses
 baked into it (the backend's URL and port). This runs the same command in-process and skips those
 two steps when `.web/topic-dashboard-build.json` (written after a successful build) records the same
-fingerprint: a restart then answers in seconds. Everything else (ports, the backend's server, its
+fingerprint: a restart then answers in seconds. A build made for another address (a port changed, a
+second app of the browser suite) is moved to the new one by rewriting the address in its files
+(`relocate_build`), not built again. Everything else (ports, the backend's server, its
 workers, the frontend served by the backend on one port) is Reflex's own code path.
 
 Run as `python -m topic_dashboard.launcher` (scripts/run.sh). `TOPIC_DASHBOARD_REBUILD_FRONTEND=1`
@@ -14,9 +16,12 @@ builds anyway.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.metadata
 import json
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -78,12 +83,66 @@ def built_port(web_dir: Path) -> int | None:
     return port if isinstance(port, int) else None
 
 
+def write_stamp(web_dir: Path, built: dict[str, Any]) -> None:
+    """Record what the build in `web_dir` was made from (after it succeeded)."""
+    stamp = {"fingerprint": built, "port": urlsplit(str(built["env"].get("PING", ""))).port}
+    stamp_path(web_dir).write_text(json.dumps(stamp, indent=1), encoding="utf-8")
+
+
 def is_current(web_dir: Path, expected: dict[str, Any]) -> bool:
     """A build in `web_dir` made from exactly `expected` (and still on disk)."""
     stamp = read_stamp(web_dir)
     if stamp is None or stamp.get("fingerprint") != expected:
         return False
     return (web_dir / "build" / "client" / "index.html").is_file()
+
+
+def relocate_build(web_dir: Path, built: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Point a build made for one address at another, instead of building again (35-65 s).
+
+    A build bakes its address into a few files (env.json's endpoints, the MCP address in the pages'
+    initial state): when the wanted build differs from the one on disk only by that address (same
+    sources, same Reflex, endpoints equal but for host:port), every `://old-host:port` in the built
+    files becomes `://new-host:port` and their gzipped copies are written again. Files are replaced,
+    not rewritten in place (a build folder may hard-link another's files). False: not relocatable.
+    """
+    if built.get("sources") != wanted.get("sources") or built.get("reflex") != wanted.get("reflex"):
+        return False
+    old_env, new_env = built.get("env") or {}, wanted.get("env") or {}
+    old_netloc = urlsplit(str(old_env.get("PING", ""))).netloc
+    new_netloc = urlsplit(str(new_env.get("PING", ""))).netloc
+    if not old_netloc or not new_netloc:
+        return False
+    moved = {
+        key: value.replace(old_netloc, new_netloc) if isinstance(value, str) else value
+        for key, value in old_env.items()
+    }
+    if moved != new_env:
+        return False  # something besides the address differs (transport, test mode, ...): build
+    client = web_dir / "build" / "client"
+    if not (client / "index.html").is_file():
+        return False
+    # `://127.0.0.1:3000` but not `://127.0.0.1:30001`.
+    pattern = re.compile(re.escape(f"://{old_netloc}".encode()) + rb"(?![0-9])")
+    replacement = f"://{new_netloc}".encode()
+    for path in sorted(client.rglob("*")):
+        if not path.is_file() or path.suffix == ".gz":
+            continue
+        data = path.read_bytes()
+        if not pattern.search(data):
+            continue
+        fresh = pattern.sub(replacement, data)
+        _replace_file(path, fresh)
+        packed = path.with_name(path.name + ".gz")
+        if packed.exists():
+            _replace_file(packed, gzip.compress(fresh, compresslevel=9, mtime=0))
+    return True
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.relocating")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
 
 
 def _install_build_skip() -> None:
@@ -106,9 +165,23 @@ def _install_build_skip() -> None:
     def compile_app(*args: Any, **kwargs: Any) -> None:
         web_dir = prerequisites.get_web_dir()
         state["expected"] = expected()
-        state["skip"] = not get_settings().rebuild_frontend and is_current(web_dir, state["expected"])
+        rebuild = get_settings().rebuild_frontend
+        state["skip"] = not rebuild and is_current(web_dir, state["expected"])
         if state["skip"]:
             print(f"topic-dashboard: the frontend in {web_dir} is current; not rebuilding it", file=sys.stderr)
+            return
+        stamp = read_stamp(web_dir)
+        if (
+            not rebuild
+            and stamp is not None
+            and relocate_build(web_dir, stamp.get("fingerprint") or {}, state["expected"])
+        ):
+            write_stamp(web_dir, state["expected"])
+            state["skip"] = True
+            print(
+                f"topic-dashboard: the frontend in {web_dir} was moved to the new address; not rebuilding it",
+                file=sys.stderr,
+            )
             return
         stamp_path(web_dir).unlink(missing_ok=True)  # a build that fails midway must not look current
         real_compile(*args, **kwargs)
@@ -118,9 +191,7 @@ def _install_build_skip() -> None:
             build.setup_frontend(root)  # env.json and Reflex's last-run time, as a build would
             return
         real_setup(root)
-        built = state.get("expected") or expected()
-        stamp = {"fingerprint": built, "port": urlsplit(str(built["env"].get("PING", ""))).port}
-        stamp_path(prerequisites.get_web_dir()).write_text(json.dumps(stamp, indent=1), encoding="utf-8")
+        write_stamp(prerequisites.get_web_dir(), state.get("expected") or expected())
 
     reflex_cli._compile_app = compile_app
     build.setup_frontend_prod = setup_frontend_prod

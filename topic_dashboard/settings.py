@@ -57,6 +57,15 @@ class Settings(BaseSettings):
         default_factory=lambda: ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
         description="Origin headers accepted by the UI's event socket and the MCP endpoints. Comma-separated.",
     )
+    cluster_workers: int = Field(
+        default=3, ge=1, le=16, description="`make run-cluster`: how many backend workers run behind nginx."
+    )
+    cluster_first_port: int = Field(
+        default=8101,
+        ge=1024,
+        le=65000,
+        description="`make run-cluster`: the first worker's port (the next ones follow).",
+    )
     rebuild_frontend: bool = Field(
         default=False,
         description="Build the frontend at start even when the build on disk is current (topic_dashboard/launcher.py).",

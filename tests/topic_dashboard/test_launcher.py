@@ -6,11 +6,15 @@ starts the real command on every run and reuses its builds)."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from reflex import reflex as reflex_cli
@@ -106,7 +110,9 @@ def test_a_start_with_a_current_build_neither_compiles_nor_builds(web: WebDir) -
     assert launcher.is_current(web.path, launcher.read_stamp(web.path)["fingerprint"])  # type: ignore[index]
 
 
-@pytest.mark.parametrize("change", ["sources", "port", "build removed", "asked to rebuild", "stamp unreadable"])
+@pytest.mark.parametrize(
+    "change", ["sources", "transport", "build removed", "asked to rebuild", "stamp unreadable", "reflex upgraded"]
+)
 def test_a_start_builds_again_when_anything_the_build_depends_on_changed(
     web: WebDir, change: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -116,8 +122,11 @@ def test_a_start_builds_again_when_anything_the_build_depends_on_changed(
     if change == "sources":
         stamp["fingerprint"]["sources"] = "0" * 64
         stamp_file.write_text(json.dumps(stamp))
-    elif change == "port":
-        stamp["fingerprint"]["env"]["PING"] = "http://127.0.0.1:1/ping"
+    elif change == "transport":  # more than the address: not movable
+        stamp["fingerprint"]["env"]["TRANSPORT"] = "polling"
+        stamp_file.write_text(json.dumps(stamp))
+    elif change == "reflex upgraded":
+        stamp["fingerprint"]["reflex"]["reflex"] = "0.0.1"
         stamp_file.write_text(json.dumps(stamp))
     elif change == "build removed":
         (web.path / "build" / "client" / "index.html").unlink()
@@ -145,3 +154,54 @@ def test_a_build_that_fails_leaves_no_record_that_it_is_current(web: WebDir, mon
     with pytest.raises(SystemExit):
         web.start()
     assert not (web.path / launcher.STAMP_NAME).exists()
+
+
+def _as_if_built_for(web: WebDir, old_netloc: str) -> str:
+    """Make the build in `web` look made for `old_netloc`: its stamp and the address in its files.
+    Returns the address the next start wants."""
+    stamp_file = web.path / launcher.STAMP_NAME
+    stamp = json.loads(stamp_file.read_text())
+    wanted = urlsplit(stamp["fingerprint"]["env"]["PING"]).netloc
+    stamp["fingerprint"]["env"] = {
+        key: value.replace(wanted, old_netloc) if isinstance(value, str) else value
+        for key, value in stamp["fingerprint"]["env"].items()
+    }
+    stamp_file.write_text(json.dumps(stamp))
+    client = web.path / "build" / "client"
+    page = f'<script>window.env={{"EVENT":"ws://{old_netloc}/_event"}}</script>'
+    (client / "index.html").write_text(page)
+    (client / "index.html.gz").write_bytes(gzip.compress(page.encode()))
+    (client / "assets").mkdir(exist_ok=True)
+    script = f"const e={{PING:`http://{old_netloc}/ping`,other:`http://{old_netloc}1/x`}};"
+    (client / "assets" / "env-ABC.js").write_text(script)
+    (client / "assets" / "plain-DEF.js").write_text("const nothing = 1;")
+    return wanted
+
+
+def test_a_build_made_for_another_address_is_moved_to_this_one_not_built_again(web: WebDir) -> None:
+    web.start()
+    wanted = _as_if_built_for(web, "127.0.0.1:4001")
+    untouched = (web.path / "build" / "client" / "assets" / "plain-DEF.js").stat().st_mtime_ns
+
+    assert web.start() == []  # neither compiled nor built
+
+    client = web.path / "build" / "client"
+    page = (client / "index.html").read_text()
+    assert f"ws://{wanted}/_event" in page and "4001" not in page
+    assert gzip.decompress((client / "index.html.gz").read_bytes()).decode() == page
+    script = (client / "assets" / "env-ABC.js").read_text()
+    # Only the address itself: `127.0.0.1:40011` is another port and stays.
+    assert script == f"const e={{PING:`http://{wanted}/ping`,other:`http://127.0.0.1:40011/x`}};"
+    assert (client / "assets" / "plain-DEF.js").stat().st_mtime_ns == untouched
+    assert launcher.is_current(web.path, json.loads((web.path / launcher.STAMP_NAME).read_text())["fingerprint"])
+    assert web.start() == []  # and current from then on
+
+
+def test_moving_a_build_leaves_a_hard_linked_original_as_it_was(web: WebDir, tmp_path: Path) -> None:
+    web.start()
+    _as_if_built_for(web, "127.0.0.1:4001")
+    original = tmp_path / "original"
+    shutil.copytree(web.path / "build", original, copy_function=os.link)  # as the browser suite seeds a folder
+    web.start()
+    assert "127.0.0.1:4001" in (original / "client" / "index.html").read_text()
+    assert "127.0.0.1:4001" not in (web.path / "build" / "client" / "index.html").read_text()

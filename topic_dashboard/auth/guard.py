@@ -18,9 +18,10 @@ handler raises becomes an error toast once, in `app_error_toast` (the UI's one e
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import reflex as rx
@@ -160,6 +161,17 @@ class EventGuard(Middleware):
             return _refusal(rx.toast.error("Only admins can change this; your account can read only."))
         _caller.set(principal)
         return None
+
+
+@contextlib.contextmanager
+def acting_as(principal: accounts.Principal) -> Iterator[None]:
+    """Handlers' `_principal()` is `principal` inside the block: for a background task (a panel's push
+    loop) that resolved the caller again itself, after the event that started it."""
+    token = _caller.set(principal)
+    try:
+        yield
+    finally:
+        _caller.reset(token)
 
 
 def app_error_toast(exception: Exception) -> EventSpec:

@@ -90,17 +90,31 @@ class VersionBoard:
         """bot id -> (items_version, topic_enabled) for `bot_ids`; bots that do not exist are left out."""
         with self._lock:
             taken = self._snapshots.get(key)
-            now = self._clock()
-            if taken is None or now - taken[0] >= self.max_age:
-                with sessions() as session:
-                    rows = session.exec(
-                        select(TopicBotSettings.bot_id, TopicBotSettings.items_version, TopicBotSettings.topic_enabled)
-                    ).all()
-                taken = (now, {bot_id: (int(version), bool(enabled)) for bot_id, version, enabled in rows})
-                self._snapshots[key] = taken
-                self.reads += 1
+            if taken is None or self._clock() - taken[0] >= self.max_age:
+                taken = self._take(key, sessions)
             snapshot = taken[1]
         return {bot_id: snapshot[bot_id] for bot_id in bot_ids if bot_id in snapshot}
+
+    def refresh(
+        self, *, key: str, sessions: Callable[[], AbstractContextManager[Session]]
+    ) -> dict[str, tuple[int, bool]]:
+        """Read every bot's counters now (the live hub's one read per interval); panels asking within
+        `max_age` are answered from it."""
+        with self._lock:
+            return dict(self._take(key, sessions)[1])
+
+    def _take(
+        self, key: str, sessions: Callable[[], AbstractContextManager[Session]]
+    ) -> tuple[float, dict[str, tuple[int, bool]]]:
+        now = self._clock()
+        with sessions() as session:
+            rows = session.exec(
+                select(TopicBotSettings.bot_id, TopicBotSettings.items_version, TopicBotSettings.topic_enabled)
+            ).all()
+        taken = (now, {bot_id: (int(version), bool(enabled)) for bot_id, version, enabled in rows})
+        self._snapshots[key] = taken
+        self.reads += 1
+        return taken
 
     def signature(
         self, *, key: str, sessions: Callable[[], AbstractContextManager[Session]], bot_id: str

@@ -12,7 +12,7 @@ from topic_dashboard.item_views.limits import LEVELS
 from topic_dashboard.topic_panel.move_control import bulk_move_control, move_control
 from topic_dashboard.topic_panel.move_state import MoveItemState
 from topic_dashboard.topic_panel.rows import ItemRow, TextPart, TopicRow
-from topic_dashboard.topic_panel.state import TopicPanelState
+from topic_dashboard.topic_panel.state import LIVE_HEARTBEAT_MS, TopicPanelState
 from topic_dashboard.topic_panel.view_renderers import level_color, level_swatch, safe_html, view_renderer
 
 S = TopicPanelState
@@ -1097,7 +1097,8 @@ def topic_panel_page() -> rx.Component:
                     id="key-hints",
                 ),
                 keyboard(),
-                rx.moment(interval=700, on_change=S.poll, display="none"),
+                # Updates are pushed (S.follow); this says every few seconds that the page is open.
+                rx.moment(interval=LIVE_HEARTBEAT_MS, on_change=S.keep_live, on_mount=S.keep_live, display="none"),
             ),
         ),
         title="Topics",

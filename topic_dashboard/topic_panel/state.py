@@ -6,18 +6,23 @@ import contextlib
 import dataclasses
 import json
 import secrets
+import time
+import uuid
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 import reflex as rx
 from sqlmodel import Session
 
-from topic_dashboard.auth.guard import SignedInState, admin_only
+from topic_dashboard.auth.guard import SignedInState, acting_as, admin_only
+from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import ALL_BOTS, BotOption, bot_choice, with_all_bots, with_unread
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import export as export_service
 from topic_dashboard.services import items as item_service
+from topic_dashboard.services import live as live_service
 from topic_dashboard.services import panel as panel_service
 from topic_dashboard.services import search as search_service
 from topic_dashboard.services import topics as topic_service
@@ -36,6 +41,23 @@ UNDO_MARK_READ_MS = 12_000
 NOTIFY_LEVELS = {"all": ("info", "success", "warn", "error"), "warn": ("warn", "error"), "error": ("error",)}
 # Every open panel of this process reads its bot's change counters here, not from the database.
 LIVE_VERSIONS = version_service.VersionBoard()
+# Pushed updates (`follow`): a waiting panel goes round at least every LIVE_ROUND_SECONDS to check it is
+# still wanted; the page says it is open every LIVE_HEARTBEAT_MS; a loop not heard of for
+# LIVE_STALE_SECONDS ends (tab closed, page left) or, from the page's side, is started again.
+LIVE_ROUND_SECONDS = 5.0
+LIVE_HEARTBEAT_MS = 4000
+LIVE_STALE_SECONDS = 12.0
+_LIVE_HUBS: dict[str, live_service.LiveHub] = {}
+
+
+def live_hub(key: str) -> live_service.LiveHub:
+    """The process's live hub for the database `key` (one per database: tests switch databases)."""
+    hub = _LIVE_HUBS.get(key)
+    if hub is None:
+        hub = _LIVE_HUBS[key] = live_service.LiveHub(lambda: LIVE_VERSIONS.refresh(key=key, sessions=read_session))
+    return hub
+
+
 NOTIFY_AT_ONCE = 5  # single notifications per poll; more arrive as one summary
 NOTIFY_READ = 50  # new items read per poll for the single notifications (the summary counts them all)
 PAGE_TITLE = "Topics · Topic Dashboard"  # as topic_dashboard.py registers the page
@@ -107,6 +129,9 @@ class TopicPanelState(SignedInState):
     loading: bool = True
     loading_more: bool = False
     signature: str = ""
+    _heard_at: float = 0.0  # when the page last said it is open (keep_live)
+    _follower: str = ""  # the push loop serving this tab ("" none)
+    _follow_beat: float = 0.0  # when that loop last went round (or was started)
     pinned_total: int = 0
 
     # --- derived ------------------------------------------------------------------------------
@@ -492,6 +517,7 @@ class TopicPanelState(SignedInState):
             self.loading = False
             return rx.toast.error(error.message)
         self.loading = False
+        self._kick_live()
         if notices:
             return [rx.toast.warning(notice, id=f"notice-{index}") for index, notice in enumerate(notices)]  # type: ignore[return-value]
         return None
@@ -508,6 +534,7 @@ class TopicPanelState(SignedInState):
         self.search_query = ""
         self.detail = ItemDetail()
         self._arm_notifications()
+        self._kick_live()
         return self._reload()
 
     @rx.event
@@ -949,10 +976,68 @@ class TopicPanelState(SignedInState):
     # --- live updates -------------------------------------------------------------------------
 
     @rx.event
+    def keep_live(self, _tick: str = "") -> rx.event.EventSpec | None:
+        """The open page says so every few seconds (and when it mounts). The push loop (`follow`) is
+        started when none went round lately (a first load, a worker restarted, a lost task); and the
+        page polls once, in case a push was lost (nothing is read when nothing changed)."""
+        now = time.time()
+        self._heard_at = now
+        events = self.poll()
+        if now - self._follow_beat <= LIVE_STALE_SECONDS:
+            return events
+        self._follow_beat = now  # one start per stale period, however many ticks arrive meanwhile
+        listed = [] if events is None else events if isinstance(events, list) else [events]
+        return [*listed, TopicPanelState.follow]  # type: ignore[return-value]
+
+    @rx.event(background=True)
+    async def follow(self) -> AsyncIterator[rx.event.EventSpec | list[rx.event.EventSpec] | None]:
+        """Push, not poll: wait on the process's live hub for a change to this view's bots, then
+        refresh (as `poll`), until the page stops saying it is open or its login ends. The hub reads
+        the counters once per interval for every panel of the process (services/live.py)."""
+        me = uuid.uuid4().hex
+        async with self:
+            tab = self.router.session.client_token
+            self._follower = me
+            self._follow_beat = time.time()
+            bot_ids = self._live_bot_ids()
+            hub = live_hub(get_settings().effective_database_url)
+        known = hub.current(bot_ids)
+        while True:
+            # No bot yet (the page is still loading): look again soon rather than after a whole round.
+            known = await hub.wait(bot_ids, known, timeout=LIVE_ROUND_SECONDS if bot_ids else 0.25, tag=tab)
+            async with self:
+                if self._follower != me or time.time() - self._heard_at > LIVE_STALE_SECONDS:
+                    return  # a newer loop serves this tab, or the page is gone
+                principal = (await self.get_state(AuthState))._resolve()
+                if principal is None or principal.must_change_password:
+                    self._follower = ""
+                    return  # logged out (or expired): nothing more is pushed; the page's next event redirects
+                with acting_as(principal):
+                    events = self._poll_once()
+                self._follow_beat = time.time()
+                wanted = self._live_bot_ids()
+            if wanted != bot_ids:  # another bot, or All bots, chosen meanwhile
+                bot_ids, known = wanted, hub.current(wanted)
+            if events:
+                yield events
+
+    def _kick_live(self) -> None:
+        """This tab's push loop waits on the bots now shown (after a load or another bot chosen)."""
+        live_hub(get_settings().effective_database_url).kick(self.router.session.client_token)
+
+    def _live_bot_ids(self) -> list[str]:
+        if not self.bot_id:
+            return []
+        return list(self._scope()) if self.bot_id == ALL_BOTS else [self.bot_id]
+
+    @rx.event
     def poll(self, _tick: str = "") -> rx.event.EventSpec | None:
-        """Every open panel asks for its bot's (items_version, topic_enabled) each tick, from the
-        process's shared snapshot (`LIVE_VERSIONS`: one read per process per 250 ms however many panels
-        are open); changes arrive within a second."""
+        """Refresh when the view's bots changed; `follow` runs this on every push, `keep_live` as a fallback."""
+        return self._poll_once()
+
+    def _poll_once(self) -> rx.event.EventSpec | None:
+        """Compares this view's (items_version, topic_enabled) with the process's shared snapshot
+        (`LIVE_VERSIONS`: read by the live hub, or at most once per 250 ms however many panels ask)."""
         if not self.bot_id or self.loading:
             return None
         key = get_settings().effective_database_url

@@ -158,7 +158,9 @@ def test_the_lock_doubles_with_each_further_failure_up_to_the_cap(session: Sessi
     first = int(policy.first_lock.total_seconds())
     cap = int(policy.max_lock.total_seconds())
     expected = [min(first * 2**n, cap) for n in range(8)]
-    assert all(abs(got - want) <= 1 for got, want in zip(seen, expected, strict=True)), (seen, expected)
+    # What is left of each lock when it is reported: its length less the seconds the failures before the
+    # report took (password hashing; several seconds on a loaded 2-core machine, seen in CI: 116 for 120).
+    assert all(-1 <= want - got <= 10 for got, want in zip(seen, expected, strict=True)), (seen, expected)
     assert expected[-1] == cap
 
 
