@@ -19,4 +19,4 @@ eval-routing:  ## routing accuracy on the labeled set, against a keyword baselin
 	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_eval.py
 
 bench:  ## benchmarks (ratios against baselines measured in the same run)
-	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_bench.py && .venv/bin/python bench/storage_bench.py && .venv/bin/python bench/search_bench.py && .venv/bin/python bench/audit_bench.py && .venv/bin/python bench/mcp_bench.py && .venv/bin/python bench/startup_bench.py && .venv/bin/python bench/live_bench.py && TD_BENCH_ROWS=10000 bash scripts/test.sh tests/e2e/test_topic_panel_scale.py -s -p no:cacheprovider
+	bash scripts/bench.sh

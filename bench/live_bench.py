@@ -96,7 +96,7 @@ def measure(workers: int, publishes: int, proxy_port: int, web_dir: Path) -> tup
                 page.goto(cluster.base_url + "/api/health")
                 page.evaluate("(token) => localStorage.setItem('td_session', token)", login)
                 page.goto(cluster.base_url + f"/?bot={bot.bot_id}")
-                page.wait_for_selector("#item-list, text=No items", timeout=60_000)
+                page.wait_for_selector("#stream-heading", timeout=60_000)
                 time.sleep(2)  # the push loop starts with the page; measure the steady state
                 for n in range(publishes):
                     title = f"result {n} of {publishes}"

@@ -61,6 +61,9 @@ def main() -> None:
             for n in range(args.starts):
                 rows.append((f"build on disk, start {n + 1}", *timed_start(app)))
                 app.stop()
+            app.port = free_port()  # another address: the build on disk is moved to it (relocate_build)
+            rows.append(("build for another port, moved", *timed_start(app)))
+            app.stop()
         finally:
             app.stop()
             shutil.rmtree(web_dir, ignore_errors=True)
@@ -68,7 +71,7 @@ def main() -> None:
     print(f"{'start':48} {'/api/health':>12} {'page':>8} {'vs build':>9}")
     for name, health, page in rows:
         print(f"{name:48} {health:11.1f}s {page:7.1f}s {page / baseline:8.2f}x")
-    reused = [page for _, _, page in rows[1:]]
+    reused = [page for name, _, page in rows[1:] if name.startswith("build on disk")]
     if reused:
         print(f"median start with the build on disk: {statistics.median(reused):.1f} s (target <= 10 s)")
 

@@ -145,6 +145,7 @@ class Child:
         _signal_group(self.process.pid, sig)
         deadline = time.monotonic() + grace
         while _group_alive(self.process.pid) and time.monotonic() < deadline:
+            self.process.poll()  # reaps the child once it exits (a zombie is not alive)
             time.sleep(0.05)
         _signal_group(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=30)
@@ -157,12 +158,26 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         pass
 
 
+def group_members(pgid: int) -> list[str]:
+    """`pid command` of every live process in process group `pgid` (zombies, already dead, left out)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue  # it exited while we looked
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so split after the last ")".
+        state, _ppid, pgrp = stat.rpartition(")")[2].split()[:3]
+        if int(pgrp) == pgid and state != "Z":
+            members.append(f"{entry.name} {command}")
+    return members
+
+
 def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    return bool(group_members(pgid))
 
 
 @dataclass

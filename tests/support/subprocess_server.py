@@ -25,28 +25,11 @@ from pathlib import Path
 import httpx
 
 from tests.support.server import free_port
+from topic_dashboard.cluster import group_members
 from topic_dashboard.launcher import read_stamp, reflex_versions, source_digest, stamp_path
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_TAIL_CHARS = 4000
-
-
-def group_members(pgid: int) -> list[str]:
-    """`pid command` of every live process in process group `pgid` (zombies, already dead, left out)."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-        except OSError:
-            continue  # it exited while we looked
-        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so split after the last ")".
-        state, _ppid, pgrp = stat.rpartition(")")[2].split()[:3]
-        if int(pgrp) == pgid and state != "Z":
-            members.append(f"{entry.name} {command}")
-    return members
 
 
 @dataclass
