@@ -365,7 +365,7 @@ def _burst_reaches_the_list_and_the_pill_counts_the_rest(
         seed(app, bot_id, topic_key="inbox", title=f"flood {n}")
     expected = stored()
     pill = page.locator("#new-items-pill")
-    expect(pill).to_be_visible()
+    expect(pill).to_be_visible(timeout=15_000)  # a flood of ~470 items, shown as it arrives
     first_shown = shown_ids(page)[0]
     newer = [item_id for item_id in expected if item_id > first_shown]
     expect(pill).to_have_text(f"{len(newer)} new items")  # after the poll that followed the last item

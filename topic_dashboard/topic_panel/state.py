@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import json
@@ -47,6 +48,7 @@ LIVE_VERSIONS = version_service.VersionBoard()
 LIVE_ROUND_SECONDS = 5.0
 LIVE_HEARTBEAT_MS = 4000
 LIVE_STALE_SECONDS = 12.0
+LIVE_MIN_GAP_SECONDS = 0.3
 _LIVE_HUBS: dict[str, live_service.LiveHub] = {}
 
 
@@ -1002,9 +1004,16 @@ class TopicPanelState(SignedInState):
             bot_ids = self._live_bot_ids()
             hub = live_hub(get_settings().effective_database_url)
         known = hub.current(bot_ids)
+        refreshed = 0.0
         while True:
             # No bot yet (the page is still loading): look again soon rather than after a whole round.
             known = await hub.wait(bot_ids, known, timeout=LIVE_ROUND_SECONDS if bot_ids else 0.25, tag=tab)
+            # A burst of publishes is shown in steps LIVE_MIN_GAP_SECONDS apart, not one step per item:
+            # each step sends the changed list to the browser.
+            if (wait := LIVE_MIN_GAP_SECONDS - (time.monotonic() - refreshed)) > 0:
+                await asyncio.sleep(wait)
+                known = hub.current(bot_ids)
+            refreshed = time.monotonic()
             async with self:
                 if self._follower != me or time.time() - self._heard_at > LIVE_STALE_SECONDS:
                     return  # a newer loop serves this tab, or the page is gone
