@@ -26,7 +26,7 @@ import httpx
 
 from tests.support.server import free_port
 from topic_dashboard.cluster import group_members
-from topic_dashboard.launcher import read_stamp, reflex_versions, source_digest, stamp_path
+from topic_dashboard.launcher import read_stamp, reflex_versions, source_digest
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG_TAIL_CHARS = 4000
@@ -231,10 +231,12 @@ def _same_sources(web_dir: Path, sources: str, reflex: dict[str, str]) -> bool:
 
 
 def seed_build(web_dir: Path) -> bool:
-    """Give `web_dir` another folder's build of the current sources (hard links and its record), so its
-    app's start moves that build to its own address (topic_dashboard/launcher.py, `relocate_build`)
-    instead of building one (35-65 s). Nothing happens when `web_dir` has such a build already, or no
-    other folder has one. True: seeded."""
+    """Give `web_dir` a copy of another folder's build of the current sources (everything but the
+    packages, which `linked_web_dir` links: Reflex's project files too, or its first start would wipe
+    the folder to initialise it), so its app's start moves that build to its own address
+    (topic_dashboard/launcher.py, `relocate_build`) instead of building one (35-65 s). Copied, not
+    linked: a later build in either folder rewrites files in place. Nothing happens when `web_dir` has
+    such a build already, or no other folder has one. True: seeded."""
     sources, reflex = source_digest(), reflex_versions()
     if _same_sources(web_dir, sources, reflex):
         return False
@@ -242,9 +244,12 @@ def seed_build(web_dir: Path) -> bool:
         if other.resolve() == web_dir.resolve() or not other.is_dir() or not _same_sources(other, sources, reflex):
             continue
         web_dir.mkdir(exist_ok=True)
-        shutil.rmtree(web_dir / "build", ignore_errors=True)
-        shutil.copytree(other / "build", web_dir / "build", copy_function=os.link)
-        shutil.copy2(stamp_path(other), stamp_path(web_dir))
+        for entry in web_dir.iterdir():
+            if entry.name != "node_modules":
+                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        shutil.copytree(
+            other, web_dir, ignore=shutil.ignore_patterns("node_modules"), dirs_exist_ok=True, symlinks=True
+        )
         return True
     return False
 
