@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page
 from sqlmodel import Session
 
 from tests.e2e.conftest import E2EApp
+from tests.e2e.pages.shell import PAGE_LOAD_MS, Shell
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import accounts
 
 PASSWORD = "long enough password"
-# A page's first load (scripts, hydration, the event socket) can take seconds on a busy machine;
-# later steps use the default timeout.
-PAGE_LOAD_MS = 30_000
+__all__ = ["PAGE_LOAD_MS", "PASSWORD", "ensure_user", "expect_live", "log_in", "submit_login", "unique"]
 _names = itertools.count(1)
 
 
@@ -34,10 +32,7 @@ def ensure_user(app: E2EApp, username: str, role: str) -> None:
 
 
 def submit_login(page: Page, app: E2EApp, username: str, password: str = PASSWORD) -> None:
-    page.goto(app.path("/login"))
-    page.locator("#login-username").fill(username)
-    page.locator("#login-password").fill(password)
-    page.locator("#login-submit").click()
+    Shell(page, app.url).log_in(username, password)
 
 
 def log_in(page: Page, app: E2EApp, username: str, role: str = "admin", landing: str = "/") -> None:
@@ -53,10 +48,9 @@ def log_in(page: Page, app: E2EApp, username: str, role: str = "admin", landing:
     page.goto(app.path("/api/health"))  # the app's origin, without loading the app
     page.evaluate("(token) => localStorage.setItem('td_session', token)", token)
     page.goto(app.path(landing))
-    expect(page.locator("#current-user")).to_have_text(username, timeout=PAGE_LOAD_MS)
+    Shell(page, app.url).expect_signed_in(username)
 
 
 def expect_live(page: Page) -> None:
-    """Wait until a signed-in page is live. Pages are served pre-rendered, so their controls show before
-    Reflex has hydrated them (a click then does nothing); the shell names the user only once it has."""
-    expect(page.locator("#current-user")).to_have_text(re.compile(r"\S"), timeout=PAGE_LOAD_MS)
+    """Wait until a signed-in page is live (`Shell.expect_live`)."""
+    Shell.on(page).expect_live()

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import E2EApp
+from tests.e2e.pages.shell import Shell
 
 pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
@@ -16,7 +17,7 @@ PROBE_CONSOLE = "probe: the console error a failed flow keeps"
 
 def test_a_deliberately_broken_flow(page: Page, e2e_app: E2EApp) -> None:
     page.goto(e2e_app.path("/login"))
-    expect(page.locator("#login-username")).to_be_visible()
+    expect(Shell(page, e2e_app.url).username_field()).to_be_visible()
     page.evaluate(f"console.error({PROBE_CONSOLE!r})")
     page.evaluate("fetch('/api/bots/probe-no-such-bot/topic-items')")  # answered 401: no token
-    expect(page.locator("#probe-no-such-control")).to_be_visible(timeout=3000)
+    expect(page.locator("#probe-no-such-control")).to_be_visible(timeout=3000)  # no such control, on purpose

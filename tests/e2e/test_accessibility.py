@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import E2EApp
+from tests.e2e.pages.shell import Shell
 from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, seed
 
 pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
@@ -61,10 +62,11 @@ def test_every_page_has_no_serious_accessibility_violation(page: Page, e2e_app: 
     page.emulate_media(color_scheme=scheme)
     page.set_viewport_size(SIZES[size])
     log_in(page, e2e_app, ADMIN)
+    shell = Shell(page, e2e_app.url)
     problems = {}
     for path in PAGES:
         page.goto(e2e_app.path(path.format(bot=bot_id, item=item)))
-        expect(page.locator("main, #page-title").first).to_be_visible()
+        expect(shell.content()).to_be_visible()
         page.wait_for_load_state("networkidle")
         problems[path] = _violations(page)
     report = "\n".join(f"{path}: {problem}" for path, found in problems.items() for problem in found)

@@ -5,8 +5,6 @@ tables show is what the database holds; a viewer sees neither the page's link no
 
 from __future__ import annotations
 
-import re
-
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -14,6 +12,8 @@ from sqlmodel import Session, col, select
 
 from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, submit_login, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.pages.accounts import AccountsPage
+from tests.e2e.pages.shell import Shell
 from topic_dashboard.models import AuditLog, User
 from topic_dashboard.services import accounts
 
@@ -22,37 +22,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 NEW_PASSWORD = "my own long passphrase"
 
 
-def _open_accounts(page: Page, app: E2EApp) -> None:
-    page.locator("#nav-accounts").click()
-    expect(page.locator("#page-title")).to_have_text("Accounts", timeout=PAGE_LOAD_MS)
-    expect(page.locator("#people-table")).to_be_visible()
-
-
 def _user(app: E2EApp, username: str) -> User | None:
     with Session(app.engine) as session:
         return session.exec(select(User).where(User.username == username)).first()
-
-
-def _shown_secret(page: Page) -> str:
-    secret = page.locator("#shown-secret")
-    expect(secret).to_have_text(re.compile(r"\S{16,}"))
-    value = secret.inner_text().strip()
-    page.locator("#secret-done").click()
-    expect(page.locator("#shown-secret")).to_have_count(0)
-    return value
-
-
-def _act(page: Page, username: str, item: str) -> None:
-    """Pick an action from a person's row menu."""
-    page.get_by_role("button", name=f"Actions for {username}").click()
-    page.get_by_role("menuitem", name=item).click()
-
-
-def _confirm(page: Page, button: str) -> None:
-    action = page.locator("#confirm-action")
-    expect(action).to_have_text(button)
-    action.click()
-    expect(action).to_have_count(0)
 
 
 def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
@@ -61,14 +33,12 @@ def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
     admin, newcomer = unique("acc-admin"), unique("acc-new")
     log_in(page, e2e_app, admin, role="admin")
     page.set_viewport_size({"width": 1400, "height": 1000})
-    _open_accounts(page, e2e_app)
-    expect(page.locator(f"#person-{admin}")).to_contain_text("you")
+    people = AccountsPage(page, e2e_app.url).open_from_nav()
+    expect(people.person(admin)).to_contain_text("you")
 
     # A new person: a one-time password, shown once.
-    page.locator("#new-username").fill(newcomer)
-    page.locator("#create-user").click()
-    one_time = _shown_secret(page)
-    row = page.locator(f"#person-{newcomer}")
+    one_time = people.add_person(newcomer)
+    row = people.person(newcomer)
     expect(row).to_contain_text("must choose a password")
     stored = _user(e2e_app, newcomer)
     assert stored is not None and stored.role == "viewer" and stored.must_change_password
@@ -76,9 +46,9 @@ def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
     # What the table lists is what the database holds.
     with Session(e2e_app.engine) as session:
         everyone = accounts.list_users(session=session)
-    expect(page.locator("#people-table tbody tr")).to_have_count(len(everyone))
+    expect(people.people_rows()).to_have_count(len(everyone))
     admins = sum(1 for u in everyone if u.role == "admin" and u.is_active)
-    expect(page.locator("#people-summary")).to_have_text(
+    expect(people.people_summary()).to_have_text(
         f"{len(everyone)} accounts · {admins} active admin{'' if admins == 1 else 's'}"
     )
 
@@ -87,58 +57,51 @@ def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
     other = context.new_page()
     try:
         submit_login(other, e2e_app, newcomer, one_time)
-        expect(other.locator("#change-password-reason")).to_contain_text("one-time password", timeout=PAGE_LOAD_MS)
-        other.locator("#login-old-password").fill(one_time)
-        other.locator("#login-new-password").fill(NEW_PASSWORD)
-        other.locator("#login-confirm-password").fill(NEW_PASSWORD)
-        other.locator("#change-password-submit").click()
-        expect(other.locator("#current-user")).to_have_text(newcomer, timeout=PAGE_LOAD_MS)
-        expect(other.locator("#nav-accounts")).to_have_count(0)  # a viewer has no Accounts link
+        theirs = Shell(other, e2e_app.url)
+        theirs.choose_password(one_time, NEW_PASSWORD)
+        expect(theirs.current_user()).to_have_text(newcomer, timeout=PAGE_LOAD_MS)
+        expect(theirs.nav_link("accounts")).to_have_count(0)  # a viewer has no Accounts link
     finally:
         context.close()
     page.reload()
-    expect(page.locator(f"#person-{newcomer}")).not_to_contain_text("must choose a password", timeout=PAGE_LOAD_MS)
+    expect(people.person(newcomer)).not_to_contain_text("must choose a password", timeout=PAGE_LOAD_MS)
 
     # A role change through the row's select.
-    page.get_by_role("combobox", name=f"Role of {newcomer}").click()
-    page.get_by_role("option", name="admin", exact=True).click()
-    expect(page.get_by_role("combobox", name=f"Role of {newcomer}")).to_have_text("admin")
+    people.set_role(newcomer, "admin")
+    expect(people.role_of(newcomer)).to_have_text("admin")
     assert (_user(e2e_app, newcomer) or User()).role == "admin"
 
     # Reset: a new one-time password; the old password no longer works.
-    _act(page, newcomer, f"Reset the password of {newcomer}")
-    _confirm(page, "Reset password")
-    second = _shown_secret(page)
+    people.act(newcomer, f"Reset the password of {newcomer}")
+    people.confirm("Reset password")
+    second = people.shown_secret()
     assert second != one_time
     assert (_user(e2e_app, newcomer) or User()).must_change_password
 
     # Disable, then delete (each after a confirmation).
-    _act(page, newcomer, f"Disable {newcomer}")
-    _confirm(page, "Disable")
-    expect(page.locator(f"#person-{newcomer}")).to_contain_text("disabled")
+    people.act(newcomer, f"Disable {newcomer}")
+    people.confirm("Disable")
+    expect(people.person(newcomer)).to_contain_text("disabled")
     assert not (_user(e2e_app, newcomer) or User(is_active=True)).is_active
     page.screenshot(path=str(screenshot_path("accounts-light.png")), full_page=True)
-    _act(page, newcomer, f"Delete {newcomer}")
-    _confirm(page, "Delete")
-    expect(page.locator(f"#person-{newcomer}")).to_have_count(0)
+    people.act(newcomer, f"Delete {newcomer}")
+    people.confirm("Delete")
+    expect(people.person(newcomer)).to_have_count(0)
     assert _user(e2e_app, newcomer) is None
 
     # Your own row offers nothing that could lock you out.
-    own = page.locator(f"#person-{admin}")
+    own = people.person(admin)
     expect(own.get_by_role("button")).to_have_count(0)
 
     # An API token: shown once, works over REST, then revoked and refused.
     token_name = unique("acc-token")
-    page.locator("#new-token-name").fill(token_name)
-    page.locator("#new-token-days").fill("7")
-    page.locator("#create-token").click()
-    token = _shown_secret(page)
-    expect(page.get_by_role("combobox", name="Role of the new token")).to_have_text("viewer")  # never kept
+    token = people.create_token(token_name, days="7")
+    expect(people.new_token_role()).to_have_text("viewer")  # never kept
     headers = {"Authorization": f"Bearer {token}"}
     assert httpx.get(e2e_app.path("/api/bots"), headers=headers, timeout=30).status_code == 200
-    page.get_by_role("button", name=f"Revoke {token_name}").click()
-    _confirm(page, "Revoke")
-    expect(page.locator("#tokens-table tbody tr").filter(has_text=token_name)).to_contain_text("revoked")
+    people.revoke(token_name)
+    people.confirm("Revoke")
+    expect(people.token_row(token_name)).to_contain_text("revoked")
     assert httpx.get(e2e_app.path("/api/bots"), headers=headers, timeout=30).status_code == 401
 
     page.emulate_media(color_scheme="dark")
@@ -146,17 +109,15 @@ def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
 
     # On a phone, with a name as long as a username may be, each row's actions stay on screen.
     long_name = ("p" + unique("x") + "x" * 64)[:64]
-    page.locator("#new-username").fill(long_name)
-    page.locator("#create-user").click()
-    _shown_secret(page)
+    people.add_person(long_name)
     page.set_viewport_size({"width": 390, "height": 844})
-    actions = page.get_by_role("button", name=f"Actions for {long_name}")
+    actions = people.actions_for(long_name)
     actions.scroll_into_view_if_needed()
     box = actions.bounding_box()
     assert box is not None and box["x"] + box["width"] <= 390, box
     page.screenshot(path=str(screenshot_path("accounts-phone.png")), full_page=True)
-    _act(page, long_name, f"Delete {long_name}")
-    _confirm(page, "Delete")
+    people.act(long_name, f"Delete {long_name}")
+    people.confirm("Delete")
 
     # Every change names the admin; no row holds a secret.
     with Session(e2e_app.engine) as session:
@@ -179,9 +140,10 @@ def test_an_admin_manages_people_and_tokens_and_every_change_is_audited(
 def test_a_viewer_has_no_accounts_link_and_the_page_shows_no_data(page: Page, e2e_app: E2EApp) -> None:
     viewer = unique("acc-viewer")
     log_in(page, e2e_app, viewer, role="viewer")
-    expect(page.locator("#nav-audit")).to_be_visible()
-    expect(page.locator("#nav-accounts")).to_have_count(0)
+    people = AccountsPage(page, e2e_app.url)
+    expect(people.nav_link("audit")).to_be_visible()
+    expect(people.nav_link("accounts")).to_have_count(0)
     page.goto(e2e_app.path("/accounts"))
     expect(page.get_by_text("Only admins manage accounts")).to_be_visible(timeout=PAGE_LOAD_MS)
-    expect(page.locator("#people-table")).to_have_count(0)
-    expect(page.locator("#new-username")).to_have_count(0)
+    expect(people.people_table()).to_have_count(0)
+    expect(people.new_username()).to_have_count(0)

@@ -14,8 +14,9 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
-from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, unique
+from tests.e2e.accounts_support import log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.pages.bots import BotsPage
 from tests.support.mcp import mcp_client, run_async
 from topic_dashboard.models import Bot
 from topic_dashboard.security import BOT_TOKEN_PREFIX
@@ -29,11 +30,11 @@ SCREENSHOT = screenshot_path("bots.png")
 TOPIC_TOOLS = {"topic_list_topics", "topic_get_schema", "topic_route", "topic_publish"}
 
 
-def _open_bots(page: Page, app: E2EApp, username: str = ADMIN, role: str = "admin") -> None:
+def _open_bots(page: Page, app: E2EApp, username: str = ADMIN, role: str = "admin") -> BotsPage:
     log_in(page, app, username, role)
-    page.goto(app.path("/bots"))
-    expect(page.locator("#page-title")).to_have_text("Bots", timeout=PAGE_LOAD_MS)
-    expect(page.locator(".rt-Skeleton")).to_have_count(0)
+    bots = BotsPage(page, app.url).open()
+    bots.expect_loaded()
+    return bots
 
 
 def _bot(app: E2EApp) -> tuple[str, str, str, Path]:
@@ -83,30 +84,25 @@ def _mcp_status(app: E2EApp, token: str) -> int:
     return response.status_code
 
 
-def _create_in_ui(page: Page, name: str, config_path: str = "") -> str:
+def _create_in_ui(bots: BotsPage, name: str, config_path: str = "") -> str:
     """Create a bot through the dialog (adopting `config_path` if given); returns the token the page shows (once)."""
-    page.locator("#new-bot").click()
-    page.locator("#new-bot-name").fill(name)
-    if config_path:
-        page.locator("#new-bot-config-path").fill(config_path)
-        page.locator("#new-bot-adopt").click()
-    page.locator("#create-bot-submit").click()
-    token = page.locator("#shown-token")
+    bots.start_create(name, config_path)
+    token = bots.shown_token()
     expect(token).to_contain_text(BOT_TOKEN_PREFIX)
     return token.inner_text()
 
 
 def test_an_admin_creates_a_bot_sees_its_token_once_and_the_token_works_over_mcp(page: Page, e2e_app: E2EApp) -> None:
-    _open_bots(page, e2e_app)
+    bots = _open_bots(page, e2e_app)
     name = unique("created-in-ui")
 
-    token = _create_in_ui(page, name)
+    token = _create_in_ui(bots, name)
 
     bot = _bot_named(e2e_app, name)
     assert bot is not None and bot.config_path
     path = Path(bot.config_path)
-    expect(page.locator("#shown-config-path")).to_have_text(str(path))
-    snippet = json.loads(page.locator("#config-snippet").inner_text())
+    expect(bots.shown_config_path()).to_have_text(str(path))
+    snippet = bots.config_snippet()
     assert snippet["tools"]["mcpServers"]["topic_mcp"]["headers"] == {"x-topic-mcp-token": token}
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     written = _topic_mcp(path)
@@ -114,9 +110,8 @@ def test_an_admin_creates_a_bot_sees_its_token_once_and_the_token_works_over_mcp
     assert written["type"] == "streamableHttp" and written["url"].endswith("/api/mcp/topic")
     assert TOPIC_TOOLS <= _tool_names(e2e_app, token)
 
-    page.locator("#token-done").click()
-    expect(page.locator("#shown-token")).to_have_count(0)
-    row = page.locator(f"#bot-row-{bot.id}")
+    bots.token_done()
+    row = bots.bot_row(bot.id)
     expect(row).to_contain_text(name)
     expect(row).to_contain_text("delivering")
     assert token not in page.content()  # shown once: gone from the page after Done
@@ -125,15 +120,15 @@ def test_an_admin_creates_a_bot_sees_its_token_once_and_the_token_works_over_mcp
 def test_rotating_shows_a_new_token_and_the_old_one_gets_401(page: Page, e2e_app: E2EApp) -> None:
     bot_id, name, old_token, path = _bot(e2e_app)
     assert _mcp_status(e2e_app, old_token) == 200
-    _open_bots(page, e2e_app)
+    bots = _open_bots(page, e2e_app)
 
-    page.locator(f"#rotate-{bot_id}").click()
-    dialog = page.get_by_role("alertdialog")
+    bots.rotate_button(bot_id).click()
+    dialog = bots.dialog()
     expect(dialog).to_contain_text(f"Rotate the token of {name}?")
     expect(dialog).to_contain_text("The old token stops working at once")
-    page.locator("#confirm-action").click()
+    bots.confirm()
 
-    shown = page.locator("#shown-token")
+    shown = bots.shown_token()
     expect(shown).to_contain_text(BOT_TOKEN_PREFIX)
     new_token = shown.inner_text()
     assert new_token != old_token
@@ -141,68 +136,65 @@ def test_rotating_shows_a_new_token_and_the_old_one_gets_401(page: Page, e2e_app
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert _mcp_status(e2e_app, old_token) == 401
     assert TOPIC_TOOLS <= _tool_names(e2e_app, new_token)
-    page.locator("#token-done").click()
-    expect(shown).to_have_count(0)
+    bots.token_done()
 
 
 def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_checks_new_servers(
     page: Page, e2e_app: E2EApp
 ) -> None:
     bot_id, name, _, path = _bot(e2e_app)
-    _open_bots(page, e2e_app)
+    bots = _open_bots(page, e2e_app)
 
-    page.locator(f"#config-{bot_id}").click()
-    editor = page.locator("#config-editor")
+    bots.open_config(bot_id)
+    editor = bots.config_editor()
     expect(editor).to_contain_text(f"MCP servers of {name}")
-    locked = page.locator("#server-locked-topic_mcp")
+    locked = bots.locked_server("topic_mcp")
     expect(locked).to_contain_text("topic_mcp")
-    expect(page.locator("#server-locked-ccweb")).to_contain_text("/api/mcp/ccweb")  # the second managed entry
+    expect(bots.locked_server("ccweb")).to_contain_text("/api/mcp/ccweb")  # the second managed entry
     expect(locked).to_contain_text("locked")
     expect(locked).to_contain_text("x-topic-mcp-token: ***")
-    expect(editor.locator(".remove-server")).to_have_count(0)
-    timeout = page.locator("#locked-timeout-topic_mcp")
+    expect(bots.remove_buttons(editor)).to_have_count(0)
+    timeout = bots.locked_timeout("topic_mcp")
     expect(timeout).to_have_value(str(_topic_mcp(path)["toolTimeout"]))
 
     timeout.fill("120")
-    page.locator("#save-config").click()
-    expect(page.locator("#config-notice")).to_contain_text("Saved to config.json")
+    bots.save_config_button().click()
+    expect(bots.config_notice()).to_contain_text("Saved to config.json")
     assert _topic_mcp(path)["toolTimeout"] == 120
     expect(timeout).to_have_value("120")
 
     # A new server with broken JSON, then with an entry nanobot would refuse: errors, and the file stays as it was.
     before = path.read_bytes()
-    page.locator("#add-server").click()
-    server_json = page.locator("#server-json-server_1")
+    bots.add_server()
+    server_json = bots.server_json("server_1")
     expect(server_json).to_be_visible()
-    expect(editor.locator(".remove-server")).to_have_count(1)
-    expect(locked.locator(".remove-server")).to_have_count(0)
+    expect(bots.remove_buttons(editor)).to_have_count(1)
+    expect(bots.remove_buttons(locked)).to_have_count(0)
     server_json.fill('{"type": "stdio", "command": ')
-    page.locator("#save-config").click()
-    expect(page.locator("#config-error")).to_contain_text("server_1: not valid JSON")
-    expect(page.locator("#config-notice")).to_have_count(0)
+    bots.save_config_button().click()
+    expect(bots.config_error()).to_contain_text("server_1: not valid JSON")
+    expect(bots.config_notice()).to_have_count(0)
     assert path.read_bytes() == before
     server_json.fill(json.dumps({"type": "stdio", "args": ["-y", "x"]}))
-    page.locator("#save-config").click()
-    expect(page.locator("#config-error")).to_contain_text("mcpServers.server_1.command is required for a stdio server")
+    bots.save_config_button().click()
+    expect(bots.config_error()).to_contain_text("mcpServers.server_1.command is required for a stdio server")
     assert path.read_bytes() == before
     server_json.fill(json.dumps({"type": "sse", "url": "https://example.com/sse", "colour": "red"}))
-    page.locator("#save-config").click()
-    expect(page.locator("#config-error")).to_contain_text("mcpServers.server_1.colour is not a setting nanobot knows")
+    bots.save_config_button().click()
+    expect(bots.config_error()).to_contain_text("mcpServers.server_1.colour is not a setting nanobot knows")
     assert path.read_bytes() == before
 
     server_json.fill(json.dumps({"type": "stdio", "command": "npx", "args": ["-y", "files-mcp"]}))
-    name_input = page.locator("#server-name-server_1")
+    name_input = bots.server_name("server_1")
     name_input.fill("topic_mcp")
     name_input.blur()
-    expect(page.locator("#config-error")).to_contain_text(
-        "server_1: a server needs a name of its own; 'topic_mcp' is taken"
-    )
+    expect(bots.config_error()).to_contain_text("server_1: a server needs a name of its own; 'topic_mcp' is taken")
     name_input.fill("files")
     name_input.blur()
-    expect(page.locator("#server-json-files")).to_be_visible()
-    page.locator("#save-config").click()
-    expect(page.locator("#config-error")).to_have_count(0)
-    expect(page.locator("#config-notice")).to_contain_text("Saved to config.json")
+    expect(bots.server_json("files")).to_be_visible()
+    bots.save_config_button().click()
+    expect(bots.config_error()).to_have_count(0)
+    expect(bots.config_notice()).to_contain_text("Saved to config.json")
     servers = _config(path)["tools"]["mcpServers"]
     assert list(servers) == ["ccweb", "topic_mcp", "files"]  # managed entries first, as the editor lists them
     assert servers["files"] == {"type": "stdio", "command": "npx", "args": ["-y", "files-mcp"]}
@@ -229,12 +221,12 @@ def test_adopting_an_existing_config_keeps_its_other_servers_and_unknown_keys(pa
         "someUnknownSection": {"keep": ["me", 1]},
     }
     path.write_text(json.dumps(existing), encoding="utf-8")
-    _open_bots(page, e2e_app)
+    bots = _open_bots(page, e2e_app)
     name = unique("adopted")
 
-    token = _create_in_ui(page, name, str(path))
+    token = _create_in_ui(bots, name, str(path))
 
-    expect(page.locator("#shown-config-path")).to_have_text(str(path))
+    expect(bots.shown_config_path()).to_have_text(str(path))
     config = _config(path)
     assert config["agents"] == existing["agents"]
     assert config["someUnknownSection"] == existing["someUnknownSection"]
@@ -244,31 +236,29 @@ def test_adopting_an_existing_config_keeps_its_other_servers_and_unknown_keys(pa
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     bot = _bot_named(e2e_app, name)
     assert bot is not None and bot.config_path == str(path)
-    page.locator("#token-done").click()
+    bots.token_done()
 
     # The editor shows both servers; the adopted one can be removed, topic_mcp cannot.
-    page.locator(f"#config-{bot.id}").click()
-    expect(page.locator("#server-locked-topic_mcp")).to_contain_text("topic_mcp")
-    expect(page.locator("#server-json-search")).to_have_value(
-        json.dumps(existing["tools"]["mcpServers"]["search"], indent=2)
-    )
-    expect(page.locator("#config-editor .remove-server")).to_have_count(1)
+    bots.open_config(bot.id)
+    expect(bots.locked_server("topic_mcp")).to_contain_text("topic_mcp")
+    expect(bots.server_json("search")).to_have_value(json.dumps(existing["tools"]["mcpServers"]["search"], indent=2))
+    expect(bots.remove_buttons(bots.config_editor())).to_have_count(1)
 
 
 def test_deleting_a_bot_says_what_happens_and_removes_it(page: Page, e2e_app: E2EApp) -> None:
     bot_id, name, token, path = _bot(e2e_app)
-    _open_bots(page, e2e_app)
-    expect(page.locator(f"#bot-row-{bot_id}")).to_contain_text(name)
+    bots = _open_bots(page, e2e_app)
+    expect(bots.bot_row(bot_id)).to_contain_text(name)
 
-    page.locator(f"#delete-{bot_id}").click()
-    dialog = page.get_by_role("alertdialog")
+    bots.delete_button(bot_id).click()
+    dialog = bots.dialog()
     expect(dialog).to_contain_text(f"Delete {name}?")
     expect(dialog).to_contain_text("Its topics, settings, conversations and all 0 items are deleted.")
     expect(dialog).to_contain_text("Its config.json stays on disk, but its token no longer works.")
-    page.locator("#confirm-action").click()
+    bots.confirm()
 
     expect(page.get_by_text(f"Deleted '{name}': 1 topic, 0 items, 0 conversations")).to_be_visible()
-    expect(page.locator(f"#bot-row-{bot_id}")).to_have_count(0)
+    expect(bots.bot_row(bot_id)).to_have_count(0)
     assert _bot_named(e2e_app, name) is None
     assert path.exists()
     assert _mcp_status(e2e_app, token) == 401
@@ -276,44 +266,44 @@ def test_deleting_a_bot_says_what_happens_and_removes_it(page: Page, e2e_app: E2
 
 def test_a_viewer_sees_the_list_without_create_rotate_or_delete(page: Page, e2e_app: E2EApp) -> None:
     bot_id, name, _, _ = _bot(e2e_app)
-    _open_bots(page, e2e_app, VIEWER, "viewer")
+    bots = _open_bots(page, e2e_app, VIEWER, "viewer")
 
-    expect(page.locator(f"#bot-row-{bot_id}")).to_contain_text(name)
-    expect(page.locator("#new-bot")).to_have_count(0)
-    expect(page.locator(f"#rotate-{bot_id}")).to_have_count(0)
-    expect(page.locator(f"#delete-{bot_id}")).to_have_count(0)
-    expect(page.locator("[id^=rotate-], [id^=delete-]")).to_have_count(0)
+    expect(bots.bot_row(bot_id)).to_contain_text(name)
+    expect(bots.new_bot_button()).to_have_count(0)
+    expect(bots.rotate_button(bot_id)).to_have_count(0)
+    expect(bots.delete_button(bot_id)).to_have_count(0)
+    expect(bots.any_rotate_or_delete()).to_have_count(0)
 
-    page.locator(f"#config-{bot_id}").click()
-    expect(page.locator("#server-locked-topic_mcp")).to_contain_text("topic_mcp")
-    expect(page.locator("#locked-timeout-topic_mcp")).to_have_attribute("readonly", "")
-    expect(page.locator("#save-config")).to_have_count(0)
-    expect(page.locator("#add-server")).to_have_count(0)
-    expect(page.locator("#save-settings")).to_have_count(0)
-    expect(page.locator("#allow-images")).to_be_disabled()
+    bots.open_config(bot_id)
+    expect(bots.locked_server("topic_mcp")).to_contain_text("topic_mcp")
+    expect(bots.locked_timeout("topic_mcp")).to_have_attribute("readonly", "")
+    expect(bots.save_config_button()).to_have_count(0)
+    expect(bots.add_server_button()).to_have_count(0)
+    expect(bots.save_settings_button()).to_have_count(0)
+    expect(bots.allow_images()).to_be_disabled()
 
 
 def test_delivery_settings_are_edited_and_refused_when_out_of_bounds(page: Page, e2e_app: E2EApp) -> None:
     from topic_dashboard.services.topics import get_topic_settings
 
     bot_id, _, _, _ = _bot(e2e_app)
-    _open_bots(page, e2e_app)
-    page.locator(f"#config-{bot_id}").click()
-    expect(page.locator("#delivery-settings")).to_be_visible()
-    expect(page.locator("#publish-rate")).to_have_value("60")
+    bots = _open_bots(page, e2e_app)
+    bots.open_config(bot_id)
+    expect(bots.delivery_settings()).to_be_visible()
+    expect(bots.publish_rate()).to_have_value("60")
 
-    page.locator("#publish-rate").fill("0")
-    page.locator("#save-settings").click()
-    expect(page.locator("#settings-error")).to_contain_text("publish_rate_per_minute")
+    bots.publish_rate().fill("0")
+    bots.save_settings_button().click()
+    expect(bots.settings_error()).to_contain_text("publish_rate_per_minute")
     with Session(e2e_app.engine) as session:
         assert get_topic_settings(session=session, bot_id=bot_id).publish_rate_per_minute == 60
 
-    page.locator("#publish-rate").fill("5")
-    page.locator("#dedupe-window").fill("30")
-    page.locator("#allow-images").click()
-    expect(page.locator("#allow-images")).to_have_attribute("aria-checked", "true")
-    page.locator("#save-settings").click()
-    expect(page.locator("#settings-error")).to_have_count(0)
+    bots.publish_rate().fill("5")
+    bots.dedupe_window().fill("30")
+    bots.allow_images().click()
+    expect(bots.allow_images()).to_have_attribute("aria-checked", "true")
+    bots.save_settings_button().click()
+    expect(bots.settings_error()).to_have_count(0)
     expect(page.get_by_text("Delivery settings saved")).to_be_visible()
     with Session(e2e_app.engine) as session:
         saved = get_topic_settings(session=session, bot_id=bot_id)

@@ -32,7 +32,7 @@ from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
 from tests.e2e.conftest import START_LOCK, E2EApp, _worker_web_dir, app_port, screenshot_path
-from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, mcp_publish, open_panel, row, rows
+from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, mcp_publish, open_panel
 from tests.support.databases import TEST_DATABASE_URL, postgres_database
 from tests.support.server import free_port
 from topic_dashboard.cluster import Cluster
@@ -124,7 +124,7 @@ def test_a_publish_through_either_worker_appears_live_in_a_panel_on_the_proxy(
 ) -> None:
     bot_id, token = make_bot(app, "builds")
     log_in(page, app, ADMIN)
-    open_panel(page, app, bot_id)
+    panel = open_panel(page, app, bot_id)
 
     published = []
     for worker in (0, 1, 0, 1):
@@ -138,17 +138,17 @@ def test_a_publish_through_either_worker_appears_live_in_a_panel_on_the_proxy(
         )
         assert not is_error, body
         published.append(body["item_id"])
-        expect(row(page, body["item_id"])).to_be_visible(timeout=LIVE_MS)
-    expect(rows(page)).to_have_count(4)
-    assert page.locator(".item-title").all_inner_texts() == [
+        expect(panel.row(body["item_id"])).to_be_visible(timeout=LIVE_MS)
+    expect(panel.rows()).to_have_count(4)
+    assert panel.row_title().all_inner_texts() == [
         f"Build {n} passed (through worker {w})" for n, w in ((4, 1), (3, 0), (2, 1), (1, 0))
     ]
     assert sorted(published) == sorted(item.id for item in _stored(app, bot_id))
     page.screenshot(path=str(screenshot_path("cluster-panel.png")))
 
     # An action in the page (open, so read) goes through the socket's worker and is stored once.
-    row(page, published[0]).click()
-    expect(page.locator("#detail-title")).to_have_text("Build 1 passed (through worker 0)")
+    panel.row(published[0]).click()
+    expect(panel.detail_title()).to_have_text("Build 1 passed (through worker 0)")
 
     page.close()  # nginx logs a websocket when it closes
     workers = {f"127.0.0.1:{port}" for port in cluster.worker_ports}

@@ -11,8 +11,9 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
-from tests.e2e.accounts_support import PAGE_LOAD_MS, expect_live, log_in, unique
+from tests.e2e.accounts_support import log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.pages.conversations import ConversationsPage
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
 from topic_dashboard.services.bots import create_bot
@@ -43,21 +44,11 @@ def _bot(app: E2EApp) -> tuple[str, str]:
         return bot.bot_id, token
 
 
-def _open_conversations(page: Page, app: E2EApp, bot_id: str, username: str = ADMIN, role: str = "admin") -> None:
+def _open_conversations(
+    page: Page, app: E2EApp, bot_id: str, username: str = ADMIN, role: str = "admin"
+) -> ConversationsPage:
     log_in(page, app, username, role)
-    page.goto(app.path(f"/conversations?bot={bot_id}"))
-    expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
-    expect_live(page)
-
-
-def _send(page: Page, role: str, text: str) -> None:
-    page.locator("#message-role").click()
-    page.get_by_role("option", name=role, exact=True).click()
-    expect(page.locator("#message-role")).to_have_text(role)
-    page.locator("#message-draft").fill(text)
-    page.locator("#send-message").click()
-    expect(page.locator("#messages")).to_contain_text(text)
-    expect(page.locator("#message-draft")).to_have_value("")
+    return ConversationsPage(page, app.url).open(bot_id)
 
 
 def _user_inputs(app: E2EApp, token: str, conversation_id: str) -> dict[str, Any]:
@@ -73,53 +64,51 @@ def _user_inputs(app: E2EApp, token: str, conversation_id: str) -> dict[str, Any
 
 def test_every_message_kind_made_on_the_page_and_ccweb_returns_only_the_users(page: Page, e2e_app: E2EApp) -> None:
     bot_id, token = _bot(e2e_app)
-    _open_conversations(page, e2e_app, bot_id)
+    chats = _open_conversations(page, e2e_app, bot_id)
 
-    page.locator("#new-conversation-title").fill("Quarterly report")
-    page.locator("#new-conversation").click()
-    messages = page.locator("#messages")
-    expect(page.get_by_role("heading", name="Quarterly report")).to_be_visible()
-    expect(page.locator("#message-draft")).to_be_visible()
+    chats.start("Quarterly report")
+    expect(chats.heading("Quarterly report")).to_be_visible()
+    expect(chats.draft()).to_be_visible()
     # The address follows the new conversation a moment after its heading shows: wait for it.
-    conversation_id = page.wait_for_function("new URLSearchParams(location.search).get('conversation')").json_value()
+    conversation_id = chats.opened_id()
     assert conversation_id
 
-    _send(page, "user", "Please summarise the Q3 report")
-    _send(page, "assistant", "Sure, a few questions first.")
-    _send(page, "tool", '{"rows": 3, "source": "q3.xlsx"}')
-    _send(page, "system", "Run started")
-    expect(messages.locator(".msg-user")).to_have_text(["Please summarise the Q3 report"])
-    expect(messages.locator(".msg-assistant")).to_have_text(["Sure, a few questions first."])
-    expect(messages.locator(".msg-tool")).to_contain_text('{"rows": 3, "source": "q3.xlsx"}')
-    expect(messages.locator(".msg-system")).to_have_text(["Run started"])
+    chats.send("user", "Please summarise the Q3 report")
+    chats.send("assistant", "Sure, a few questions first.")
+    chats.send("tool", '{"rows": 3, "source": "q3.xlsx"}')
+    chats.send("system", "Run started")
+    expect(chats.messages_of("user")).to_have_text(["Please summarise the Q3 report"])
+    expect(chats.messages_of("assistant")).to_have_text(["Sure, a few questions first."])
+    expect(chats.messages_of("tool")).to_contain_text('{"rows": 3, "source": "q3.xlsx"}')
+    expect(chats.messages_of("system")).to_have_text(["Run started"])
 
     # A guide card: invalid JSON is refused with its line, then the card is added.
-    page.locator("#add-guide-card").click()
-    card_json = page.locator("#guide-card-json")
+    chats.add_guide_card_button().click()
+    card_json = chats.guide_card_json()
     card_json.fill('{"title": "x",')
-    page.locator("#guide-card-create").click()
-    expect(page.locator("#guide-card-error")).to_contain_text("not valid JSON (line 1)")
+    chats.create_guide_card()
+    expect(chats.guide_card_error()).to_contain_text("not valid JSON (line 1)")
     card_json.fill(json.dumps(CARD, indent=2))
-    page.locator("#guide-card-create").click()
+    chats.create_guide_card()
     expect(card_json).to_have_count(0)
-    card = messages.locator(".guide-card")
+    card = chats.cards()
     expect(card).to_have_count(1)
     expect(card).to_contain_text("Before I start")
-    expect(card.locator(".guide-card-submit")).to_have_text("Start")
+    expect(chats.card_submit(card)).to_have_text("Start")
 
     # Fill it in and submit it once.
-    card.locator("textarea[name=scope]").fill("Q3 revenue by region")
+    chats.card_field(card, "scope").fill("Q3 revenue by region")
     card.get_by_role("combobox").click()
     page.get_by_role("option", name="table", exact=True).click()
-    card.locator("input[name=deadline]").fill("Friday")
+    chats.card_field(card, "deadline").fill("Friday")
     card.get_by_role("checkbox").click()
     expect(card.get_by_role("checkbox")).to_have_attribute("aria-checked", "true")
-    card.locator(".guide-card-submit").click()
+    chats.card_submit(card).click()
 
     expect(card).to_contain_text("submitted")
-    expect(card.locator(".guide-card-submit")).to_have_count(0)
-    expect(messages.locator(".msg-user")).to_have_count(2)
-    expect(messages.locator(".msg-user").nth(1)).to_have_text(ANSWERS)
+    expect(chats.card_submit(card)).to_have_count(0)
+    expect(chats.messages_of("user")).to_have_count(2)
+    expect(chats.messages_of("user").nth(1)).to_have_text(ANSWERS)
     page.set_viewport_size({"width": 1440, "height": 1300})
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOT))
@@ -154,16 +143,15 @@ def test_every_message_kind_made_on_the_page_and_ccweb_returns_only_the_users(pa
 
 def test_a_viewer_reads_conversations_but_has_no_composer(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = _bot(e2e_app)
-    _open_conversations(page, e2e_app, bot_id)
-    page.locator("#new-conversation-title").fill("Read me")
-    page.locator("#new-conversation").click()
-    _send(page, "user", "Hello from the admin")
-    conversation_id = page.wait_for_function("new URLSearchParams(location.search).get('conversation')").json_value()
-    page.locator("#logout").click()
+    chats = _open_conversations(page, e2e_app, bot_id)
+    chats.start("Read me")
+    chats.send("user", "Hello from the admin")
+    conversation_id = chats.opened_id()
+    chats.press_log_out()
 
-    _open_conversations(page, e2e_app, bot_id, VIEWER, "viewer")
-    page.locator(f"#conversation-{conversation_id}").click()
-    expect(page.locator("#messages .msg-user")).to_have_text(["Hello from the admin"])
-    for control in ("#message-draft", "#send-message", "#add-guide-card", "#new-conversation"):
-        expect(page.locator(control)).to_have_count(0)
+    chats = _open_conversations(page, e2e_app, bot_id, VIEWER, "viewer")
+    chats.conversation(conversation_id).click()
+    expect(chats.messages_of("user")).to_have_text(["Hello from the admin"])
+    for control in (chats.draft(), chats.send_button(), chats.add_guide_card_button(), chats.new_conversation_button()):
+        expect(control).to_have_count(0)
     expect(page.get_by_text("Viewers read conversations; only admins write.")).to_be_visible()

@@ -19,8 +19,11 @@ from playwright.sync_api import Page, expect
 from pytest_playwright import CreateContextCallback
 from sqlmodel import Session, select
 
-from tests.e2e.accounts_support import PAGE_LOAD_MS, expect_live, log_in, unique
+from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.pages.bots import BotsPage
+from tests.e2e.pages.conversations import ConversationsPage
+from tests.e2e.pages.topic_panel import TopicPanel
 from tests.support.nanobot_serve import NanobotServe, nanobot_serve_available
 from tests.support.scripted_llm import Reply, ScriptedLLM, Text, ToolCall, called, last_user_text, tool_results
 from tests.support.topics import CI_RULE
@@ -113,31 +116,29 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _open_conversation(page: Page, app: E2EApp, bot_id: str, title: str) -> str:
-    page.goto(app.path(f"/conversations?bot={bot_id}"))
-    expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
-    expect_live(page)
-    page.locator("#new-conversation-title").fill(title)
-    page.locator("#new-conversation").click()
-    expect(page.locator("#message-draft")).to_be_visible()
+def _open_conversation(page: Page, app: E2EApp, bot_id: str, title: str) -> tuple[ConversationsPage, str]:
+    chats = ConversationsPage(page, app.url).open(bot_id)
+    chats.start(title)
+    expect(chats.draft()).to_be_visible()
     expect(page).to_have_url(re.compile(r"conversation=\w+"))
-    return page.url.split("conversation=", 1)[1].split("&", 1)[0]
+    return chats, page.url.split("conversation=", 1)[1].split("&", 1)[0]
 
 
-def _write(page: Page, text: str) -> None:
-    page.locator("#message-draft").fill(text)
-    page.locator("#send-message").click()
-    expect(page.locator("#messages")).to_contain_text(text)
+def _write(chats: ConversationsPage, text: str) -> None:
+    chats.draft().fill(text)
+    chats.send_button().click()
+    expect(chats.messages()).to_contain_text(text)
 
 
-def _bot_down_then_write(page: Page, app: E2EApp, bot_id: str, title: str, text: str) -> None:
+def _bot_down_then_write(page: Page, app: E2EApp, bot_id: str, title: str, text: str) -> ConversationsPage:
     """Point the bot's endpoint at a closed port, write `text` in a new conversation, see it fail."""
     with Session(app.engine) as session:
         chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=f"http://127.0.0.1:{_free_port()}")
     log_in(page, app, ADMIN)
-    _open_conversation(page, app, bot_id, title)
-    _write(page, text)
-    expect(page.locator("#run-error")).to_contain_text("cannot connect", timeout=30_000)
+    chats, _ = _open_conversation(page, app, bot_id, title)
+    _write(chats, text)
+    expect(chats.run_error()).to_contain_text("cannot connect", timeout=30_000)
+    return chats
 
 
 def _wait_idle(app: E2EApp, conversation_id: str, timeout: float = 60.0) -> str:
@@ -162,36 +163,37 @@ def test_a_person_chats_with_a_real_nanobot_and_the_result_lands_in_topics(
     bot_id, _ = bot
     log_in(page, e2e_app, ADMIN)
     # Someone else has the bot's Topic panel open the whole time.
-    reader = new_context().new_page()
-    log_in(reader, e2e_app, ADMIN)
-    reader.goto(e2e_app.path(f"/?bot={bot_id}"))
-    expect(reader.locator("#stream-heading")).to_be_visible(timeout=PAGE_LOAD_MS)
+    reader = TopicPanel(new_context().new_page(), e2e_app.url)
+    log_in(reader.page, e2e_app, ADMIN)
+    reader.page.goto(e2e_app.path(f"/?bot={bot_id}"))
+    expect(reader.heading()).to_be_visible(timeout=PAGE_LOAD_MS)
 
     # 1. The admin points the dashboard at the bot; "test connection" says what is wrong, then that it works.
+    bots = BotsPage(page, e2e_app.url)
     page.goto(e2e_app.path("/bots"))
-    expect_live(page)
-    page.locator(f"#config-{bot_id}").click()
-    page.locator("#chat-url").fill(nanobot.url)
-    page.locator("#chat-key").fill("not-the-key")
-    page.locator("#test-chat-endpoint").click()
-    expect(page.locator("#chat-check")).to_contain_text("refused the key")
-    page.locator("#chat-key").fill(API_KEY)
-    page.locator("#test-chat-endpoint").click()
-    expect(page.locator("#chat-check")).to_contain_text("nanobot is answering")
-    page.locator("#chat-endpoint").screenshot(path=str(screenshot_path("bots-chat-endpoint.png")))
-    page.locator("#save-chat-endpoint").click()
-    expect(page.locator("#chat-key")).to_have_attribute("placeholder", "•••••• (type to replace)")
+    bots.expect_live()
+    bots.open_config(bot_id)
+    bots.chat_url().fill(nanobot.url)
+    bots.chat_key().fill("not-the-key")
+    bots.check_chat_endpoint()
+    expect(bots.chat_check()).to_contain_text("refused the key")
+    bots.chat_key().fill(API_KEY)
+    bots.check_chat_endpoint()
+    expect(bots.chat_check()).to_contain_text("nanobot is answering")
+    bots.chat_endpoint().screenshot(path=str(screenshot_path("bots-chat-endpoint.png")))
+    bots.save_chat_endpoint()
+    expect(bots.chat_key()).to_have_attribute("placeholder", "•••••• (type to replace)")
 
     # 2. The chat: the answer streams in live; the bot read this conversation back and published.
-    conversation_id = _open_conversation(page, e2e_app, bot_id, "Release")
-    _write(page, "run the build and tell me")
-    expect(page.locator(".msg-streaming")).to_be_visible(timeout=30_000)  # seen while it arrives
-    expect(page.locator("#run-status")).to_have_attribute("data-status", "running")
+    chats, conversation_id = _open_conversation(page, e2e_app, bot_id, "Release")
+    _write(chats, "run the build and tell me")
+    expect(chats.streaming()).to_be_visible(timeout=30_000)  # seen while it arrives
+    expect(chats.run_status()).to_have_attribute("data-status", "running")
     page.screenshot(path=str(screenshot_path("dashboard-channel-streaming.png")))
-    expect(page.locator("#messages")).to_contain_text("I published it to Builds.", timeout=30_000)
-    expect(page.locator(".msg-streaming")).to_have_count(0)
-    expect(page.locator("#run-status")).to_have_attribute("data-status", "idle")
-    expect(page.locator("#published-results")).to_contain_text("1 result to Builds")
+    expect(chats.messages()).to_contain_text("I published it to Builds.", timeout=30_000)
+    expect(chats.streaming()).to_have_count(0)
+    expect(chats.run_status()).to_have_attribute("data-status", "idle")
+    expect(chats.published_results()).to_contain_text("1 result to Builds")
     page.screenshot(path=str(screenshot_path("dashboard-channel.png")), full_page=True)
 
     # The model was told about the dashboard (the skill the dashboard wrote into the bot's workspace).
@@ -214,27 +216,28 @@ def test_a_person_chats_with_a_real_nanobot_and_the_result_lands_in_topics(
         ]
 
     # The open panel got the item live, linked to the conversation.
-    live_row = reader.locator("#item-list .item-row", has_text="Build #88 passed")
+    live_row = reader.rows().filter(has_text="Build #88 passed")
     expect(live_row).to_be_visible(timeout=10_000)
     live_row.click()
-    expect(reader.locator("#detail-conversation")).to_have_attribute(
+    expect(reader.detail_conversation()).to_have_attribute(
         "href", f"/conversations?bot={bot_id}&conversation={conversation_id}"
     )
 
     # 3. From the result to the request that produced it, and back.
-    page.locator("#published-results .published-link").first.click()
-    expect(page.locator("#detail-title")).to_have_text("Build #88 passed", timeout=PAGE_LOAD_MS)
-    page.locator("#detail-conversation").click()
-    expect(page.locator("#messages")).to_contain_text("run the build and tell me", timeout=PAGE_LOAD_MS)
+    panel = TopicPanel(page, e2e_app.url)
+    chats.published_links().first.click()
+    expect(panel.detail_title()).to_have_text("Build #88 passed", timeout=PAGE_LOAD_MS)
+    panel.detail_conversation().click()
+    expect(chats.messages()).to_contain_text("run the build and tell me", timeout=PAGE_LOAD_MS)
 
     # 4. A guide card from the bot: rendered as the form; the answers go back to the bot as the next message.
-    _write(page, "make a report")
-    card = page.locator(".guide-card").last
+    _write(chats, "make a report")
+    card = chats.cards().last
     expect(card).to_contain_text("Before I start", timeout=30_000)
-    expect(card.locator(".guide-card-text")).to_have_text("Sure. A few details first:")  # the bot's words too
-    card.locator("textarea[name=scope]").fill("Q3 revenue by region")
-    card.locator(".guide-card-submit").click()
-    expect(page.locator("#messages")).to_contain_text("Thanks: starting on Q3 revenue by region.", timeout=30_000)
+    expect(chats.card_text(card)).to_have_text("Sure. A few details first:")  # the bot's words too
+    chats.card_field(card, "scope").fill("Q3 revenue by region")
+    chats.card_submit(card).click()
+    expect(chats.messages()).to_contain_text("Thanks: starting on Q3 revenue by region.", timeout=30_000)
     expect(card).to_contain_text("submitted")
 
 
@@ -242,17 +245,17 @@ def test_a_bot_that_is_down_keeps_the_message_and_retry_delivers_it(
     page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe
 ) -> None:
     bot_id, _ = bot
-    _bot_down_then_write(page, e2e_app, bot_id, "Down", "are you there?")
-    expect(page.locator("#run-error")).to_contain_text("your message is kept")
-    expect(page.locator("#messages")).to_contain_text("are you there?")
+    chats = _bot_down_then_write(page, e2e_app, bot_id, "Down", "are you there?")
+    expect(chats.run_error()).to_contain_text("your message is kept")
+    expect(chats.messages()).to_contain_text("are you there?")
     page.screenshot(path=str(screenshot_path("dashboard-channel-down.png")))
 
     with Session(e2e_app.engine) as session:  # the bot is back
         chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
-    page.locator("#retry-run").click()
-    expect(page.locator("#messages")).to_contain_text("Hello! (are you there?)", timeout=30_000)
-    expect(page.locator("#run-error")).to_have_count(0)
-    expect(page.locator("#run-status")).to_have_attribute("data-status", "idle")
+    chats.retry()
+    expect(chats.messages()).to_contain_text("Hello! (are you there?)", timeout=30_000)
+    expect(chats.run_error()).to_have_count(0)
+    expect(chats.run_status()).to_have_attribute("data-status", "idle")
 
 
 def test_two_conversations_at_once_each_reads_back_its_own_inputs(
@@ -282,32 +285,32 @@ def test_stop_keeps_what_arrived_marked_as_cut_and_the_pane_follows_the_answer(
         chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
     log_in(page, e2e_app, ADMIN)
     page.set_viewport_size({"width": 1280, "height": 600})
-    _open_conversation(page, e2e_app, bot_id, "Story")
+    chats, _ = _open_conversation(page, e2e_app, bot_id, "Story")
     for n in range(6):  # more than a screenful, so following the end matters
-        _write(page, f"hello {n}")
-        expect(page.locator("#run-status")).to_have_attribute("data-status", "idle", timeout=30_000)
-    _write(page, "tell me a long story")
-    expect(page.locator(".msg-streaming")).to_be_visible(timeout=30_000)
-    expect(page.locator("#send-message")).to_be_disabled()  # this conversation is being answered
-    expect(page.locator("#send-hint")).to_contain_text("the bot is answering")
-    expect(page.locator("#messages").get_by_text("part 3.", exact=False)).to_be_in_viewport(timeout=10_000)
-    page.locator("#stop-run").click()
-    expect(page.locator("#run-status")).to_have_attribute("data-status", "stopped", timeout=30_000)
-    last = page.locator(".msg-assistant").last
+        _write(chats, f"hello {n}")
+        expect(chats.run_status()).to_have_attribute("data-status", "idle", timeout=30_000)
+    _write(chats, "tell me a long story")
+    expect(chats.streaming()).to_be_visible(timeout=30_000)
+    expect(chats.send_button()).to_be_disabled()  # this conversation is being answered
+    expect(chats.send_hint()).to_contain_text("the bot is answering")
+    expect(chats.messages().get_by_text("part 3.", exact=False)).to_be_in_viewport(timeout=10_000)
+    chats.stop()
+    expect(chats.run_status()).to_have_attribute("data-status", "stopped", timeout=30_000)
+    last = chats.messages_of("assistant").last
     expect(last).to_contain_text("[stopped before the end]")
     expect(last).to_be_in_viewport()
-    expect(page.locator("#send-message")).to_be_enabled()
+    expect(chats.send_button()).to_be_enabled()
 
 
 def test_writing_again_after_a_failure_delivers_both_messages(
     page: Page, e2e_app: E2EApp, bot: tuple[str, Path], nanobot: NanobotServe
 ) -> None:
     bot_id, _ = bot
-    _bot_down_then_write(page, e2e_app, bot_id, "Twice", "first while down")
+    chats = _bot_down_then_write(page, e2e_app, bot_id, "Twice", "first while down")
     with Session(e2e_app.engine) as session:
         chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
-    _write(page, "second")  # not Retry: the person just writes again
-    expect(page.locator("#messages")).to_contain_text("Hello! (first while down", timeout=30_000)
+    _write(chats, "second")  # not Retry: the person just writes again
+    expect(chats.messages()).to_contain_text("Hello! (first while down", timeout=30_000)
 
 
 def test_a_conversation_is_renamed_deleted_and_ctrl_enter_sends(
@@ -317,21 +320,19 @@ def test_a_conversation_is_renamed_deleted_and_ctrl_enter_sends(
     with Session(e2e_app.engine) as session:
         chat.set_chat_endpoint(session=session, bot_id=bot_id, chat_url=nanobot.url, chat_key=API_KEY)
     log_in(page, e2e_app, ADMIN)
-    conversation_id = _open_conversation(page, e2e_app, bot_id, "")
-    page.locator("#message-draft").fill("ping")
-    page.locator("#message-draft").press("Control+Enter")
-    expect(page.locator("#messages")).to_contain_text("Hello! (ping)", timeout=30_000)
+    chats, conversation_id = _open_conversation(page, e2e_app, bot_id, "")
+    chats.draft().fill("ping")
+    chats.draft().press("Control+Enter")
+    expect(chats.messages()).to_contain_text("Hello! (ping)", timeout=30_000)
 
-    page.locator("#rename-conversation").click()
-    page.locator("#rename-input").fill("Ping test")
-    page.locator("#rename-save").click()
-    expect(page.locator("#conversation-title")).to_have_text("Ping test")
-    expect(page.locator(f"#conversation-{conversation_id}")).to_contain_text("Ping test")
+    chats.rename("Ping test")
+    expect(chats.title()).to_have_text("Ping test")
+    expect(chats.conversation(conversation_id)).to_contain_text("Ping test")
 
-    page.locator("#delete-conversation").click()
-    page.locator("#delete-confirm").click()
+    chats.delete_button().click()
+    chats.confirm_delete()
     expect(page.get_by_text("Conversation deleted (2 messages)")).to_be_visible()
-    expect(page.locator(f"#conversation-{conversation_id}")).to_have_count(0)
+    expect(chats.conversation(conversation_id)).to_have_count(0)
     with Session(e2e_app.engine) as session:
         with pytest.raises(AppError):
             get_conversation(session=session, conversation_id=conversation_id)

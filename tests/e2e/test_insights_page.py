@@ -15,6 +15,8 @@ from sqlmodel import Session
 
 from tests.e2e.accounts_support import PAGE_LOAD_MS, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.pages.insights import InsightsPage
+from tests.e2e.pages.topic_panel import TopicPanel
 from tests.e2e.topic_panel_support import log_in, make_bot, mcp_publish
 from topic_dashboard.models import AlertSchedule, Bot
 from topic_dashboard.services import insights
@@ -44,9 +46,8 @@ def _last_run(app: E2EApp) -> datetime:
         )
 
 
-def _open(page: Page, app: E2EApp, query: str = "") -> None:
-    page.goto(app.path(f"/insights{query}"))
-    expect(page.locator("#page-title")).to_have_text("Insights", timeout=PAGE_LOAD_MS)
+def _open(page: Page, app: E2EApp, query: str = "") -> InsightsPage:
+    return InsightsPage(page, app.url).open(query)
 
 
 @pytest.mark.parametrize("look", list(LOOKS))
@@ -63,30 +64,29 @@ def test_what_a_bot_did_shows_in_the_charts_and_agrees_with_the_numbers(page: Pa
     log_in(page, e2e_app, unique(f"insights-{look}"), role="viewer")  # viewers read Insights too
     page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
     page.set_viewport_size(viewport)
-    _open(page, e2e_app, f"?bot={bot_id}")
+    board = _open(page, e2e_app, f"?bot={bot_id}")
 
     # The figures are the service's, for this bot.
     with Session(e2e_app.engine) as session:
         seen = insights.insights(session=session, bot_ids=[bot_id], range_key="24h")
     assert seen.published == 4 and seen.fallback == 1
-    expect(page.locator("#kpi-published")).to_have_text("4")
-    expect(page.locator("#kpi-fallback-share")).to_have_text("25%")
-    expect(page.locator("#kpi-failure-rate")).to_have_text(re.compile(r"^\d+(\.\d)?%$"))
-    expect(page.locator("#fallback-rules-link")).to_have_attribute("href", f"/rules?bot={bot_id}")
+    expect(board.kpi("published")).to_have_text("4")
+    expect(board.kpi("fallback-share")).to_have_text("25%")
+    expect(board.kpi("failure-rate")).to_have_text(re.compile(r"^\d+(\.\d)?%$"))
+    expect(board.fallback_rules_link()).to_have_attribute("href", f"/rules?bot={bot_id}")
     # The charts are drawn: one bar group per topic in the publishes chart, the decisions chart.
-    expect(page.locator("#chart-publishes .recharts-surface").first).to_be_visible()
-    expect(page.locator("#chart-publishes .recharts-legend-item")).to_have_count(2)  # builds, inbox
-    expect(page.locator("#chart-decisions .recharts-surface").first).to_be_visible()
-    expect(page.locator("#hottest-table tbody tr").first).to_contain_text("builds")
-    expect(page.locator("#latency-table")).to_contain_text("topic_publish")
+    expect(board.chart_drawing("publishes").first).to_be_visible()
+    expect(board.chart_legend("publishes")).to_have_count(2)  # builds, inbox
+    expect(board.chart_drawing("decisions").first).to_be_visible()
+    expect(board.hottest_rows().first).to_contain_text("builds")
+    expect(board.latency_table()).to_contain_text("topic_publish")
     page.screenshot(path=str(screenshot_path(f"insights-{look}.png")), full_page=True)
 
     # Another range: days instead of hours, the same total.
-    page.locator("#insights-range").get_by_role("radio", name="7 days").click()
-    expect(page.locator("#kpi-published")).to_have_text("4")
+    board.choose_range("7 days")
+    expect(board.kpi("published")).to_have_text("4")
     if look != "phone":  # a narrow chart leaves out some of its axis labels
-        ticks = page.locator("#chart-publishes .recharts-xAxis .recharts-cartesian-axis-tick")
-        expect(ticks).to_have_count(7)
+        expect(board.chart_x_ticks("publishes")).to_have_count(7)
 
 
 def test_all_bots_adds_up_every_bots_numbers(page: Page, e2e_app: E2EApp) -> None:
@@ -95,13 +95,12 @@ def test_all_bots_adds_up_every_bots_numbers(page: Page, e2e_app: E2EApp) -> Non
     assert not mcp_publish(e2e_app, first_token, topic_key="builds", title="B", content="x")[0]
     assert not mcp_publish(e2e_app, second_token, topic_key="alerts", title="A", content="x")[0]
     log_in(page, e2e_app, unique("insights-all"), role="admin")
-    _open(page, e2e_app)
+    board = _open(page, e2e_app)
     with Session(e2e_app.engine) as session:
         everyone = insights.insights(session=session, bot_ids=None, range_key="24h")
-    expect(page.locator("#kpi-published")).to_have_text(str(everyone.published))
-    page.get_by_role("combobox", name="Bot", exact=True).click()
-    page.get_by_role("option").filter(has_text=re.compile("panel-bot")).first.click()
-    expect(page.locator("#kpi-published")).not_to_have_text(str(everyone.published))
+    expect(board.kpi("published")).to_have_text(str(everyone.published))
+    board.choose_bot(re.compile("panel-bot"))
+    expect(board.kpi("published")).not_to_have_text(str(everyone.published))
 
 
 def test_an_alert_an_admin_sets_fires_once_shows_a_banner_and_clears(page: Page, e2e_app: E2EApp) -> None:
@@ -115,20 +114,17 @@ def test_an_alert_an_admin_sets_fires_once_shows_a_banner_and_clears(page: Page,
     bot_id, token = make_bot(e2e_app, "builds")
     log_in(page, e2e_app, unique("insights-alerts"), role="admin")
     page.set_viewport_size({"width": 1400, "height": 1100})
-    _open(page, e2e_app, f"?bot={bot_id}")
+    board = _open(page, e2e_app, f"?bot={bot_id}")
     with Session(e2e_app.engine) as session:
         name = (session.get(Bot, bot_id) or Bot(name="?")).name
-    page.get_by_role("combobox", name="For which bot").click()
-    page.get_by_role("option", name=name, exact=True).click()
-    page.locator("#alert-threshold").fill("30")
-    page.locator("#alert-window").fill("15")
-    page.locator("#create-alert").click()
-    expect(page.locator("#alerts-table")).to_contain_text("failure rate over 30% in 15 minutes")
+    board.add_failure_alert(name, threshold="30", window="15")
+    expect(board.alerts_table()).to_contain_text("failure rate over 30% in 15 minutes")
 
     # The panel is open before anything fails: the banner must come to it without a reload.
+    panel = TopicPanel(page, e2e_app.url)
     page.goto(e2e_app.path(f"/?bot={bot_id}"))
-    banner = page.locator("#alert-banner")
-    expect(page.locator("#stream-heading")).to_be_visible(timeout=PAGE_LOAD_MS)
+    banner = panel.alert_banner()
+    expect(panel.heading()).to_be_visible(timeout=PAGE_LOAD_MS)
     expect(banner).to_have_count(0)
     for n in range(6):  # progress chatter is refused: 6 of 7 calls fail
         assert mcp_publish(e2e_app, token, title=f"Working {n}", content="...", message_type="progress")[0]
@@ -150,12 +146,12 @@ def test_an_alert_an_admin_sets_fires_once_shows_a_banner_and_clears(page: Page,
         ).all()
     assert len(items) == 1 and items[0].topic_key == "inbox" and episode.item_id == items[0].id
     banner.get_by_role("link", name="Open the alert").click()
-    expect(page.locator("#detail-title")).to_contain_text("Alert: failure rate over 30%")
+    expect(panel.detail_title()).to_contain_text("Alert: failure rate over 30%")
 
-    _open(page, e2e_app, f"?bot={bot_id}")
+    board = _open(page, e2e_app, f"?bot={bot_id}")
     page.screenshot(path=str(screenshot_path("insights-alerts.png")), full_page=True)
-    page.get_by_role("button", name=re.compile("Remove the alert")).first.click()
-    expect(page.locator("#no-alerts")).to_be_visible()
+    board.remove_first_alert()
+    expect(board.no_alerts()).to_be_visible()
     page.reload()
-    expect(page.locator("#page-title")).to_have_text("Insights", timeout=PAGE_LOAD_MS)
+    board.expect_title("Insights")
     expect(banner).to_have_count(0)

@@ -14,8 +14,9 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
-from tests.e2e.accounts_support import PAGE_LOAD_MS, log_in, unique
+from tests.e2e.accounts_support import log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.pages.rules import RulesPage
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem
@@ -77,14 +78,9 @@ def _item_topics(app: E2EApp, item_ids: list[int]) -> dict[int, str]:
         return {int(item_id): key for item_id, key in rows}
 
 
-def _open_rules(page: Page, app: E2EApp, username: str, role: str, bot_id: str) -> None:
+def _open_rules(page: Page, app: E2EApp, username: str, role: str, bot_id: str) -> RulesPage:
     log_in(page, app, username, role)
-    page.goto(app.path(f"/rules?bot={bot_id}"))
-    expect(page.locator("#rule-row-inbox")).to_be_visible(timeout=PAGE_LOAD_MS)
-
-
-def _mode(page: Page, label: str) -> None:
-    page.locator("#rule-mode").get_by_role("radio", name=label).click()
+    return RulesPage(page, app.url).open(bot_id)
 
 
 def _screenshot(page: Page, path: Path) -> None:
@@ -107,61 +103,56 @@ def _topic_route(app: E2EApp, token: str, content: str) -> dict[str, Any]:
 
 def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Page, e2e_app: E2EApp) -> None:
     bot_id, token = _bot(e2e_app)
-    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
 
-    page.locator("#new-topic").click()
-    page.locator("#new-template").click()
-    page.get_by_role("option", name=BUILDS["label"], exact=True).click()
-    expect(page.locator("#new-key")).to_have_value("build_results")
-    expect(page.locator("#new-name")).to_have_value(BUILDS["name"])
-    page.locator("#new-create").click()
-    expect(page.locator("#editor-key")).to_have_text("build_results")
-    expect(page.locator("#rule-row-build_results")).to_contain_text(BUILDS["name"])
+    rules.choose_template(BUILDS["label"])
+    expect(rules.new_key()).to_have_value("build_results")
+    expect(rules.new_name()).to_have_value(BUILDS["name"])
+    rules.create_new()
+    expect(rules.editor_key()).to_have_text("build_results")
+    expect(rules.rule_row("build_results")).to_contain_text(BUILDS["name"])
     for index, condition in enumerate(BUILDS["routing"]["include_when"]):
-        expect(page.locator(f"#include_when-{index}")).to_have_value(condition)
-    expect(page.locator("#rule-purpose")).to_have_value(BUILDS["routing"]["purpose"])
+        expect(rules.condition("include_when", index)).to_have_value(condition)
+    expect(rules.purpose()).to_have_value(BUILDS["routing"]["purpose"])
 
     # Test the message against the template's rule: nothing matches, so it goes to the fallback.
-    page.locator("#test-message").fill(MESSAGE)
+    rules.test_message(MESSAGE)
     # The first preview embeds the draft's rule texts (about 1 ms a token per core): seconds on a busy machine.
-    expect(page.locator("#decision-topic")).to_have_text("→ inbox", timeout=20_000)
-    expect(page.locator("#decision-reason")).to_contain_text("no topic fits clearly")
+    expect(rules.decision("topic")).to_have_text("→ inbox", timeout=20_000)
+    expect(rules.decision("reason")).to_contain_text("no topic fits clearly")
     # The explanation shows meaning beside the rule words: the closest rule text and how close.
-    expect(page.locator("#decision-scores")).to_contain_text(
-        re.compile(r"meaning: (include_when|purpose|name|examples)")
-    )
+    expect(rules.decision("scores")).to_contain_text(re.compile(r"meaning: (include_when|purpose|name|examples)"))
 
     # Add an include condition: the preview changes at once, and nothing is saved yet.
-    page.locator("#add-include_when").click()
-    page.locator("#include_when-3").fill(NEW_CONDITION)
-    expect(page.locator("#decision-topic")).to_have_text("→ build_results")
-    expect(page.locator("#decision-reason")).to_contain_text(f'"{NEW_CONDITION}"')
-    expect(page.locator("#decision-scores")).to_contain_text("build_results")
+    rules.add_button("include_when").click()
+    rules.condition("include_when", 3).fill(NEW_CONDITION)
+    expect(rules.decision("topic")).to_have_text("→ build_results")
+    expect(rules.decision("reason")).to_contain_text(f'"{NEW_CONDITION}"')
+    expect(rules.decision("scores")).to_contain_text("build_results")
     assert NEW_CONDITION not in _rule(e2e_app, bot_id, "build_results")["include_when"]
 
     # The tested message becomes a positive example.
-    page.locator("#add-positive").click()
+    rules.add_button("positive").click()
     positives = len(BUILDS["routing"]["examples"]["positive"])
-    expect(page.locator(f"#positive-{positives}")).to_have_value(MESSAGE)
+    expect(rules.example("positive", positives)).to_have_value(MESSAGE)
 
-    page.locator("#rule-save").click()
+    rules.save_button().click()
     expect(page.get_by_text("Saved: bots route by this rule")).to_be_visible()
-    expect(page.locator("#rule-save")).to_be_disabled()
+    expect(rules.save_button()).to_be_disabled()
     saved = _rule(e2e_app, bot_id, "build_results")
     assert saved["include_when"] == [*BUILDS["routing"]["include_when"], NEW_CONDITION]
     assert saved["examples"]["positive"] == [*BUILDS["routing"]["examples"]["positive"], MESSAGE]
 
     # The bot, over MCP, gets the decision the page showed.
-    expect(page.locator("#decision-topic")).to_have_text("→ build_results")
+    expect(rules.decision("topic")).to_have_text("→ build_results")
     decision = _topic_route(e2e_app, token, MESSAGE)
     assert (decision["should_publish"], decision["topic_key"]) == (True, "build_results")
-    expect(page.locator("#decision-publish")).to_have_text("publish")
-    expect(page.locator("#decision-reason")).to_have_text(decision["reason"])
-    expect(page.locator("#decision-confidence")).to_have_text(f"confidence {round(decision['confidence'] * 100)}%")
+    expect(rules.decision("publish")).to_have_text("publish")
+    expect(rules.decision("reason")).to_have_text(decision["reason"])
+    expect(rules.decision("confidence")).to_have_text(f"confidence {round(decision['confidence'] * 100)}%")
 
     # The history says who changed what, when, and shows before and after.
-    history = page.locator("#rule-history")
-    entries = history.locator("details")
+    entries = rules.history_entries()
     expect(entries).to_have_count(2)
     latest = entries.nth(0)
     expect(latest).to_contain_text("update")
@@ -169,8 +160,7 @@ def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Pag
     expect(latest).to_contain_text(f"by {ADMIN}")
     expect(latest).to_contain_text(re.compile(r"seconds? ago"))
     expect(entries.nth(1)).to_contain_text("created")
-    latest.locator("summary").click()
-    before, after = latest.locator("pre").nth(0), latest.locator("pre").nth(1)
+    before, after = rules.open_change(latest)
     expect(after).to_contain_text(NEW_CONDITION)
     expect(after).to_contain_text(MESSAGE)
     expect(before).to_contain_text(BUILDS["routing"]["include_when"][0])
@@ -182,15 +172,15 @@ def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Pag
 def test_switching_form_json_form_loses_nothing(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = _bot(e2e_app, "alerts")
     alerts = TEMPLATES["alerts"]["routing"]
-    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
-    page.locator("#rule-row-alerts").click()
-    expect(page.locator("#editor-key")).to_have_text("alerts")
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules.rule_row("alerts").click()
+    expect(rules.editor_key()).to_have_text("alerts")
 
-    page.locator("#include_when-0").fill("service down or unreachable")
-    page.locator("#exclude_when-1").fill("alerts from the staging cluster")
-    expect(page.locator("#rule-save")).to_be_enabled()
-    _mode(page, "JSON")
-    editor = page.locator("#rule-json")
+    rules.condition("include_when", 0).fill("service down or unreachable")
+    rules.condition("exclude_when", 1).fill("alerts from the staging cluster")
+    expect(rules.save_button()).to_be_enabled()
+    rules.mode("JSON")
+    editor = rules.json_editor()
     expect(editor).to_have_value(re.compile("service down or unreachable"))
     body = json.loads(editor.input_value())
     assert body["include_when"][0] == "service down or unreachable"
@@ -201,24 +191,24 @@ def test_switching_form_json_form_loses_nothing(page: Page, e2e_app: E2EApp) -> 
     body["priority"] = 95
     body["allowed_view_types"] = ["card", "timeline"]
     editor.fill(json.dumps(body, ensure_ascii=False, indent=2))
-    expect(page.locator("#rule-error")).to_have_count(0)
-    _mode(page, "Form")
-    expect(page.locator("#rule-purpose")).to_have_value("Incidents someone must act on now")
-    expect(page.locator("#include_when-0")).to_have_value("service down or unreachable")
+    expect(rules.rule_error()).to_have_count(0)
+    rules.mode("Form")
+    expect(rules.purpose()).to_have_value("Incidents someone must act on now")
+    expect(rules.condition("include_when", 0)).to_have_value("service down or unreachable")
     for index, condition in enumerate(alerts["include_when"][1:], start=1):
-        expect(page.locator(f"#include_when-{index}")).to_have_value(condition)
-    expect(page.locator("#exclude_when-1")).to_have_value("alerts from the staging cluster")
+        expect(rules.condition("include_when", index)).to_have_value(condition)
+    expect(rules.condition("exclude_when", 1)).to_have_value("alerts from the staging cluster")
     for index, example in enumerate(alerts["examples"]["positive"]):
-        expect(page.locator(f"#positive-{index}")).to_have_value(example)
+        expect(rules.example("positive", index)).to_have_value(example)
     for index, example in enumerate(alerts["examples"]["negative"]):
-        expect(page.locator(f"#negative-{index}")).to_have_value(example)
-    expect(page.locator("#rule-priority-value")).to_have_text("95")
+        expect(rules.example("negative", index)).to_have_value(example)
+    expect(rules.priority_value()).to_have_text("95")
 
     # Back in JSON the text is what was typed (same rule), and saving stores all of it.
-    _mode(page, "JSON")
+    rules.mode("JSON")
     assert json.loads(editor.input_value()) == body
-    page.locator("#rule-save").click()
-    expect(page.locator("#rule-save")).to_be_disabled()
+    rules.save_button().click()
+    expect(rules.save_button()).to_be_disabled()
     saved = _rule(e2e_app, bot_id, "alerts")
     assert saved["purpose"] == "Incidents someone must act on now"
     assert saved["priority"] == 95
@@ -232,26 +222,26 @@ def test_switching_form_json_form_loses_nothing(page: Page, e2e_app: E2EApp) -> 
 
 def test_invalid_json_and_invalid_fields_show_their_errors(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = _bot(e2e_app, "build_results")
-    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
-    page.locator("#rule-row-build_results").click()
-    expect(page.locator("#editor-key")).to_have_text("build_results")
-    error = page.locator("#rule-error")
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules.rule_row("build_results").click()
+    expect(rules.editor_key()).to_have_text("build_results")
+    error = rules.rule_error()
 
     # A form row that cannot match anything is named by its path, and saving is blocked.
-    page.locator("#include_when-1").fill("!!!")
+    rules.condition("include_when", 1).fill("!!!")
     expect(error).to_contain_text("include_when[1]")
     expect(error).to_contain_text("has no words to match on")
-    expect(page.locator("#rule-save")).to_be_disabled()
-    page.locator("#include_when-1").fill("pipeline outcomes")
+    expect(rules.save_button()).to_be_disabled()
+    rules.condition("include_when", 1).fill("pipeline outcomes")
     expect(error).to_have_count(0)
 
-    _mode(page, "JSON")
-    editor = page.locator("#rule-json")
+    rules.mode("JSON")
+    editor = rules.json_editor()
     valid = editor.input_value()
     editor.fill('{\n  "purpose": "x",\n  "priority": 50,\n}')
     expect(error).to_contain_text("not valid JSON at line 4, column 1")
-    expect(page.locator("#rule-save")).to_be_disabled()
-    _mode(page, "Form")  # refused: switching would lose what was typed
+    expect(rules.save_button()).to_be_disabled()
+    rules.mode("Form")  # refused: switching would lose what was typed
     expect(editor).to_be_visible()
     expect(editor).to_have_value(re.compile(r'"priority": 50,\n}$'))
 
@@ -264,38 +254,38 @@ def test_invalid_json_and_invalid_fields_show_their_errors(page: Page, e2e_app: 
     expect(error).to_contain_text("unknown field 'colour'")
     editor.fill(json.dumps({"allowed_view_types": ["hologram"]}))
     expect(error).to_contain_text("allowed_view_types")
-    expect(page.locator("#rule-save")).to_be_disabled()
+    expect(rules.save_button()).to_be_disabled()
 
     editor.fill(valid)
     expect(error).to_have_count(0)
-    expect(page.locator("#rule-save")).to_be_enabled()
+    expect(rules.save_button()).to_be_enabled()
     # nothing was saved
     assert _rule(e2e_app, bot_id, "build_results")["include_when"] == BUILDS["routing"]["include_when"]
 
     # A bad key for a new topic, and a key that exists.
-    page.locator("#new-topic").click()
-    page.locator("#new-key").fill("Bad Key")
-    page.locator("#new-name").fill("Bad")
-    page.locator("#new-create").click()
-    expect(page.locator("#new-error")).to_contain_text("topic_key: lower-case letters, digits and underscores")
-    page.locator("#new-key").fill("inbox")
-    page.locator("#new-create").click()
-    expect(page.locator("#new-error")).to_contain_text("topic 'inbox' exists already")
+    rules.new_topic_button().click()
+    rules.new_key().fill("Bad Key")
+    rules.new_name().fill("Bad")
+    rules.create_new()
+    expect(rules.new_error()).to_contain_text("topic_key: lower-case letters, digits and underscores")
+    rules.new_key().fill("inbox")
+    rules.create_new()
+    expect(rules.new_error()).to_contain_text("topic 'inbox' exists already")
     assert not _topic_exists(e2e_app, bot_id, "Bad Key")
 
 
 def test_the_fallback_topic_cannot_be_deleted_or_deactivated(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = _bot(e2e_app, "alerts")
-    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
 
-    page.locator("#rule-row-inbox").click()
-    expect(page.locator("#editor-key")).to_have_text("inbox")
-    switch = page.locator("#rule-active-switch")
+    rules.rule_row("inbox").click()
+    expect(rules.editor_key()).to_have_text("inbox")
+    switch = rules.active_switch()
     expect(switch).to_have_attribute("aria-checked", "true")
     expect(switch).to_be_disabled()
-    page.locator("#rule-delete").click()
+    rules.delete_button().click()
     expect(page.get_by_text("The fallback topic cannot be deleted: unrouted results go there")).to_be_visible()
-    expect(page.locator("#delete-confirm")).to_have_count(0)
+    expect(rules.confirm_delete_button()).to_have_count(0)
 
     # The server refuses too, whatever a client sends.
     with Session(e2e_app.engine) as session:
@@ -311,17 +301,17 @@ def test_the_fallback_topic_cannot_be_deleted_or_deactivated(page: Page, e2e_app
         assert get_topic(session=session, bot_id=bot_id, topic_key="inbox").is_active
 
     # An ordinary topic can be switched off (and is, at once) and back on.
-    page.locator("#rule-row-alerts").click()
-    expect(page.locator("#editor-key")).to_have_text("alerts")
+    rules.rule_row("alerts").click()
+    expect(rules.editor_key()).to_have_text("alerts")
     expect(switch).to_be_enabled()
     switch.click()
     expect(switch).to_have_attribute("aria-checked", "false")
-    expect(page.locator("#rule-row-alerts")).to_contain_text("inactive")
+    expect(rules.rule_row("alerts")).to_contain_text("inactive")
     with Session(e2e_app.engine) as session:
         assert not get_topic(session=session, bot_id=bot_id, topic_key="alerts").is_active
     switch.click()
     expect(switch).to_have_attribute("aria-checked", "true")
-    expect(page.locator("#rule-row-alerts")).not_to_contain_text("inactive")
+    expect(rules.rule_row("alerts")).not_to_contain_text("inactive")
 
 
 def test_deleting_a_topic_with_items_moves_or_deletes_them_as_chosen(page: Page, e2e_app: E2EApp) -> None:
@@ -339,20 +329,20 @@ def test_deleting_a_topic_with_items_moves_or_deletes_them_as_chosen(page: Page,
         alerts = [seed("alerts", "p99 latency alert"), seed("alerts", "disk full on db-2")]
         builds = [seed("build_results", "Build #7 failed")]
         kept = [seed("inbox", "an unrelated note")]
-    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
-    expect(page.locator("#rule-row-alerts")).to_contain_text("2")
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    expect(rules.rule_row("alerts")).to_contain_text("2")
 
-    page.locator("#rule-row-alerts").click()
-    expect(page.locator("#editor-key")).to_have_text("alerts")
-    page.locator("#rule-delete").click()
-    dialog = page.get_by_role("alertdialog")
+    rules.rule_row("alerts").click()
+    expect(rules.editor_key()).to_have_text("alerts")
+    rules.delete_button().click()
+    dialog = rules.dialog()
     expect(dialog).to_contain_text("Delete topic alerts?")
     expect(dialog).to_contain_text("It has 2 items. What should happen to them?")
-    choice = page.locator("#delete-items-choice")
+    choice = rules.delete_items_choice()
     expect(choice.get_by_role("radio", name="Move them to the fallback topic")).to_be_checked()
-    page.locator("#delete-confirm").click()
+    rules.confirm_delete_button().click()
     expect(page.get_by_text("Deleted topic 'alerts'; 2 items moved to the fallback topic")).to_be_visible()
-    expect(page.locator("#rule-row-alerts")).to_have_count(0)
+    expect(rules.rule_row("alerts")).to_have_count(0)
     assert not _topic_exists(e2e_app, bot_id, "alerts")
     assert _item_topics(e2e_app, alerts + builds + kept) == {
         alerts[0]: "inbox",
@@ -361,38 +351,50 @@ def test_deleting_a_topic_with_items_moves_or_deletes_them_as_chosen(page: Page,
         kept[0]: "inbox",
     }
 
-    page.locator("#rule-row-build_results").click()
-    expect(page.locator("#editor-key")).to_have_text("build_results")
-    page.locator("#rule-delete").click()
+    rules.rule_row("build_results").click()
+    expect(rules.editor_key()).to_have_text("build_results")
+    rules.delete_button().click()
     expect(dialog).to_contain_text("It has 1 items")
     choice.get_by_role("radio", name="Delete them").click()
     expect(choice.get_by_role("radio", name="Delete them")).to_be_checked()
-    page.locator("#delete-confirm").click()
+    rules.confirm_delete_button().click()
     expect(page.get_by_text("Deleted topic 'build_results'; 1 items deleted")).to_be_visible()
-    expect(page.locator("#rule-row-build_results")).to_have_count(0)
+    expect(rules.rule_row("build_results")).to_have_count(0)
     assert _item_topics(e2e_app, alerts + builds + kept) == {alerts[0]: "inbox", alerts[1]: "inbox", kept[0]: "inbox"}
-    expect(page.locator("#rule-row-inbox")).to_contain_text("3")
+    expect(rules.rule_row("inbox")).to_contain_text("3")
 
 
 def test_a_viewer_sees_no_edit_controls_and_the_server_refuses_their_writes(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = _bot(e2e_app, "alerts")
-    _open_rules(page, e2e_app, VIEWER, "viewer", bot_id)
+    rules = _open_rules(page, e2e_app, VIEWER, "viewer", bot_id)
 
-    expect(page.locator("#read-only-note")).to_be_visible()
-    expect(page.locator("#new-topic")).to_have_count(0)
-    page.locator("#rule-row-alerts").click()
-    expect(page.locator("#editor-key")).to_have_text("alerts")
-    for control in ("#rule-save", "#rule-delete", "#add-include_when", "#add-positive"):
-        expect(page.locator(control)).to_have_count(0)
-    for field in ("#rule-name", "#rule-purpose", "#include_when-0", "#exclude_when-0", "#positive-0", "#negative-0"):
-        expect(page.locator(field)).to_have_attribute("readonly", "")
-    expect(page.locator("#rule-active-switch")).to_be_disabled()
-    _mode(page, "JSON")
-    expect(page.locator("#rule-json")).to_have_attribute("readonly", "")
+    expect(rules.read_only_note()).to_be_visible()
+    expect(rules.new_topic_button()).to_have_count(0)
+    rules.rule_row("alerts").click()
+    expect(rules.editor_key()).to_have_text("alerts")
+    for control in (
+        rules.save_button(),
+        rules.delete_button(),
+        rules.add_button("include_when"),
+        rules.add_button("positive"),
+    ):
+        expect(control).to_have_count(0)
+    for field in (
+        rules.name_field(),
+        rules.purpose(),
+        rules.condition("include_when", 0),
+        rules.condition("exclude_when", 0),
+        rules.example("positive", 0),
+        rules.example("negative", 0),
+    ):
+        expect(field).to_have_attribute("readonly", "")
+    expect(rules.active_switch()).to_be_disabled()
+    rules.mode("JSON")
+    expect(rules.json_editor()).to_have_attribute("readonly", "")
     # A viewer may still try a message against the rules.
-    page.locator("#test-message").fill(TEMPLATES["alerts"]["routing"]["examples"]["positive"][0])
-    expect(page.locator("#decision-topic")).to_have_text("→ alerts")
-    expect(page.locator("#add-positive")).to_have_count(0)
+    rules.test_message(TEMPLATES["alerts"]["routing"]["examples"]["positive"][0])
+    expect(rules.decision("topic")).to_have_text("→ alerts", timeout=20_000)  # the first preview embeds the rule texts
+    expect(rules.add_button("positive")).to_have_count(0)
 
     with Session(e2e_app.engine) as session:
         viewer_token = accounts.create_api_token(session=session, name=unique("rules-viewer-token"), role="viewer")
@@ -429,29 +431,29 @@ def test_retention_is_set_in_its_dialog_shows_what_a_purge_would_delete_and_purg
             for n in range(6)
         ]
         set_item_flags(session=session, bot_id=bot_id, item_id=ids[0], is_pinned=True)  # the oldest, pinned
-    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
-    page.locator("#rule-row-alerts").click()
-    expect(page.locator("#editor-key")).to_have_text("alerts")
-    page.locator("#rule-retention").click()
-    expect(page.locator("#retention-dry-run")).to_contain_text("This topic keeps everything.")
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules.rule_row("alerts").click()
+    expect(rules.editor_key()).to_have_text("alerts")
+    rules.open_retention()
+    expect(rules.retention_dry_run()).to_contain_text("This topic keeps everything.")
 
-    page.locator("#keep-items").fill("-2")
-    page.locator("#retention-save").click()
-    expect(page.locator("#retention-error")).to_contain_text("whole number")
-    page.locator("#keep-items").fill("2")
-    page.locator("#retention-save").click()
+    rules.keep_items().fill("-2")
+    rules.save_retention()
+    expect(rules.retention_error()).to_contain_text("whole number")
+    rules.keep_items().fill("2")
+    rules.save_retention()
     expect(page.get_by_text("Retention of 'alerts' saved")).to_be_visible()
     # The newest 2 are kept, the oldest is pinned: 3 are outside.
-    expect(page.locator("#retention-dry-run")).to_contain_text("3 items are outside the saved retention")
+    expect(rules.retention_dry_run()).to_contain_text("3 items are outside the saved retention")
     with Session(e2e_app.engine) as session:
         assert get_topic(session=session, bot_id=bot_id, topic_key="alerts").retention_items == 2
     assert len(_item_topics(e2e_app, ids)) == 6  # saving deletes nothing by itself
     page.screenshot(path=str(screenshot_path("rules-retention.png")))
-    page.locator("#retention-purge").click()
+    rules.purge_button().click()
     expect(page.get_by_text("Purged 3 items of 'alerts'")).to_be_visible()
     assert set(_item_topics(e2e_app, ids)) == {ids[0], ids[4], ids[5]}
-    expect(page.locator("#retention-dry-run")).to_contain_text("Nothing is outside the saved retention now.")
-    expect(page.locator("#retention-purge")).to_be_disabled()
+    expect(rules.retention_dry_run()).to_contain_text("Nothing is outside the saved retention now.")
+    expect(rules.purge_button()).to_be_disabled()
 
 
 def test_retention_by_days_purges_what_is_older_and_keeps_the_pinned_and_the_recent(
@@ -483,23 +485,23 @@ def test_retention_by_days_purges_what_is_older_and_keeps_the_pinned_and_the_rec
             item.created_at = utcnow() - timedelta(days=days, minutes=1)
             session.add(item)
         session.commit()
-    _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
-    page.locator("#rule-row-alerts").click()
-    page.locator("#rule-retention").click()
-    page.locator("#keep-days").fill("7")
-    page.locator("#retention-save").click()
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules.rule_row("alerts").click()
+    rules.open_retention()
+    rules.keep_days().fill("7")
+    rules.save_retention()
     expect(page.get_by_text("Retention of 'alerts' saved")).to_be_visible()
-    expect(page.locator("#retention-dry-run")).to_contain_text("2 items are outside the saved retention")
+    expect(rules.retention_dry_run()).to_contain_text("2 items are outside the saved retention")
     with Session(e2e_app.engine) as session:
         topic = get_topic(session=session, bot_id=bot_id, topic_key="alerts")
         assert (topic.retention_days, topic.retention_items) == (7, None)
     assert len(_item_topics(e2e_app, list(ids.values()))) == 5
-    page.locator("#retention-purge").click()
+    rules.purge_button().click()
     expect(page.get_by_text("Purged 2 items of 'alerts'")).to_be_visible()
     kept = set(_item_topics(e2e_app, list(ids.values())))
     assert kept == {ids["20 days, pinned"], ids["today a"], ids["today b"]}
     # Reopened, the dialog shows the saved days.
-    page.locator("#retention-close").click()
-    page.locator("#rule-retention").click()
-    expect(page.locator("#keep-days")).to_have_value("7")
-    expect(page.locator("#retention-dry-run")).to_contain_text("Nothing is outside the saved retention now.")
+    rules.close_retention()
+    rules.open_retention()
+    expect(rules.keep_days()).to_have_value("7")
+    expect(rules.retention_dry_run()).to_contain_text("Nothing is outside the saved retention now.")

@@ -15,26 +15,17 @@ from pytest_playwright import CreateContextCallback
 from sqlmodel import Session
 
 from tests.e2e.conftest import E2EApp
-from tests.e2e.topic_panel_support import (
-    VIEWER,
-    item_ids,
-    item_is_read,
-    log_in,
-    make_bot,
-    open_panel,
-    row,
-    rows,
-    seed,
-)
+from tests.e2e.pages.topic_panel import TopicPanel
+from tests.e2e.topic_panel_support import VIEWER, item_ids, item_is_read, log_in, make_bot, open_panel, seed
 from topic_dashboard.services.bots import delete_bot, list_bots
 from topic_dashboard.topic_panel.state import PAGE_SIZE
 
 pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 
-def _count(page: Page, entry: str, label: str, count: int) -> None:
+def _count(panel: TopicPanel, entry: str, label: str, count: int) -> None:
     """The All / Pinned entries show their count as plain text beside the label."""
-    expect(page.locator(f"#view-{entry}")).to_have_text(re.compile(rf"^{label}\s*{count}$"))
+    expect(panel.view_link(entry)).to_have_text(re.compile(rf"^{label}\s*{count}$"))
 
 
 def test_open_an_item_reads_it_and_its_deep_link_reloads_it(page: Page, e2e_app: E2EApp) -> None:
@@ -50,48 +41,48 @@ def test_open_an_item_reads_it_and_its_deep_link_reloads_it(page: Page, e2e_app:
         tags=["main"],
     )
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id)
+    panel = open_panel(page, e2e_app, bot_id)
 
-    expect(rows(page)).to_have_count(2)
-    expect(rows(page).first).to_have_id(f"item-{newer}")  # newest first
-    expect(page.locator(".item-unread")).to_have_count(2)
-    expect(page.locator("#unread-ci")).to_have_text("2")
-    expect(page.locator("#view-unread .rt-Badge")).to_have_text("2")
+    expect(panel.rows()).to_have_count(2)
+    expect(panel.rows().first).to_have_id(f"item-{newer}")  # newest first
+    expect(panel.unread_rows()).to_have_count(2)
+    expect(panel.topic_unread("ci")).to_have_text("2")
+    expect(panel.view_count("unread")).to_have_text("2")
 
-    row(page, newer).click()
-    expect(page.locator("#detail-title")).to_have_text("Build 42 failed")
-    expect(page.locator("#detail-level")).to_have_text("error")
-    expect(page.locator("#detail-content strong")).to_have_text("failed")
-    expect(page.locator("#detail-content code")).to_have_text("test_api.py")
-    expect(row(page, newer)).to_have_class(re.compile(r"\bitem-read\b"))
-    expect(row(page, older)).to_have_class(re.compile(r"\bitem-unread\b"))
-    expect(page.locator("#unread-ci")).to_have_text("1")
-    expect(page.locator("#detail-toggle-read")).to_have_text("Mark unread")
+    panel.row(newer).click()
+    expect(panel.detail_title()).to_have_text("Build 42 failed")
+    expect(panel.detail_level()).to_have_text("error")
+    expect(panel.detail_content().locator("strong")).to_have_text("failed")
+    expect(panel.detail_content().locator("code")).to_have_text("test_api.py")
+    expect(panel.row(newer)).to_have_class(re.compile(r"\bitem-read\b"))
+    expect(panel.row(older)).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(panel.topic_unread("ci")).to_have_text("1")
+    expect(panel.read_button()).to_have_text("Mark unread")
     assert item_is_read(e2e_app, newer)
     expect(page).to_have_url(re.compile(rf"/\?bot={bot_id}&item={newer}$"))
 
     # The URL is a deep link: a reload (and a fresh tab) opens the same item.
     page.reload()
-    expect(page.locator("#detail-title")).to_have_text("Build 42 failed")
-    fresh = page.context.new_page()
-    fresh.goto(e2e_app.path(f"/?bot={bot_id}&item={older}"))
-    expect(fresh.locator("#detail-title")).to_have_text("Build 41 passed")
-    expect(fresh.locator(f"#item-{older}")).to_have_class(re.compile(r"\bitem-read\b"))
-    fresh.goto(e2e_app.path(f"/?bot={bot_id}&item=999999"))  # a stale link: say so, show the list
-    expect(fresh.get_by_text("has no item 999999")).to_be_visible()
-    expect(fresh.locator("#item-list .item-row")).to_have_count(2)
-    expect(fresh.locator("#item-detail")).to_have_count(0)
-    fresh.close()
+    expect(panel.detail_title()).to_have_text("Build 42 failed")
+    fresh = TopicPanel(page.context.new_page(), e2e_app.url)
+    fresh.page.goto(e2e_app.path(f"/?bot={bot_id}&item={older}"))
+    expect(fresh.detail_title()).to_have_text("Build 41 passed")
+    expect(fresh.row(older)).to_have_class(re.compile(r"\bitem-read\b"))
+    fresh.page.goto(e2e_app.path(f"/?bot={bot_id}&item=999999"))  # a stale link: say so, show the list
+    expect(fresh.page.get_by_text("has no item 999999")).to_be_visible()
+    expect(fresh.rows()).to_have_count(2)
+    expect(fresh.detail()).to_have_count(0)
+    fresh.page.close()
 
     # Mark unread again from the detail pane; counts follow.
-    page.locator("#detail-toggle-read").click()
-    expect(page.locator("#detail-toggle-read")).to_have_text("Mark read")
-    expect(row(page, newer)).to_have_class(re.compile(r"\bitem-unread\b"))
-    expect(page.locator("#unread-ci")).to_have_text("1")  # the older one was read by the fresh tab
+    panel.read_button().click()
+    expect(panel.read_button()).to_have_text("Mark read")
+    expect(panel.row(newer)).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(panel.topic_unread("ci")).to_have_text("1")  # the older one was read by the fresh tab
     assert not item_is_read(e2e_app, newer)
 
-    page.get_by_role("button", name="Close").click()
-    expect(page.locator("#item-detail")).to_have_count(0)
+    panel.close_button().click()
+    expect(panel.detail()).to_have_count(0)
     expect(page.get_by_text("Open an item")).to_be_visible()
     expect(page).to_have_url(re.compile(rf"/\?bot={bot_id}$"))
 
@@ -102,41 +93,37 @@ def test_mark_all_read_then_unread_views_say_all_caught_up(page: Page, e2e_app: 
         seed(e2e_app, bot_id, topic_key="ci", title=f"ci result {index}")
     seed(e2e_app, bot_id, topic_key="alerts", title="disk almost full", level="warn")
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id)
-    expect(page.locator("#unread-ci")).to_have_text("3")
-    expect(page.locator("#unread-alerts")).to_have_text("1")
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.topic_unread("ci")).to_have_text("3")
+    expect(panel.topic_unread("alerts")).to_have_text("1")
 
     # In a topic, "mark all read" reads that topic only.
-    page.locator("#topic-ci").click()
-    expect(page.locator("#stream-heading")).to_have_text("Ci")
-    expect(rows(page)).to_have_count(3)
-    page.locator("#mark-all-read").click()
-    expect(page.locator("#mark-read-confirm")).to_contain_text("Mark 3 items read")
-    page.locator("#mark-read-ok").click()
+    panel.view("topic:ci")
+    expect(panel.heading()).to_have_text("Ci")
+    expect(panel.rows()).to_have_count(3)
+    panel.mark_all_read(3)
     expect(page.get_by_text("Marked 3 items read")).to_be_visible()
-    expect(page.locator(".item-unread")).to_have_count(0)
-    expect(page.locator("#unread-ci")).to_have_count(0)
-    expect(page.locator("#unread-alerts")).to_have_text("1")
+    expect(panel.unread_rows()).to_have_count(0)
+    expect(panel.topic_unread("ci")).to_have_count(0)
+    expect(panel.topic_unread("alerts")).to_have_text("1")
 
-    page.locator("#view-all").click()
-    expect(rows(page)).to_have_count(4)
-    page.locator("#mark-all-read").click()
-    expect(page.locator("#mark-read-confirm")).to_contain_text("Mark 1 item read")
-    page.locator("#mark-read-ok").click()
+    panel.view("all")
+    expect(panel.rows()).to_have_count(4)
+    panel.mark_all_read(1)
     expect(page.get_by_text("Marked 1 item read")).to_be_visible()
-    expect(page.locator(".item-read")).to_have_count(4)
-    expect(page.locator("#unread-alerts")).to_have_count(0)
-    expect(page.locator("#view-unread .rt-Badge")).to_have_count(0)
+    expect(panel.read_rows()).to_have_count(4)
+    expect(panel.topic_unread("alerts")).to_have_count(0)
+    expect(panel.view_count("unread")).to_have_count(0)
 
-    page.locator("#view-unread").click()
-    expect(page.locator("#stream-heading")).to_have_text("Unread")
+    panel.view("unread")
+    expect(panel.heading()).to_have_text("Unread")
     expect(page.get_by_text("All caught up")).to_be_visible()
     expect(page).to_have_url(re.compile(r"view=unread"))
 
-    page.locator("#view-all").click()
-    expect(rows(page)).to_have_count(4)
-    page.locator("#unread-only").click()
-    expect(page.locator("#unread-only")).to_have_attribute("aria-checked", "true")
+    panel.view("all")
+    expect(panel.rows()).to_have_count(4)
+    panel.unread_only().click()
+    expect(panel.unread_only()).to_have_attribute("aria-checked", "true")
     expect(page.get_by_text("All caught up")).to_be_visible()
 
 
@@ -145,43 +132,43 @@ def test_pin_and_archive(page: Page, e2e_app: E2EApp) -> None:
     keep = seed(e2e_app, bot_id, topic_key="ci", title="Release notes 1.4")
     old = seed(e2e_app, bot_id, topic_key="ci", title="Nightly build 311")
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id)
-    _count(page, "all", "All", 2)
+    panel = open_panel(page, e2e_app, bot_id)
+    _count(panel, "all", "All", 2)
 
-    row(page, keep).click()
-    page.locator("#detail-toggle-pin").click()
-    expect(page.locator("#detail-toggle-pin")).to_have_text("Unpin")
-    expect(row(page, keep).locator("svg.lucide-pin")).to_be_visible()
-    _count(page, "pinned", "Pinned", 1)
-    page.locator("#view-pinned").click()
-    expect(page.locator("#stream-heading")).to_have_text("Pinned")
-    expect(rows(page)).to_have_count(1)
-    expect(row(page, keep)).to_be_visible()
+    panel.row(keep).click()
+    panel.toggle_pin()
+    expect(panel.pin_button()).to_have_text("Unpin")
+    expect(panel.row_pin(keep)).to_be_visible()
+    _count(panel, "pinned", "Pinned", 1)
+    panel.view("pinned")
+    expect(panel.heading()).to_have_text("Pinned")
+    expect(panel.rows()).to_have_count(1)
+    expect(panel.row(keep)).to_be_visible()
 
-    page.locator("#view-all").click()
-    row(page, old).click()
+    panel.view("all")
+    panel.row(old).click()
     # The detail's buttons act on the item they show; until this click is answered, that can be `keep`.
-    expect(page.locator("#detail-title")).to_have_text("Nightly build 311")
-    page.locator("#detail-toggle-archive").click()
-    expect(page.locator("#detail-toggle-archive")).to_have_text("Unarchive")
-    expect(row(page, old)).to_have_count(0)  # archived items leave the stream...
-    _count(page, "all", "All", 1)  # ...and the counts
-    page.locator("#show-archived").click()
-    expect(page.locator("#show-archived")).to_have_attribute("aria-checked", "true")
-    expect(row(page, old)).to_be_visible()  # ...until you ask for them
-    row(page, old).click()
-    page.locator("#detail-toggle-archive").click()
-    expect(page.locator("#detail-toggle-archive")).to_have_text("Archive")
-    _count(page, "all", "All", 2)
+    expect(panel.detail_title()).to_have_text("Nightly build 311")
+    panel.archive_button().click()
+    expect(panel.archive_button()).to_have_text("Unarchive")
+    expect(panel.row(old)).to_have_count(0)  # archived items leave the stream...
+    _count(panel, "all", "All", 1)  # ...and the counts
+    panel.show_archived().click()
+    expect(panel.show_archived()).to_have_attribute("aria-checked", "true")
+    expect(panel.row(old)).to_be_visible()  # ...until you ask for them
+    panel.row(old).click()
+    panel.archive_button().click()
+    expect(panel.archive_button()).to_have_text("Archive")
+    _count(panel, "all", "All", 2)
 
     # Unpin: the pinned view empties.
-    row(page, keep).click()
-    expect(page.locator("#detail-title")).to_have_text("Release notes 1.4")
-    page.locator("#detail-toggle-pin").click()
-    expect(page.locator("#detail-toggle-pin")).to_have_text("Pin")
-    _count(page, "pinned", "Pinned", 0)
-    page.locator("#view-pinned").click()
-    expect(rows(page)).to_have_count(0)
+    panel.row(keep).click()
+    expect(panel.detail_title()).to_have_text("Release notes 1.4")
+    panel.toggle_pin()
+    expect(panel.pin_button()).to_have_text("Pin")
+    _count(panel, "pinned", "Pinned", 0)
+    panel.view("pinned")
+    expect(panel.rows()).to_have_count(0)
     expect(page.get_by_text("No items match")).to_be_visible()
 
 
@@ -192,54 +179,50 @@ def test_filters_by_level_tag_topic_and_topic_name(page: Page, e2e_app: E2EApp) 
     alert = seed(e2e_app, bot_id, topic_key="alerts", title="Disk full", level="error", tags=["prod"])
     note = seed(e2e_app, bot_id, topic_key="alerts", title="Disk cleaned", level="info", tags=["prod"])
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id)
-    expect(rows(page)).to_have_count(4)
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.rows()).to_have_count(4)
 
     def shown(*ids: int) -> None:
-        expect(rows(page)).to_have_count(len(ids))
+        expect(panel.rows()).to_have_count(len(ids))
         for item_id in ids:
-            expect(row(page, item_id)).to_be_visible()
+            expect(panel.row(item_id)).to_be_visible()
 
-    page.locator("#level-filter").click()
-    page.get_by_role("option", name="Error").click()
+    panel.choose_level("Error")
     shown(failed, alert)
-    page.locator("#level-filter").click()
-    page.get_by_role("option", name="Any level").click()
+    panel.choose_level("Any level")
     shown(failed, passed, alert, note)
 
-    page.locator("#tag-filter").fill("prod")
+    panel.tag_filter().fill("prod")
     shown(alert, note)
-    page.locator("#tag-filter").fill("")
+    panel.tag_filter().fill("")
     shown(failed, passed, alert, note)
-    row(page, failed).get_by_text("flaky", exact=True).click()  # a tag badge filters by that tag
-    expect(page.locator("#tag-filter")).to_have_value("flaky")
+    panel.row(failed).get_by_text("flaky", exact=True).click()  # a tag badge filters by that tag
+    expect(panel.tag_filter()).to_have_value("flaky")
     shown(failed)
-    expect(page.locator("#item-detail")).to_have_count(0)  # the click filtered; it did not open the item
-    page.locator("#tag-filter").fill("")
+    expect(panel.detail()).to_have_count(0)  # the click filtered; it did not open the item
+    panel.tag_filter().fill("")
     shown(failed, passed, alert, note)
 
-    page.locator("#topic-alerts").click()
-    expect(page.locator("#stream-heading")).to_have_text("Alerts")
+    panel.view("topic:alerts")
+    expect(panel.heading()).to_have_text("Alerts")
     shown(alert, note)
     expect(page).to_have_url(re.compile(r"view=topic:alerts"))
-    page.locator("#level-filter").click()
-    page.get_by_role("option", name="Info").click()
+    panel.choose_level("Info")
     shown(note)
-    page.locator("#level-filter").click()
-    page.get_by_role("option", name="Any level").click()
+    panel.choose_level("Any level")
 
-    row(page, alert).click()  # read one, then ask for unread only
-    page.locator("#unread-only").click()
+    panel.row(alert).click()  # read one, then ask for unread only
+    panel.unread_only().click()
     shown(note)
-    page.locator("#unread-only").click()
+    panel.unread_only().click()
     shown(alert, note)
 
-    page.locator("#topic-filter").fill("ale")
-    expect(page.locator("#topic-alerts")).to_be_visible()
-    expect(page.locator("#topic-ci")).to_have_count(0)
-    expect(page.locator("#topic-inbox")).to_have_count(0)
-    page.locator("#topic-filter").fill("")
-    expect(page.locator("#topic-ci")).to_be_visible()
+    panel.topic_filter().fill("ale")
+    expect(panel.topic("alerts")).to_be_visible()
+    expect(panel.topic("ci")).to_have_count(0)
+    expect(panel.topic("inbox")).to_have_count(0)
+    panel.topic_filter().fill("")
+    expect(panel.topic("ci")).to_be_visible()
 
 
 def test_paging_loads_the_rest_without_duplicates(page: Page, e2e_app: E2EApp) -> None:
@@ -249,14 +232,14 @@ def test_paging_loads_the_rest_without_duplicates(page: Page, e2e_app: E2EApp) -
         seed(e2e_app, bot_id, topic_key="ci", title=f"Result {index:02d}")
     expected = [f"item-{item_id}" for item_id in item_ids(e2e_app, bot_id)]  # newest first
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id)
+    panel = open_panel(page, e2e_app, bot_id)
 
-    expect(rows(page)).to_have_count(PAGE_SIZE)
-    _count(page, "all", "All", total)
-    page.locator("#load-more").click()
-    expect(rows(page)).to_have_count(total)
-    expect(page.locator("#load-more")).to_have_count(0)
-    shown = [rows(page).nth(index).get_attribute("id") for index in range(total)]
+    expect(panel.rows()).to_have_count(PAGE_SIZE)
+    _count(panel, "all", "All", total)
+    panel.load_more()
+    expect(panel.rows()).to_have_count(total)
+    expect(panel.load_more_button()).to_have_count(0)
+    shown = [panel.rows().nth(index).get_attribute("id") for index in range(total)]
     assert shown == expected  # every item once, newest first
 
 
@@ -266,10 +249,10 @@ def test_keyboard_moves_opens_and_toggles_read(page: Page, e2e_app: E2EApp) -> N
     second = seed(e2e_app, bot_id, topic_key="ci", title="Second newest")
     first = seed(e2e_app, bot_id, topic_key="ci", title="Newest")
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id)
-    expect(rows(page)).to_have_count(3)
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.rows()).to_have_count(3)
 
-    hints = page.locator("#key-hints")
+    hints = panel.key_hints()
     expect(hints).to_be_visible()
     for key, label in (("j / k", "move"), ("o", "open"), ("m", "read / unread")):
         expect(hints.locator("code", has_text=key).first).to_be_visible()
@@ -277,46 +260,46 @@ def test_keyboard_moves_opens_and_toggles_read(page: Page, e2e_app: E2EApp) -> N
 
     page.keyboard.press("j")
     page.keyboard.press("o")
-    expect(page.locator("#detail-title")).to_have_text("Second newest")
+    expect(panel.detail_title()).to_have_text("Second newest")
     page.keyboard.press("j")
     page.keyboard.press("Enter")
-    expect(page.locator("#detail-title")).to_have_text("Third newest")
+    expect(panel.detail_title()).to_have_text("Third newest")
     page.keyboard.press("k")
     page.keyboard.press("k")
     page.keyboard.press("k")  # stops at the top
     page.keyboard.press("o")
-    expect(page.locator("#detail-title")).to_have_text("Newest")
-    expect(page.locator(".item-read")).to_have_count(3)
+    expect(panel.detail_title()).to_have_text("Newest")
+    expect(panel.read_rows()).to_have_count(3)
 
     page.keyboard.press("m")
-    expect(row(page, first)).to_have_class(re.compile(r"\bitem-unread\b"))
-    expect(page.locator("#detail-toggle-read")).to_have_text("Mark read")
+    expect(panel.row(first)).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(panel.read_button()).to_have_text("Mark read")
     page.keyboard.press("m")
-    expect(row(page, first)).to_have_class(re.compile(r"\bitem-read\b"))
+    expect(panel.row(first)).to_have_class(re.compile(r"\bitem-read\b"))
     assert all(item_is_read(e2e_app, item_id) for item_id in (first, second, third))
 
     # Enter on a focused button presses that button; it does not open the item under the cursor.
     page.keyboard.press("j")
-    page.locator("#detail-toggle-pin").focus()
+    panel.pin_button().focus()
     page.keyboard.press("Enter")
-    expect(page.locator("#detail-toggle-pin")).to_have_text("Unpin")
-    expect(page.locator("#detail-title")).to_have_text("Newest")
+    expect(panel.pin_button()).to_have_text("Unpin")
+    expect(panel.detail_title()).to_have_text("Newest")
 
     # Keys typed into a field are text, not shortcuts.
-    page.locator("#topic-filter").press_sequentially("mo")
-    expect(page.locator("#topic-filter")).to_have_value("mo")
-    expect(page.locator("#detail-title")).to_have_text("Newest")
-    expect(row(page, first)).to_have_class(re.compile(r"\bitem-read\b"))
+    panel.topic_filter().press_sequentially("mo")
+    expect(panel.topic_filter()).to_have_value("mo")
+    expect(panel.detail_title()).to_have_text("Newest")
+    expect(panel.row(first)).to_have_class(re.compile(r"\bitem-read\b"))
 
 
 def test_a_bot_without_items_says_nothing_published_yet(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = make_bot(e2e_app, "ci")
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id)
+    panel = open_panel(page, e2e_app, bot_id)
     expect(page.get_by_text("Nothing published yet")).to_be_visible()
-    expect(page.locator("#item-list")).to_have_count(0)
-    expect(page.locator("#topic-ci")).to_be_visible()
-    _count(page, "all", "All", 0)
+    expect(panel.item_list()).to_have_count(0)
+    expect(panel.topic("ci")).to_be_visible()
+    _count(panel, "all", "All", 0)
 
 
 def test_without_bots_the_panel_points_to_the_bots_page(
@@ -328,17 +311,18 @@ def test_without_bots_the_panel_points_to_the_bots_page(
         for bot in list_bots(session=session):
             delete_bot(session=session, bot_id=bot.bot_id)
     log_in(page, e2e_app)
+    panel = TopicPanel(page, e2e_app.url)
     page.goto(e2e_app.path("/"))
     expect(page.get_by_text("No bots yet")).to_be_visible()
-    expect(page.locator("#create-bot-link")).to_have_attribute("href", "/bots")
-    expect(page.locator("#bot-select")).to_have_count(0)
+    expect(panel.create_bot_link()).to_have_attribute("href", "/bots")
+    expect(panel.bot_select()).to_have_count(0)
 
-    viewer = new_context().new_page()
-    log_in(viewer, e2e_app, VIEWER, "viewer")
-    viewer.goto(e2e_app.path("/"))
-    expect(viewer.get_by_text("No bots yet")).to_be_visible()
-    expect(viewer.get_by_text("Ask an admin to create one.")).to_be_visible()
-    expect(viewer.locator("#create-bot-link")).to_have_count(0)
+    viewer = TopicPanel(new_context().new_page(), e2e_app.url)
+    log_in(viewer.page, e2e_app, VIEWER, "viewer")
+    viewer.page.goto(e2e_app.path("/"))
+    expect(viewer.page.get_by_text("No bots yet")).to_be_visible()
+    expect(viewer.page.get_by_text("Ask an admin to create one.")).to_be_visible()
+    expect(viewer.create_bot_link()).to_have_count(0)
 
 
 def test_the_bot_select_switches_bots(page: Page, e2e_app: E2EApp) -> None:
@@ -349,17 +333,17 @@ def test_the_bot_select_switches_bots(page: Page, e2e_app: E2EApp) -> None:
     with Session(e2e_app.engine) as session:
         second_name = next(bot.name for bot in list_bots(session=session) if bot.bot_id == second_id)
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, first_id)
-    expect(rows(page)).to_have_count(1)
-    expect(page.locator("#topic-alerts")).to_have_count(0)
+    panel = open_panel(page, e2e_app, first_id)
+    expect(panel.rows()).to_have_count(1)
+    expect(panel.topic("alerts")).to_have_count(0)
 
-    page.locator("#bot-select").click()
+    panel.bot_select().click()
     page.get_by_role("option", name=f"{second_name} · 1 unread", exact=True).click()  # with its unread count
-    expect(page.locator("#bot-select")).to_contain_text(second_name)
-    expect(row(page, theirs)).to_be_visible()
-    expect(rows(page)).to_have_count(1)
-    expect(page.locator("#topic-alerts")).to_be_visible()
-    expect(page.locator("#topic-ci")).to_have_count(0)
+    expect(panel.bot_select()).to_contain_text(second_name)
+    expect(panel.row(theirs)).to_be_visible()
+    expect(panel.rows()).to_have_count(1)
+    expect(panel.topic("alerts")).to_be_visible()
+    expect(panel.topic("ci")).to_have_count(0)
     expect(page).to_have_url(re.compile(rf"bot={second_id}"))
 
 
@@ -368,11 +352,11 @@ def test_on_a_phone_the_open_item_takes_the_screen_and_topics_are_a_menu(page: P
     item = seed(e2e_app, bot_id, topic_key="ci", title="Build 7 passed")
     page.set_viewport_size({"width": 390, "height": 844})
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id)
-    expect(page.locator("#mobile-topic-picker")).to_be_visible()
-    expect(row(page, item)).to_be_visible()
-    row(page, item).click()
-    expect(page.locator("#detail-title")).to_have_text("Build 7 passed")
-    expect(page.locator("#item-list")).to_be_hidden()
-    page.get_by_role("button", name="Close").click()
-    expect(row(page, item)).to_be_visible()
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.phone_topic_picker()).to_be_visible()
+    expect(panel.row(item)).to_be_visible()
+    panel.row(item).click()
+    expect(panel.detail_title()).to_have_text("Build 7 passed")
+    expect(panel.item_list()).to_be_hidden()
+    panel.close_button().click()
+    expect(panel.row(item)).to_be_visible()

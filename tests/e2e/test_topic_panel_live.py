@@ -18,6 +18,7 @@ from pytest_playwright import CreateContextCallback
 from sqlmodel import Session
 
 from tests.e2e.conftest import E2EApp
+from tests.e2e.pages.topic_panel import TopicPanel
 from tests.e2e.topic_panel_support import (
     ADMIN,
     VIEWER,
@@ -26,8 +27,6 @@ from tests.e2e.topic_panel_support import (
     mcp_call,
     mcp_publish,
     open_panel,
-    row,
-    rows,
     seed,
     unique,
 )
@@ -40,9 +39,9 @@ LIVE_BOUND_MS = 3000
 
 # Records (Date.now()) when a title first appears in the item list: the browser's own clock,
 # so Playwright's polling interval does not inflate the measured latency.
-WATCH_FOR_TITLE = """(title) => {
+WATCH_FOR_TITLE = """([list, title]) => {
   window.__seenAt = 0;
-  const seen = () => (document.getElementById('item-list')?.textContent || '').includes(title);
+  const seen = () => (document.querySelector(list)?.textContent || '').includes(title);
   const observer = new MutationObserver(() => {
     if (!window.__seenAt && seen()) { window.__seenAt = Date.now(); observer.disconnect(); }
   });
@@ -55,14 +54,13 @@ def _topic_enabled(app: E2EApp, bot_id: str) -> bool:
         return get_topic_settings(session=session, bot_id=bot_id).topic_enabled
 
 
-def _panels(new_context: CreateContextCallback, app: E2EApp, bot_id: str, *users: tuple[str, str]) -> list[Page]:
-    pages = []
+def _panels(new_context: CreateContextCallback, app: E2EApp, bot_id: str, *users: tuple[str, str]) -> list[TopicPanel]:
+    panels = []
     for username, role in users:
         page = new_context(viewport={"width": 1400, "height": 900}).new_page()
         log_in(page, app, username, role)
-        open_panel(page, app, bot_id)
-        pages.append(page)
-    return pages
+        panels.append(open_panel(page, app, bot_id))
+    return panels
 
 
 def test_a_publish_over_mcp_appears_live_in_every_open_panel(
@@ -71,10 +69,10 @@ def test_a_publish_over_mcp_appears_live_in_every_open_panel(
     bot_id, token = make_bot(e2e_app, "ci")
     earlier = seed(e2e_app, bot_id, topic_key="ci", title="Build 41 passed")
     panels = _panels(new_context, e2e_app, bot_id, (ADMIN, "admin"), (VIEWER, "viewer"))
-    for page in panels:
-        expect(rows(page)).to_have_count(1)
-        expect(page.locator("#unread-ci")).to_have_text("1")
-        page.evaluate(WATCH_FOR_TITLE, "Build 42 failed")
+    for panel in panels:
+        expect(panel.rows()).to_have_count(1)
+        expect(panel.topic_unread("ci")).to_have_text("1")
+        panel.page.evaluate(WATCH_FOR_TITLE, [TopicPanel.ITEM_LIST, "Build 42 failed"])
 
     called_at = time.time() * 1000
     is_error, body = mcp_publish(
@@ -91,16 +89,16 @@ def test_a_publish_over_mcp_appears_live_in_every_open_panel(
     assert not is_error, body
     item_id = body["item_id"]
     waits = []
-    for page in panels:
-        expect(row(page, item_id)).to_be_visible(timeout=LIVE_BOUND_MS)
+    for panel in panels:
+        expect(panel.row(item_id)).to_be_visible(timeout=LIVE_BOUND_MS)
         waits.append((time.monotonic() - started) * 1000)
-    for page in panels:
-        expect(rows(page).first).to_have_id(f"item-{item_id}")
-        expect(row(page, item_id)).to_have_class(re.compile(r"\bitem-unread\b"))
-        expect(page.locator("#unread-ci")).to_have_text("2", timeout=LIVE_BOUND_MS)
-        expect(page.locator("#view-unread .rt-Badge")).to_have_text("2")
-        expect(page.locator("#view-all")).to_have_text(re.compile(r"^All\s*2$"))
-    seen_at = [page.evaluate("window.__seenAt") for page in panels]
+    for panel in panels:
+        expect(panel.rows().first).to_have_id(f"item-{item_id}")
+        expect(panel.row(item_id)).to_have_class(re.compile(r"\bitem-unread\b"))
+        expect(panel.topic_unread("ci")).to_have_text("2", timeout=LIVE_BOUND_MS)
+        expect(panel.view_count("unread")).to_have_text("2")
+        expect(panel.view_link("all")).to_have_text(re.compile(r"^All\s*2$"))
+    seen_at = [panel.page.evaluate("window.__seenAt") for panel in panels]
     assert all(seen_at), seen_at
     print(
         "\nlive latency, MCP publish -> row in the DOM (browser clock): "
@@ -116,34 +114,32 @@ def test_a_publish_over_mcp_appears_live_in_every_open_panel(
     # Reading state is each person's own: the admin's read, pin and archive follow the admin's other
     # tab live, and change nothing the viewer sees.
     admin, viewer = panels
-    second_tab = admin.context.new_page()
-    open_panel(second_tab, e2e_app, bot_id)
-    row(admin, item_id).click()
-    expect(admin.locator("#detail-title")).to_have_text("Build 42 failed")
-    expect(second_tab.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-read\b"), timeout=LIVE_BOUND_MS)
-    expect(second_tab.locator("#unread-ci")).to_have_text("1", timeout=LIVE_BOUND_MS)
-    admin.locator("#detail-toggle-pin").click()
-    expect(second_tab.locator(f"#item-{item_id} svg.lucide-pin")).to_be_visible(timeout=LIVE_BOUND_MS)
-    row(admin, earlier).click()
+    second_tab = open_panel(admin.page.context.new_page(), e2e_app, bot_id)
+    admin.row(item_id).click()
+    expect(admin.detail_title()).to_have_text("Build 42 failed")
+    expect(second_tab.row(item_id)).to_have_class(re.compile(r"\bitem-read\b"), timeout=LIVE_BOUND_MS)
+    expect(second_tab.topic_unread("ci")).to_have_text("1", timeout=LIVE_BOUND_MS)
+    admin.toggle_pin()
+    expect(second_tab.row_pin(item_id)).to_be_visible(timeout=LIVE_BOUND_MS)
+    admin.row(earlier).click()
     # The detail's buttons act on the item they show: wait for it, as a reader would.
-    expect(admin.locator("#detail-title")).to_have_text("Build 41 passed")
-    admin.locator("#detail-toggle-archive").click()
-    expect(admin.locator(f"#item-{earlier}")).to_have_count(0)
-    expect(second_tab.locator(f"#item-{earlier}")).to_have_count(0, timeout=LIVE_BOUND_MS)
-    expect(second_tab.locator("#view-all")).to_have_text(re.compile(r"^All\s*1$"))
-    expect(viewer.locator("#unread-ci")).to_have_text("2")
-    expect(viewer.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-unread\b"))
-    expect(viewer.locator(f"#item-{item_id} svg.lucide-pin")).to_have_count(0)
-    expect(viewer.locator(f"#item-{earlier}")).to_be_visible()
-    expect(viewer.locator("#view-all")).to_have_text(re.compile(r"^All\s*2$"))
+    expect(admin.detail_title()).to_have_text("Build 41 passed")
+    admin.archive_button().click()
+    expect(admin.row(earlier)).to_have_count(0)
+    expect(second_tab.row(earlier)).to_have_count(0, timeout=LIVE_BOUND_MS)
+    expect(second_tab.view_link("all")).to_have_text(re.compile(r"^All\s*1$"))
+    expect(viewer.topic_unread("ci")).to_have_text("2")
+    expect(viewer.row(item_id)).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(viewer.row_pin(item_id)).to_have_count(0)
+    expect(viewer.row(earlier)).to_be_visible()
+    expect(viewer.view_link("all")).to_have_text(re.compile(r"^All\s*2$"))
     # "Archive for everyone" (an admin's) does reach the viewer, live.
-    row(admin, item_id).click()
-    expect(admin.locator("#detail-title")).to_have_text("Build 42 failed")
-    admin.locator("#detail-team").click()
-    admin.locator("#detail-team-archive").click()
-    expect(viewer.locator(f"#item-{item_id}")).to_have_count(0, timeout=LIVE_BOUND_MS)
-    expect(viewer.locator("#view-all")).to_have_text(re.compile(r"^All\s*1$"))
-    expect(viewer.locator("#unread-ci")).to_have_text("1")
+    admin.row(item_id).click()
+    expect(admin.detail_title()).to_have_text("Build 42 failed")
+    admin.archive_for_everyone()
+    expect(viewer.row(item_id)).to_have_count(0, timeout=LIVE_BOUND_MS)
+    expect(viewer.view_link("all")).to_have_text(re.compile(r"^All\s*1$"))
+    expect(viewer.topic_unread("ci")).to_have_text("1")
 
 
 def test_delivery_off_shows_the_banner_refuses_publishing_and_keeps_history(
@@ -152,19 +148,19 @@ def test_delivery_off_shows_the_banner_refuses_publishing_and_keeps_history(
     bot_id, token = make_bot(e2e_app, "ci")
     kept = seed(e2e_app, bot_id, topic_key="ci", title="Before the switch", content="Still **readable**.")
     admin, viewer = _panels(new_context, e2e_app, bot_id, (ADMIN, "admin"), (VIEWER, "viewer"))
-    switch = admin.locator("#topic-enabled-switch")
+    switch = admin.switch()
     expect(switch).to_have_attribute("aria-checked", "true")
-    expect(admin.locator("#delivery-off-banner")).to_have_count(0)
+    expect(admin.delivery_off_banner()).to_have_count(0)
 
     switch.click()
     expect(switch).to_have_attribute("aria-checked", "false")
     expect(switch).to_have_attribute("data-state", "unchecked")
-    expect(admin.locator("#delivery-off-banner")).to_be_visible()
-    expect(admin.locator("#delivery-off-banner")).to_contain_text("topic_publish is refused")
+    expect(admin.delivery_off_banner()).to_be_visible()
+    expect(admin.delivery_off_banner()).to_contain_text("topic_publish is refused")
     assert not _topic_enabled(e2e_app, bot_id)
     # Other open panels learn it live.
-    expect(viewer.locator("#delivery-off-banner")).to_be_visible(timeout=LIVE_BOUND_MS)
-    expect(viewer.locator("#topic-enabled-switch")).to_have_attribute("aria-checked", "false")
+    expect(viewer.delivery_off_banner()).to_be_visible(timeout=LIVE_BOUND_MS)
+    expect(viewer.switch()).to_have_attribute("aria-checked", "false")
 
     is_error, body = mcp_publish(e2e_app, token, topic_key="ci", title="After the switch", content="refused")
     assert is_error
@@ -175,21 +171,21 @@ def test_delivery_off_shows_the_banner_refuses_publishing_and_keeps_history(
     assert route["should_publish"] is False
 
     # History stays listed and openable, for both.
-    for page in (admin, viewer):
-        expect(rows(page)).to_have_count(1)
-        row(page, kept).click()
-        expect(page.locator("#detail-title")).to_have_text("Before the switch")
-        expect(page.locator("#detail-content strong")).to_have_text("readable")
+    for panel in (admin, viewer):
+        expect(panel.rows()).to_have_count(1)
+        panel.row(kept).click()
+        expect(panel.detail_title()).to_have_text("Before the switch")
+        expect(panel.detail_content().locator("strong")).to_have_text("readable")
 
     switch.click()
     expect(switch).to_have_attribute("aria-checked", "true")
-    expect(admin.locator("#delivery-off-banner")).to_have_count(0)
-    expect(viewer.locator("#delivery-off-banner")).to_have_count(0, timeout=LIVE_BOUND_MS)
+    expect(admin.delivery_off_banner()).to_have_count(0)
+    expect(viewer.delivery_off_banner()).to_have_count(0, timeout=LIVE_BOUND_MS)
     assert _topic_enabled(e2e_app, bot_id)
     is_error, body = mcp_publish(e2e_app, token, topic_key="ci", title="After switching back on", content="ok")
     assert not is_error, body
-    for page in (admin, viewer):
-        expect(row(page, body["item_id"])).to_be_visible(timeout=LIVE_BOUND_MS)
+    for panel in (admin, viewer):
+        expect(panel.row(body["item_id"])).to_be_visible(timeout=LIVE_BOUND_MS)
 
 
 # Calls the switch's own change handler (found through React's fiber), i.e. sends the very
@@ -207,8 +203,8 @@ FORGE_SWITCH_CHANGE = """(el) => {
 def test_a_viewer_cannot_flip_the_switch(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = make_bot(e2e_app, "ci")
     log_in(page, e2e_app, VIEWER, "viewer")
-    open_panel(page, e2e_app, bot_id)
-    switch = page.locator("#topic-enabled-switch")
+    panel = open_panel(page, e2e_app, bot_id)
+    switch = panel.switch()
     expect(switch).to_be_disabled()
     expect(switch).to_have_attribute("aria-checked", "true")
     switch.click(force=True)
@@ -219,7 +215,7 @@ def test_a_viewer_cannot_flip_the_switch(page: Page, e2e_app: E2EApp) -> None:
     assert switch.evaluate(FORGE_SWITCH_CHANGE)
     expect(page.get_by_text("Only admins can change this; your account can read only.")).to_be_visible()
     expect(switch).to_have_attribute("aria-checked", "true")
-    expect(page.locator("#delivery-off-banner")).to_have_count(0)
+    expect(panel.delivery_off_banner()).to_have_count(0)
     assert _topic_enabled(e2e_app, bot_id)
 
     # ...and so is REST with a viewer's API token, while an admin's token may.
@@ -235,6 +231,6 @@ def test_a_viewer_cannot_flip_the_switch(page: Page, e2e_app: E2EApp) -> None:
     assert allowed.status_code == 200, allowed.text
     assert not _topic_enabled(e2e_app, bot_id)
     # The viewer's open panel follows the admin's change.
-    expect(page.locator("#delivery-off-banner")).to_be_visible(timeout=LIVE_BOUND_MS)
+    expect(panel.delivery_off_banner()).to_be_visible(timeout=LIVE_BOUND_MS)
     expect(switch).to_have_attribute("aria-checked", "false")
     expect(switch).to_be_disabled()

@@ -14,6 +14,7 @@ from sqlmodel import Session, select
 
 from tests.e2e.accounts_support import ensure_user
 from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.pages.topic_panel import TopicPanel
 from tests.e2e.topic_panel_support import (
     ADMIN,
     VIEWER,
@@ -23,9 +24,7 @@ from tests.e2e.topic_panel_support import (
     mcp_publish,
     open_panel,
     pinned_of,
-    rows,
     seed,
-    shown_ids,
     team_unread,
     unread_of,
 )
@@ -46,18 +45,18 @@ def test_a_burst_larger_than_a_page_reaches_every_open_panel_without_gaps(
     for _ in range(2):
         page = new_context().new_page()
         log_in(page, e2e_app)
-        open_panel(page, e2e_app, bot_id)
-        expect(rows(page)).to_have_count(10)
-        panels.append(page)
+        panel = open_panel(page, e2e_app, bot_id)
+        expect(panel.rows()).to_have_count(10)
+        panels.append(panel)
 
     for index in range(120):  # three pages' worth between two polls
         seed(e2e_app, bot_id, topic_key="ci", title=f"burst {index}")
 
     expected = item_ids(e2e_app, bot_id)
     assert len(expected) == 130
-    for page in panels:
-        expect(rows(page)).to_have_count(130, timeout=15_000)
-        assert shown_ids(page) == expected  # every item, newest first, no gap
+    for panel in panels:
+        expect(panel.rows()).to_have_count(130, timeout=15_000)
+        assert panel.shown_ids() == expected  # every item, newest first, no gap
 
 
 def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(page: Page, e2e_app: E2EApp) -> None:
@@ -74,38 +73,34 @@ def test_mark_all_read_acts_on_exactly_the_view_asks_first_and_can_be_undone(pag
     assert unread_of(e2e_app, bot_id) == everything
 
     # Pinned shows 2 items: it marks those 2, after saying so, and Undo puts them back.
-    open_panel(page, e2e_app, bot_id, "&view=pinned")
-    expect(rows(page)).to_have_count(2)
-    page.locator("#mark-all-read").click()
-    expect(page.locator("#mark-read-confirm")).to_contain_text("Mark 2 items read")
-    page.locator("#mark-read-cancel").click()
+    panel = open_panel(page, e2e_app, bot_id, "&view=pinned")
+    expect(panel.rows()).to_have_count(2)
+    expect(panel.ask_mark_all_read()).to_contain_text("Mark 2 items read")
+    panel.cancel_mark_all_read()
     assert unread_of(e2e_app, bot_id) == everything  # cancelled: nothing changed
-    page.locator("#mark-all-read").click()
-    page.locator("#mark-read-ok").click()
+    panel.ask_mark_all_read()
+    panel.confirm_mark_all_read()
     expect(page.get_by_text("Marked 2 items read")).to_be_visible()
     assert unread_of(e2e_app, bot_id) == everything - set(pinned)
-    page.get_by_role("button", name="Undo").click()
+    panel.undo()
     expect(page.get_by_text("2 items are unread again")).to_be_visible()
     assert unread_of(e2e_app, bot_id) == everything
-    expect(page.locator("#item-list .item-unread")).to_have_count(2)
+    expect(panel.unread_rows()).to_have_count(2)
 
     # A tag filter showing 3 rows marks those 3 only.
     open_panel(page, e2e_app, bot_id)
-    page.locator("#tag-filter").fill("nightly")
-    expect(rows(page)).to_have_count(3)
-    page.locator("#mark-all-read").click()
-    expect(page.locator("#mark-read-confirm")).to_contain_text("Mark 3 items read")
-    page.locator("#mark-read-ok").click()
+    panel.tag_filter().fill("nightly")
+    expect(panel.rows()).to_have_count(3)
+    panel.mark_all_read(3)
     expect(page.get_by_text("Marked 3 items read")).to_be_visible()
     assert unread_of(e2e_app, bot_id) == everything - set(tagged)
 
     # An item that arrives after the person looked is not marked with the rest.
-    page.locator("#tag-filter").fill("")
-    expect(rows(page)).to_have_count(13)
-    page.locator("#mark-all-read").click()
-    expect(page.locator("#mark-read-confirm")).to_contain_text("Mark 10 items read")
+    panel.tag_filter().fill("")
+    expect(panel.rows()).to_have_count(13)
+    expect(panel.ask_mark_all_read()).to_contain_text("Mark 10 items read")
     late = seed(e2e_app, bot_id, topic_key="ci", title="arrived while the dialog was open")
-    page.locator("#mark-read-ok").click()
+    panel.confirm_mark_all_read()
     expect(page.get_by_text("Marked 10 items read")).to_be_visible()
     assert unread_of(e2e_app, bot_id) == {late}
     assert team_unread(e2e_app, bot_id) == everything | {late}  # the admin's own reading, no one else's
@@ -127,15 +122,15 @@ def test_links_to_a_missing_bot_or_topic_say_so_rows_name_their_topic_and_blocke
     page.goto(e2e_app.path("/?bot=no-such-bot"))
     expect(page.get_by_text("There is no bot 'no-such-bot'")).to_be_visible(timeout=30_000)
 
-    open_panel(page, e2e_app, bot_id, "&view=topic:gone")
+    panel = open_panel(page, e2e_app, bot_id, "&view=topic:gone")
     expect(page.get_by_text("This bot has no topic 'gone': showing all items")).to_be_visible()
-    expect(page.locator("#stream-heading")).to_have_text("All items")
+    expect(panel.heading()).to_have_text("All items")
 
-    row = page.locator(f"#item-{item}")
+    row = panel.row(item)
     expect(row).to_contain_text("Night Ops")  # the sidebar's name, not the key "night_ops"
     row.click()
-    expect(page.locator("#detail-content")).to_contain_text("[image: p99 chart - not shown]")
-    expect(page.locator("#detail-content img")).to_have_count(0)
+    expect(panel.detail_content()).to_contain_text("[image: p99 chart - not shown]")
+    expect(panel.detail_content().locator("img")).to_have_count(0)
 
 
 def test_the_keyboard_reader_scrolls_with_the_cursor_closes_with_escape_and_explains_itself(
@@ -148,32 +143,32 @@ def test_the_keyboard_reader_scrolls_with_the_cursor_closes_with_escape_and_expl
     ]
     log_in(page, e2e_app, ADMIN)
     page.set_viewport_size({"width": 1280, "height": 720})
-    open_panel(page, e2e_app, bot_id)
-    expect(rows(page)).to_have_count(40)
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.rows()).to_have_count(40)
 
     for _ in range(30):  # the cursor walks far below the fold; the list follows it
         page.keyboard.press("j")
-    cursor_row = page.locator(f"#item-{ids[-31]}")
+    cursor_row = panel.row(ids[-31])
     expect(cursor_row).to_be_in_viewport()
     page.keyboard.press("o")
-    expect(page.locator("#detail-title")).to_have_text("result 9")
+    expect(panel.detail_title()).to_have_text("result 9")
     page.keyboard.press("Escape")
     expect(page.get_by_text("Open an item")).to_be_visible()
 
     page.keyboard.press("?")
-    expect(page.locator("#shortcut-help")).to_contain_text("close the item")
+    expect(panel.shortcut_help()).to_contain_text("close the item")
     page.keyboard.press("Escape")
-    expect(page.locator("#shortcut-help")).to_have_count(0)
+    expect(panel.shortcut_help()).to_have_count(0)
 
     # Rows are links a keyboard can reach: focus one, Enter opens that one (not the cursor's).
-    first = page.locator(f"#item-{ids[-1]}")
+    first = panel.row(ids[-1])
     expect(first).to_have_attribute("role", "link")
-    expect(first.locator("a.item-title")).to_have_attribute("href", f"/?bot={bot_id}&item={ids[-1]}")
+    expect(panel.row_link(ids[-1])).to_have_attribute("href", f"/?bot={bot_id}&item={ids[-1]}")
     first.focus()
     page.keyboard.press("Enter")
-    expect(page.locator("#detail-title")).to_have_text("result 39")
+    expect(panel.detail_title()).to_have_text("result 39")
     # The level is a shape with a name, not only a colour.
-    expect(page.locator(f"#item-{ids[0]} [aria-label=error]")).to_have_count(1)
+    expect(panel.row_error_mark(ids[0])).to_have_count(1)
 
 
 def test_on_a_phone_back_closes_the_item_and_stays_in_the_app(page: Page, e2e_app: E2EApp) -> None:
@@ -182,15 +177,15 @@ def test_on_a_phone_back_closes_the_item_and_stays_in_the_app(page: Page, e2e_ap
     seed(e2e_app, bot_id, topic_key="ci", title="second result")
     log_in(page, e2e_app, ADMIN)
     page.set_viewport_size({"width": 390, "height": 844})
-    open_panel(page, e2e_app, bot_id)
-    page.locator(f"#item-{first}").click()
-    expect(page.locator("#detail-title")).to_have_text("first result")
+    panel = open_panel(page, e2e_app, bot_id)
+    panel.row(first).click()
+    expect(panel.detail_title()).to_have_text("first result")
     expect(page).to_have_url(re.compile(rf"item={first}"))
 
     page.go_back()
     expect(page).to_have_url(re.compile(rf"/\?bot={bot_id}$"))
-    expect(page.locator("#detail-title")).to_have_count(0)
-    expect(rows(page)).to_have_count(2)  # the list again, still in the app
+    expect(panel.detail_title()).to_have_count(0)
+    expect(panel.rows()).to_have_count(2)  # the list again, still in the app
 
 
 def test_timeline_times_are_shown_as_times_not_iso_strings(page: Page, e2e_app: E2EApp) -> None:
@@ -205,8 +200,8 @@ def test_timeline_times_are_shown_as_times_not_iso_strings(page: Page, e2e_app: 
     item = seed(e2e_app, bot_id, topic_key="ops", title="deploy log", view=view)
     log_in(page, e2e_app, ADMIN)
     page.emulate_media(color_scheme="light")
-    open_panel(page, e2e_app, bot_id, f"&item={item}")
-    timeline = page.locator("#view-timeline")
+    panel = open_panel(page, e2e_app, bot_id, f"&item={item}")
+    timeline = panel.detail_view("timeline")
     expect(timeline).to_contain_text("Nov 30, 09:30")  # the browser here runs in UTC
     expect(timeline).not_to_contain_text("T09:30:00")
     expect(timeline).to_contain_text("yesterday")  # not a date: as the bot wrote it
@@ -218,24 +213,25 @@ def test_the_tab_title_counts_unread_and_an_empty_detail_pane_leaves_the_list_ro
     seed(e2e_app, bot_id, topic_key="ci", title="two")
     log_in(page, e2e_app, ADMIN)
     page.set_viewport_size({"width": 1440, "height": 900})
-    open_panel(page, e2e_app, bot_id)
+    panel = open_panel(page, e2e_app, bot_id)
     expect(page).to_have_title("(2) Topics · Topic Dashboard", timeout=5_000)
     seed(e2e_app, bot_id, topic_key="ci", title="three")
     expect(page).to_have_title("(3) Topics · Topic Dashboard", timeout=5_000)
-    page.locator(f"#item-{first}").click()  # an admin reads it
+    panel.row(first).click()  # an admin reads it
     expect(page).to_have_title("(2) Topics · Topic Dashboard", timeout=5_000)
 
     page.keyboard.press("Escape")
     # The closed detail gives its room back on the next render: wait for that layout (or time out), then measure.
     page.wait_for_function(
-        """() => {
-            const list = document.querySelector('#item-list'), pane = document.querySelector('#detail-column');
+        """([listSelector, paneSelector]) => {
+            const list = document.querySelector(listSelector), pane = document.querySelector(paneSelector);
             return list && pane && list.getBoundingClientRect().width > 1.5 * pane.getBoundingClientRect().width;
         }""",
+        arg=[TopicPanel.ITEM_LIST, TopicPanel.DETAIL_COLUMN],
         timeout=5_000,
     )
-    list_width = page.locator("#item-list").bounding_box()
-    pane_width = page.locator("#detail-column").bounding_box()
+    list_width = panel.item_list().bounding_box()
+    pane_width = panel.detail_column().bounding_box()
     assert list_width and pane_width and list_width["width"] > 1.5 * pane_width["width"]
     page.screenshot(path=str(screenshot_path("panel-no-item-open.png")))
 
@@ -246,11 +242,11 @@ def test_the_bot_selector_shows_each_bots_unread_count(page: Page, e2e_app: E2EA
     for index in range(2):
         seed(e2e_app, busy, topic_key="ci", title=f"news {index}")
     log_in(page, e2e_app, ADMIN)
-    open_panel(page, e2e_app, quiet)
+    panel = open_panel(page, e2e_app, quiet)
     with Session(e2e_app.engine) as session:
         busy_name = get_bot(session=session, bot_id=busy).name
         quiet_name = get_bot(session=session, bot_id=quiet).name
-    page.locator("#bot-select").click()
+    panel.bot_select().click()
     expect(page.get_by_role("option", name=f"{busy_name} · 2 unread", exact=True)).to_have_count(1)
     expect(page.get_by_role("option", name=quiet_name, exact=True)).to_have_count(1)  # nothing unread: no count
     page.keyboard.press("Escape")
@@ -263,42 +259,40 @@ def test_reading_state_is_each_persons_own_a_viewers_reading_changes_nothing_for
     after the security fix, viewers could not read for themselves at all)."""
     bot_id, _ = make_bot(e2e_app, "ci")
     ids = [seed(e2e_app, bot_id, topic_key="ci", title=f"build {index}") for index in range(5)]
-    pages = {}
+    panels = {}
     for username, role in ((ADMIN, "admin"), (VIEWER, "viewer")):
-        pages[username] = new_context(viewport={"width": 1400, "height": 900}).new_page()
-        log_in(pages[username], e2e_app, username, role)
-        open_panel(pages[username], e2e_app, bot_id)
-        expect(pages[username].locator("#unread-ci")).to_have_text("5")
-    admin, viewer = pages[ADMIN], pages[VIEWER]
+        page = new_context(viewport={"width": 1400, "height": 900}).new_page()
+        log_in(page, e2e_app, username, role)
+        panels[username] = open_panel(page, e2e_app, bot_id)
+        expect(panels[username].topic_unread("ci")).to_have_text("5")
+    admin, viewer = panels[ADMIN], panels[VIEWER]
 
     # The viewer reads one (opening it), pins it, archives another: all their own.
-    viewer.locator(f"#item-{ids[4]}").click()
-    expect(viewer.locator("#detail-title")).to_have_text("build 4")
-    expect(viewer.locator("#unread-ci")).to_have_text("4")
-    viewer.locator("#detail-toggle-pin").click()
-    expect(viewer.locator(f"#item-{ids[4]} svg.lucide-pin")).to_be_visible()
-    expect(viewer.locator("#detail-team")).to_have_count(0)  # "for everyone" is an admin's
-    viewer.locator(f"#item-{ids[3]}").click()
-    expect(viewer.locator("#detail-title")).to_have_text("build 3")
-    viewer.locator("#detail-toggle-archive").click()
-    expect(viewer.locator(f"#item-{ids[3]}")).to_have_count(0)
-    viewer.screenshot(path=str(screenshot_path("panel-viewer-own-reading-state.png")))
+    viewer.row(ids[4]).click()
+    expect(viewer.detail_title()).to_have_text("build 4")
+    expect(viewer.topic_unread("ci")).to_have_text("4")
+    viewer.toggle_pin()
+    expect(viewer.row_pin(ids[4])).to_be_visible()
+    expect(viewer.team_menu()).to_have_count(0)  # "for everyone" is an admin's
+    viewer.row(ids[3]).click()
+    expect(viewer.detail_title()).to_have_text("build 3")
+    viewer.archive_button().click()
+    expect(viewer.row(ids[3])).to_have_count(0)
+    viewer.page.screenshot(path=str(screenshot_path("panel-viewer-own-reading-state.png")))
     # ...and marks the rest read.
-    viewer.locator("#mark-all-read").click()
-    expect(viewer.locator("#mark-read-confirm")).to_contain_text("Mark 3 items read")
-    viewer.locator("#mark-read-ok").click()
-    expect(viewer.get_by_text("Marked 3 items read")).to_be_visible()
-    expect(viewer.locator("#unread-ci")).to_have_count(0)
-    expect(viewer.locator("#bot-select")).not_to_contain_text("unread")  # the selector's count follows
+    viewer.mark_all_read(3)
+    expect(viewer.page.get_by_text("Marked 3 items read")).to_be_visible()
+    expect(viewer.topic_unread("ci")).to_have_count(0)
+    expect(viewer.bot_select()).not_to_contain_text("unread")  # the selector's count follows
     assert unread_of(e2e_app, bot_id, VIEWER) == set()
 
     # The admin's panel, counts and database state: unchanged.
-    admin.reload()
-    expect(admin.locator("#unread-ci")).to_have_text("5")
-    expect(admin.locator("#bot-select")).to_contain_text("5 unread")
-    expect(admin.locator("#item-list .item-unread")).to_have_count(5)
-    expect(admin.locator(f"#item-{ids[3]}")).to_be_visible()
-    expect(admin.locator(f"#item-{ids[4]} svg.lucide-pin")).to_have_count(0)
+    admin.page.reload()
+    expect(admin.topic_unread("ci")).to_have_text("5")
+    expect(admin.bot_select()).to_contain_text("5 unread")
+    expect(admin.unread_rows()).to_have_count(5)
+    expect(admin.row(ids[3])).to_be_visible()
+    expect(admin.row_pin(ids[4])).to_have_count(0)
     assert unread_of(e2e_app, bot_id, ADMIN) == set(ids)
     assert team_unread(e2e_app, bot_id) == set(ids)
     with Session(e2e_app.engine) as session:
@@ -306,17 +300,16 @@ def test_reading_state_is_each_persons_own_a_viewers_reading_changes_nothing_for
         assert not any(pinned or archived for pinned, archived in flags)
 
     # The admin pins one for everyone: the viewer sees the team's pin live, and may unpin it for themselves.
-    admin.locator(f"#item-{ids[0]}").click()
-    expect(admin.locator("#detail-title")).to_have_text("build 0")
-    admin.locator("#detail-team").click()
-    admin.locator("#detail-team-pin").click()
-    expect(viewer.locator(f"#item-{ids[0]} svg.lucide-pin")).to_be_visible(timeout=3_000)
-    admin.screenshot(path=str(screenshot_path("panel-admin-pinned-for-everyone.png")))
-    viewer.locator(f"#item-{ids[0]}").click()
-    expect(viewer.locator("#detail-title")).to_have_text("build 0")
-    viewer.locator("#detail-toggle-pin").click()
-    expect(viewer.locator(f"#item-{ids[0]} svg.lucide-pin")).to_have_count(0)
-    expect(admin.locator(f"#item-{ids[0]} svg.lucide-pin")).to_be_visible()
+    admin.row(ids[0]).click()
+    expect(admin.detail_title()).to_have_text("build 0")
+    admin.pin_for_everyone()
+    expect(viewer.row_pin(ids[0])).to_be_visible(timeout=3_000)
+    admin.page.screenshot(path=str(screenshot_path("panel-admin-pinned-for-everyone.png")))
+    viewer.row(ids[0]).click()
+    expect(viewer.detail_title()).to_have_text("build 0")
+    viewer.toggle_pin()
+    expect(viewer.row_pin(ids[0])).to_have_count(0)
+    expect(admin.row_pin(ids[0])).to_be_visible()
 
 
 def test_an_alert_the_bot_updates_changes_in_place_live_and_a_person_resolves_it(
@@ -334,34 +327,34 @@ def test_an_alert_the_bot_updates_changes_in_place_live_and_a_person_resolves_it
     is_error, body = mcp_publish(e2e_app, token, title="Latency 850 ms", level="warn", **first)
     assert not is_error, body
     item_id = body["item_id"]
-    pages = {}
+    panels = {}
     for username, role in ((ADMIN, "admin"), (VIEWER, "viewer")):
-        pages[username] = new_context(viewport={"width": 1400, "height": 900}).new_page()
-        log_in(pages[username], e2e_app, username, role)
-        open_panel(pages[username], e2e_app, bot_id, f"&item={item_id}")
-        expect(pages[username].locator("#detail-title")).to_have_text("Latency 850 ms")
-    admin, viewer = pages[ADMIN], pages[VIEWER]
-    expect(admin.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-read\b"))  # opened: read
+        page = new_context(viewport={"width": 1400, "height": 900}).new_page()
+        log_in(page, e2e_app, username, role)
+        panels[username] = open_panel(page, e2e_app, bot_id, f"&item={item_id}")
+        expect(panels[username].detail_title()).to_have_text("Latency 850 ms")
+    admin, viewer = panels[ADMIN], panels[VIEWER]
+    expect(admin.row(item_id)).to_have_class(re.compile(r"\bitem-read\b"))  # opened: read
 
     is_error, body = mcp_publish(e2e_app, token, title="Latency 2.4 s", level="error", update=True, **first)
     assert not is_error and body["updated"] and body["item_id"] == item_id, body
-    for page in (admin, viewer):
-        expect(page.locator(f"#item-{item_id} .row-updated")).to_be_visible(timeout=3_000)
-        expect(page.locator(f"#item-{item_id}")).to_contain_text("Latency 2.4 s")
-        expect(page.locator(f"#item-{item_id}")).to_have_class(re.compile(r"\bitem-unread\b"))
-        expect(page.locator("#detail-title")).to_have_text("Latency 2.4 s")  # the open item follows
-        expect(page.locator("#detail-updated")).to_contain_text("Updated by the bot 1×")
-    assert rows(admin).count() == 1
+    for panel in (admin, viewer):
+        expect(panel.row_updated(item_id)).to_be_visible(timeout=3_000)
+        expect(panel.row(item_id)).to_contain_text("Latency 2.4 s")
+        expect(panel.row(item_id)).to_have_class(re.compile(r"\bitem-unread\b"))
+        expect(panel.detail_title()).to_have_text("Latency 2.4 s")  # the open item follows
+        expect(panel.detail_updated()).to_contain_text("Updated by the bot 1×")
+    assert admin.rows().count() == 1
 
-    expect(viewer.locator("#detail-resolve")).to_have_count(0)  # shared state: an admin's
-    admin.locator("#detail-resolve").click()
-    expect(admin.locator("#detail-resolved")).to_contain_text(f"Resolved by {ADMIN}")
-    expect(viewer.locator(f"#item-{item_id} .row-resolved")).to_be_visible(timeout=3_000)
-    expect(viewer.locator("#detail-resolved")).to_be_visible(timeout=3_000)
-    admin.screenshot(path=str(screenshot_path("panel-alert-updated-and-resolved.png")))
-    admin.locator("#detail-resolve").click()
-    expect(admin.locator("#detail-resolved")).to_have_count(0)
-    expect(viewer.locator(f"#item-{item_id} .row-resolved")).to_have_count(0, timeout=3_000)
+    expect(viewer.resolve_button()).to_have_count(0)  # shared state: an admin's
+    admin.resolve_button().click()
+    expect(admin.resolved_mark()).to_contain_text(f"Resolved by {ADMIN}")
+    expect(viewer.row_resolved(item_id)).to_be_visible(timeout=3_000)
+    expect(viewer.resolved_mark()).to_be_visible(timeout=3_000)
+    admin.page.screenshot(path=str(screenshot_path("panel-alert-updated-and-resolved.png")))
+    admin.resolve_button().click()
+    expect(admin.resolved_mark()).to_have_count(0)
+    expect(viewer.row_resolved(item_id)).to_have_count(0, timeout=3_000)
 
 
 def test_500_items_in_5_seconds_reach_two_open_panels_with_none_missing(
@@ -375,8 +368,7 @@ def test_500_items_in_5_seconds_reach_two_open_panels_with_none_missing(
     for _ in range(2):
         page = new_context(viewport={"width": 1400, "height": 900}).new_page()
         log_in(page, e2e_app)
-        open_panel(page, e2e_app, bot_id)
-        panels.append(page)
+        panels.append(open_panel(page, e2e_app, bot_id))
     started = time.monotonic()
     for second in range(5):
         for index in range(100):
@@ -384,9 +376,9 @@ def test_500_items_in_5_seconds_reach_two_open_panels_with_none_missing(
         time.sleep(max(0.0, started + second + 1 - time.monotonic()))  # pace: 100 items per second
     expected = item_ids(e2e_app, bot_id)
     assert len(expected) == 500
-    for page in panels:
-        expect(rows(page)).to_have_count(500, timeout=30_000)
-        assert shown_ids(page) == expected  # every item, newest first, none missing or repeated
+    for panel in panels:
+        expect(panel.rows()).to_have_count(500, timeout=30_000)
+        assert panel.shown_ids() == expected  # every item, newest first, none missing or repeated
 
 
 def test_bulk_select_with_shift_click_and_x_then_read_pin_archive_for_yourself(page: Page, e2e_app: E2EApp) -> None:
@@ -396,36 +388,36 @@ def test_bulk_select_with_shift_click_and_x_then_read_pin_archive_for_yourself(p
     newest_first = ids[::-1]
     log_in(page, e2e_app, ADMIN)
     page.set_viewport_size({"width": 1400, "height": 900})
-    open_panel(page, e2e_app, bot_id)
-    expect(rows(page)).to_have_count(6)
-    page.locator(f"#item-{newest_first[0]} .row-select").click()
-    page.locator(f"#item-{newest_first[3]} .row-select").click(modifiers=["Shift"])
-    expect(page.locator("#bulk-count")).to_have_text("4 selected")
-    expect(page.locator("#item-detail")).to_have_count(0)  # ticking never opens the row
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.rows()).to_have_count(6)
+    panel.row_checkbox(newest_first[0]).click()
+    panel.row_checkbox(newest_first[3]).click(modifiers=["Shift"])
+    expect(panel.bulk_count()).to_have_text("4 selected")
+    expect(panel.detail()).to_have_count(0)  # ticking never opens the row
     page.screenshot(path=str(screenshot_path("panel-bulk-selection.png")))
-    page.locator("#bulk-read").click()
+    panel.bulk_read().click()
     expect(page.get_by_text("4 items: read")).to_be_visible()
-    expect(page.locator("#bulk-bar")).to_have_count(0)
+    expect(panel.bulk_bar()).to_have_count(0)
     assert unread_of(e2e_app, bot_id) == set(newest_first[4:])
     assert team_unread(e2e_app, bot_id) == set(ids)  # the admin's own reading, no one else's
 
-    page.locator("body").click(position={"x": 5, "y": 5})
+    panel.focus_page()
     page.keyboard.press("j")  # ticking moved no cursor: it goes from the first row to the second
     page.keyboard.press("x")
-    expect(page.locator("#bulk-count")).to_have_text("1 selected")
-    page.locator("#bulk-archive").click()
+    expect(panel.bulk_count()).to_have_text("1 selected")
+    panel.bulk_archive().click()
     expect(page.get_by_text("1 item: archive")).to_be_visible()
-    expect(rows(page)).to_have_count(5)
-    expect(page.locator(f"#item-{newest_first[1]}")).to_have_count(0)
+    expect(panel.rows()).to_have_count(5)
+    expect(panel.row(newest_first[1])).to_have_count(0)
     # m toggles the read state of the row the cursor marks, o opens that row.
     page.keyboard.press("j")
     page.keyboard.press("j")  # first, second (was third), third (was fourth) of the five left
-    marked = page.locator("#item-list [data-td-cursor]")
+    marked = panel.cursor_row()
     expect(marked).to_have_id(f"item-{newest_first[3]}")
     page.keyboard.press("m")
     expect(marked).to_have_class(re.compile(r"\bitem-unread\b"))
     page.keyboard.press("o")
-    expect(page.locator("#detail-title")).to_have_text(f"build {ids.index(newest_first[3])}")
+    expect(panel.detail_title()).to_have_text(f"build {ids.index(newest_first[3])}")
 
 
 def test_bulk_pin_unpin_and_unread_act_on_the_ticked_rows_for_this_person_only(page: Page, e2e_app: E2EApp) -> None:
@@ -437,41 +429,41 @@ def test_bulk_pin_unpin_and_unread_act_on_the_ticked_rows_for_this_person_only(p
     newest_first = ids[::-1]
     log_in(page, e2e_app, VIEWER, role="viewer")  # a viewer: bulk acts on their own reading state
     page.set_viewport_size({"width": 1400, "height": 900})
-    open_panel(page, e2e_app, bot_id)
-    expect(rows(page)).to_have_count(5)
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.rows()).to_have_count(5)
 
-    page.locator(f"#item-{newest_first[0]} .row-select").click()
-    page.locator(f"#item-{newest_first[2]} .row-select").click(modifiers=["Shift"])
-    expect(page.locator("#bulk-count")).to_have_text("3 selected")
-    page.locator("#bulk-pin").click()
+    panel.row_checkbox(newest_first[0]).click()
+    panel.row_checkbox(newest_first[2]).click(modifiers=["Shift"])
+    expect(panel.bulk_count()).to_have_text("3 selected")
+    panel.bulk_pin().click()
     expect(page.get_by_text("3 items: pin")).to_be_visible()
     assert pinned_of(e2e_app, bot_id, ids, VIEWER) == set(newest_first[:3])
-    expect(page.locator("#item-list svg.lucide-pin")).to_have_count(3)
-    page.locator("#view-pinned").click()
-    expect(page.locator("#stream-heading")).to_have_text("Pinned")
-    assert set(shown_ids(page)) == set(newest_first[:3])
+    expect(panel.pin_marks()).to_have_count(3)
+    panel.view("pinned")
+    expect(panel.heading()).to_have_text("Pinned")
+    assert set(panel.shown_ids()) == set(newest_first[:3])
 
-    page.locator(f"#item-{newest_first[0]} .row-select").click()
-    page.locator(f"#item-{newest_first[1]} .row-select").click()
-    expect(page.locator("#bulk-count")).to_have_text("2 selected")
-    page.locator("#bulk-unpin").click()
+    panel.row_checkbox(newest_first[0]).click()
+    panel.row_checkbox(newest_first[1]).click()
+    expect(panel.bulk_count()).to_have_text("2 selected")
+    panel.bulk_unpin().click()
     expect(page.get_by_text("2 items: unpin")).to_be_visible()
-    expect(rows(page)).to_have_count(1)  # the Pinned view follows
-    expect(rows(page).first).to_have_id(f"item-{newest_first[2]}")
+    expect(panel.rows()).to_have_count(1)  # the Pinned view follows
+    expect(panel.rows().first).to_have_id(f"item-{newest_first[2]}")
     assert pinned_of(e2e_app, bot_id, ids, VIEWER) == {newest_first[2]}
 
-    page.locator("#view-all").click()
-    expect(rows(page)).to_have_count(5)
-    page.locator(f"#item-{newest_first[3]} .row-select").click()
-    page.locator(f"#item-{newest_first[4]} .row-select").click()
-    page.locator("#bulk-read").click()
-    expect(page.locator("#bulk-bar")).to_have_count(0)
+    panel.view("all")
+    expect(panel.rows()).to_have_count(5)
+    panel.row_checkbox(newest_first[3]).click()
+    panel.row_checkbox(newest_first[4]).click()
+    panel.bulk_read().click()
+    expect(panel.bulk_bar()).to_have_count(0)
     assert unread_of(e2e_app, bot_id, VIEWER) == set(newest_first[:3])
-    page.locator(f"#item-{newest_first[4]} .row-select").click()
-    page.locator("#bulk-unread").click()
+    panel.row_checkbox(newest_first[4]).click()
+    panel.bulk_unread().click()
     expect(page.get_by_text("1 item: unread")).to_be_visible()
-    expect(page.locator(f"#item-{newest_first[4]}")).to_have_class(re.compile(r"\bitem-unread\b"))
-    expect(page.locator(f"#item-{newest_first[3]}")).to_have_class(re.compile(r"\bitem-read\b"))
+    expect(panel.row(newest_first[4])).to_have_class(re.compile(r"\bitem-unread\b"))
+    expect(panel.row(newest_first[3])).to_have_class(re.compile(r"\bitem-read\b"))
     assert unread_of(e2e_app, bot_id, VIEWER) == {*newest_first[:3], newest_first[4]}
 
     # Nobody else's state moved: the team's flags, and the admin's own view of the same items.

@@ -18,9 +18,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
-from tests.e2e.accounts_support import expect_live
 from tests.e2e.conftest import E2EApp
-from tests.e2e.topic_panel_support import item_ids, log_in, make_bot, mcp_publish, open_panel, row, rows, seed
+from tests.e2e.pages.topic_panel import TopicPanel
+from tests.e2e.topic_panel_support import item_ids, log_in, make_bot, mcp_publish, open_panel, seed
 from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_settings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
@@ -117,9 +117,9 @@ REFUSED: list[tuple[dict[str, Any], str, str]] = [
     ],
 ]
 
-# Facts about #item-detail that must hold whatever a bot sent.
-INSPECT_DETAIL = """() => {
-  const root = document.getElementById('item-detail');
+# Facts about the detail pane (#item-detail) that must hold whatever a bot sent.
+INSPECT_DETAIL = """(detail) => {
+  const root = document.querySelector(detail);
   const all = [...document.querySelectorAll('*')];
   return {
     handlers: all.flatMap((el) => [...el.attributes].filter((a) => a.name.toLowerCase().startsWith('on'))
@@ -150,7 +150,7 @@ def trapped(page: Page) -> Iterator[Page]:
 
 
 def _assert_detail_is_inert(page: Page) -> None:
-    facts = page.evaluate(INSPECT_DETAIL)
+    facts = page.evaluate(INSPECT_DETAIL, TopicPanel.ITEM_DETAIL)
     assert facts["handlers"] == [], facts
     assert facts["scripts"] == 0, facts
     assert facts["frames"] == 0, facts
@@ -205,24 +205,24 @@ def test_payloads_in_text_markdown_and_views_do_not_execute(trapped: Page, e2e_a
         published.append((body["item_id"], fields))
 
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id)
-    expect(rows(page)).to_have_count(len(ACCEPTED))
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.rows()).to_have_count(len(ACCEPTED))
     # The list shows the title and tags as text.
     first_id = published[0][0]
-    expect(row(page, first_id).locator(".item-title")).to_have_text(f"{IMG} {SCRIPT} title")
-    expect(row(page, first_id).get_by_text("safe-tag", exact=True)).to_be_visible()
+    expect(panel.row_title(first_id)).to_have_text(f"{IMG} {SCRIPT} title")
+    expect(panel.row(first_id).get_by_text("safe-tag", exact=True)).to_be_visible()
 
     for item_id, fields in published:
-        row(page, item_id).click()
-        expect(page.locator("#detail-title")).to_have_text(fields["title"])
+        panel.row(item_id).click()
+        expect(panel.detail_title()).to_have_text(fields["title"])
         view = fields.get("view")
         if view is not None:
-            expect(page.locator(f"#view-{view['type']}")).to_be_visible()
+            expect(panel.detail_view(view["type"])).to_be_visible()
         _assert_detail_is_inert(page)
 
     # Spot checks that the payloads are shown as text, not dropped silently.
-    row(page, first_id).click()
-    content = page.locator("#detail-content")
+    panel.row(first_id).click()
+    content = panel.detail_content()
     expect(content).to_contain_text(SCRIPT)
     expect(content).to_contain_text("[js link](javascript:")
     expect(content.locator("a")).to_have_count(2)  # only the https and mailto links became links
@@ -231,17 +231,17 @@ def test_payloads_in_text_markdown_and_views_do_not_execute(trapped: Page, e2e_a
     expect(content.locator("a").nth(1)).to_have_attribute("href", "mailto:ops@example.com")
 
     card_id = published[2][0]
-    row(page, card_id).click()
-    card = page.locator("#view-card")
+    panel.row(card_id).click()
+    card = panel.detail_view("card")
     expect(card).to_contain_text(SCRIPT)
     expect(card.get_by_text(IMG).first).to_be_visible()
     expect(card.locator("a[href='https://example.com/pr/1']")).to_have_attribute("rel", "noopener noreferrer nofollow")
     table_id = published[3][0]
-    row(page, table_id).click()
-    expect(page.locator("#view-table td").first).to_have_text(SCRIPT)
+    panel.row(table_id).click()
+    expect(panel.detail_view("table").locator("td").first).to_have_text(SCRIPT)
     timeline_id = published[6][0]
-    row(page, timeline_id).click()
-    expect(page.locator("#view-timeline")).to_contain_text(IMG)
+    panel.row(timeline_id).click()
+    expect(panel.detail_view("timeline")).to_contain_text(IMG)
 
     # The detail pane was replaced seven times; nothing sprang meanwhile.
     assert page.evaluate("window.__xss") == 0
@@ -265,14 +265,17 @@ def test_remote_images_when_allowed_carry_no_handlers(trapped: Page, e2e_app: E2
     is_error, body = mcp_publish(e2e_app, token, topic_key="inbox", title="images", content=content)
     assert not is_error, body
     log_in(page, e2e_app)
-    open_panel(page, e2e_app, bot_id, f"&item={body['item_id']}")
-    expect(page.locator("#detail-title")).to_have_text("images")
-    images = page.locator("#detail-content img")
+    panel = open_panel(page, e2e_app, bot_id, f"&item={body['item_id']}")
+    expect(panel.detail_title()).to_have_text("images")
+    images = panel.detail_content().locator("img")
     expect(images).to_have_count(1)
     expect(images).to_have_attribute("src", "http://127.0.0.1:9/x.png")
-    page.wait_for_function("[...document.querySelectorAll('#item-detail img')].every((img) => img.complete)")
+    page.wait_for_function(
+        "(detail) => [...document.querySelectorAll(`${detail} img`)].every((img) => img.complete)",
+        arg=TopicPanel.ITEM_DETAIL,
+    )
     _assert_detail_is_inert(page)
-    expect(page.locator("#detail-content")).to_contain_text(IMG)
+    expect(panel.detail_content()).to_contain_text(IMG)
 
 
 RECORD_URL_WRITES = """
@@ -292,19 +295,20 @@ def test_a_crafted_link_cannot_inject_script_through_the_url(trapped: Page, e2e_
     bot_id, _ = make_bot(e2e_app)
     item_id = seed(e2e_app, bot_id, topic_key="inbox", title="harmless")
     log_in(page, e2e_app)
+    panel = TopicPanel(page, e2e_app.url)
     for view in ("');window.__xss++;('", '"+alert(1)+"', "topic:x');window.__xss++;//", "topic:a b&c=d#e"):
         page.goto(e2e_app.path(f"/?bot={bot_id}&view={quote(view)}"))
-        expect(page.locator("#stream-heading")).to_be_visible()
-        expect_live(page)
+        expect(panel.heading()).to_be_visible()
+        panel.expect_live()
         writes = page.evaluate("window.__urls.length")
-        page.locator("#unread-only").click()  # a filter change writes the URL back
+        panel.unread_only().click()  # a filter change writes the URL back
         page.wait_for_function(f"window.__urls.length > {writes}")
         assert page.evaluate("window.__xss") == 0, view
         written = page.evaluate("new URLSearchParams(window.__urls.at(-1).split('?')[1]).get('view')")
         assert written is None  # unknown views, and topics the bot does not have, fall back to "all"
-        page.locator("#unread-only").click()
+        panel.unread_only().click()
         if not view.startswith("topic:"):
-            row(page, item_id).click()
-            expect(page.locator("#detail-title")).to_have_text("harmless")
+            panel.row(item_id).click()
+            expect(panel.detail_title()).to_have_text("harmless")
             expect(page).to_have_url(re.compile(rf"/\?bot={bot_id}&item={item_id}$"))
             assert page.evaluate("window.__xss") == 0, view

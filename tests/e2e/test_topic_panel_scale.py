@@ -15,7 +15,8 @@ from playwright.sync_api import Page, expect
 from sqlmodel import Session
 
 from tests.e2e.conftest import E2EApp
-from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, open_panel, rows
+from tests.e2e.pages.topic_panel import TopicPanel
+from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, open_panel
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.topic_panel.state import LIST_WINDOW
 
@@ -25,7 +26,7 @@ ROWS = int(os.environ.get("TD_BENCH_ROWS", "540"))
 PRESSES = 40
 # From the key press to the cursor's new row (its data-td-cursor attribute), measured in the page.
 WATCH = """
-() => {
+(list) => {
   window.__lat = [];
   if (window.__watching) return;
   window.__watching = true;
@@ -36,9 +37,15 @@ WATCH = """
       window.__lat.push(performance.now() - started);
       started = 0;
     }
-  }).observe(document.getElementById("item-list"), { attributes: true, attributeFilter: ["data-td-cursor"], subtree: true });
+  }).observe(document.querySelector(list), { attributes: true, attributeFilter: ["data-td-cursor"], subtree: true });
 }
 """
+# True once the pill counts exactly the items newer than the list's first row: the poll after the
+# last insert has been seen (the newest item is "row <newest>", a row's title says its number).
+PILL_COUNTS_THE_REST = """([pill, firstTitle, newest]) => {
+  const shown = Number((document.querySelector(firstTitle)?.textContent || "").replace("row ", ""));
+  return (document.querySelector(pill)?.textContent || "") === `${newest - shown} new items`;
+}"""
 
 
 def _seed(app: E2EApp, bot_id: str, count: int, start: int) -> None:
@@ -52,30 +59,33 @@ def _seed(app: E2EApp, bot_id: str, count: int, start: int) -> None:
             )
 
 
-def _latencies(page: Page) -> list[float]:
-    page.evaluate(WATCH)
-    page.locator("body").click(position={"x": 5, "y": 5})
+def _latencies(panel: TopicPanel) -> list[float]:
+    page = panel.page
+    page.evaluate(WATCH, TopicPanel.ITEM_LIST)
+    panel.focus_page()
     for press in range(PRESSES):
         page.keyboard.press("j" if press % 2 == 0 else "k")
         page.wait_for_function(f"window.__lat.length >= {press + 1}")
     return page.evaluate("window.__lat")
 
 
-def _open_latencies(page: Page, count: int = 10) -> list[float]:
+def _open_latencies(panel: TopicPanel, count: int = 10) -> list[float]:
     """From a click on a row to its title in the detail pane: a round trip through the server,
     which holds the loaded rows (Escape closes it again between clicks)."""
+    page = panel.page
     samples = []
     for index in range(count):
-        target = rows(page).nth(index * 3 + 1)
-        title = target.locator(".item-title").inner_text()
+        target = panel.rows().nth(index * 3 + 1)
+        title = panel.title_in(target).inner_text()
         started = page.evaluate("performance.now()")
         target.click(position={"x": 200, "y": 12})
         page.wait_for_function(
-            "(t) => document.getElementById('detail-title')?.textContent === t", arg=title, timeout=60_000
+            "([sel, t]) => document.querySelector(sel)?.textContent === t",
+            arg=[TopicPanel.DETAIL_TITLE, title],
+            timeout=60_000,
         )
         samples.append(page.evaluate("performance.now()") - started)
-        page.keyboard.press("Escape")
-        expect(page.locator("#detail-title")).to_have_count(0)
+        panel.close_item()
     return samples
 
 
@@ -89,10 +99,11 @@ def test_a_session_that_sees_thousands_of_items_answers_as_fast_as_one_of_forty(
     _seed(e2e_app, bot_id, 40, 0)
     log_in(page, e2e_app, ADMIN)
     page.set_viewport_size({"width": 1400, "height": 900})
-    open_panel(page, e2e_app, bot_id)
-    expect(rows(page)).to_have_count(40)
-    baseline = _latencies(page)
-    open_baseline = _open_latencies(page)
+    panel = open_panel(page, e2e_app, bot_id)
+    rows = panel.rows()
+    expect(rows).to_have_count(40)
+    baseline = _latencies(panel)
+    open_baseline = _open_latencies(panel)
 
     # The session sees items the way a busy day does: bursts of up to 1,000 arriving live. A burst
     # that does not fit the window waits behind the pill, counted; the pill shows the newest of them.
@@ -101,34 +112,40 @@ def test_a_session_that_sees_thousands_of_items_answers_as_fast_as_one_of_forty(
         burst = min(1000, ROWS - loaded)
         _seed(e2e_app, bot_id, burst, loaded)
         loaded += burst
-        if burst + rows(page).count() > LIST_WINDOW:
+        if burst + rows.count() > LIST_WINDOW:
             # A poll during the burst may have taken the part that fitted; the pill counts the rest.
-            pill = page.locator("#new-items-pill")
+            pill = panel.new_items_pill()
             expect(pill).to_have_text(re.compile(r"^\d+ new items$"), timeout=30_000)
-            page.wait_for_timeout(1500)  # the poll after the last insert
-            newest_shown = int(rows(page).first.locator(".item-title").inner_text().removeprefix("row "))
+            # The poll after the last insert: the pill then counts every item above the list's first row.
+            page.wait_for_function(
+                PILL_COUNTS_THE_REST,
+                arg=[TopicPanel.NEW_ITEMS_PILL, f"{TopicPanel.ROWS} {TopicPanel.ROW_TITLE}", loaded - 1],
+                timeout=30_000,
+            )
+            newest_shown = int(panel.title_in(rows.first).inner_text().removeprefix("row "))
             expect(pill).to_have_text(f"{loaded - 1 - newest_shown} new items")
-            assert rows(page).count() <= LIST_WINDOW
+            assert rows.count() <= LIST_WINDOW
             pill.click()
-            expect(page.locator("#new-items-pill")).to_have_count(0)
-            expect(rows(page).first.locator(".item-title")).to_have_text(f"row {loaded - 1}")
+            expect(panel.new_items_pill()).to_have_count(0)
+            expect(panel.title_in(rows.first)).to_have_text(f"row {loaded - 1}")
         else:
-            expect(rows(page).first.locator(".item-title")).to_have_text(f"row {loaded - 1}", timeout=30_000)
+            expect(panel.title_in(rows.first)).to_have_text(f"row {loaded - 1}", timeout=30_000)
     # Reading down the list: "Load more" until the window is full and past it; the newest rows leave.
     for _ in range(LIST_WINDOW // 40 + 3):
-        if page.locator("#load-more").count() == 0:
+        if panel.load_more_button().count() == 0:
             break
-        page.locator("#load-more").click()
-        page.wait_for_timeout(150)
-    expect(rows(page)).to_have_count(min(LIST_WINDOW, loaded))
+        oldest_shown = panel.title_in(rows.last).inner_text()
+        panel.load_more()
+        expect(panel.title_in(rows.last)).not_to_have_text(oldest_shown)  # older rows joined the bottom
+    expect(rows).to_have_count(min(LIST_WINDOW, loaded))
     if loaded > LIST_WINDOW:
-        expect(page.locator("#back-to-newest")).to_be_visible()
-    many = _latencies(page)
-    opened = _open_latencies(page)
+        expect(panel.back_to_newest()).to_be_visible()
+    many = _latencies(panel)
+    opened = _open_latencies(panel)
     assert len(many) == PRESSES and len(baseline) == PRESSES
     print(
         f"\npanel input latency (j/k to the cursor on its new row), {ROWS:,} items in the session, "
-        f"{rows(page).count()} rows in the window: p50 {statistics.median(many):.1f} ms, p95 {_p95(many):.1f} ms; "
+        f"{rows.count()} rows in the window: p50 {statistics.median(many):.1f} ms, p95 {_p95(many):.1f} ms; "
         f"40 rows (baseline, same run): p50 {statistics.median(baseline):.1f} ms, p95 {_p95(baseline):.1f} ms; "
         f"p95 ratio {_p95(many) / _p95(baseline):.1f}"
     )

@@ -14,7 +14,8 @@ from playwright.sync_api import Page, expect
 from sqlmodel import Session, select
 
 from tests.e2e.conftest import E2EApp, screenshot_path
-from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, open_panel, rows, seed
+from tests.e2e.pages.topic_panel import TopicPanel
+from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, open_panel, seed
 from topic_dashboard.models import User
 from topic_dashboard.services.items import ItemFilters, unread_in_view
 from topic_dashboard.services.search import items_in_view, search_items
@@ -30,16 +31,11 @@ ITEMS = [
 ]
 
 
-def _dom_ids(page: Page) -> list[int]:
-    ids = rows(page).evaluate_all("(els) => els.map((el) => el.id)")
-    return [int(value.removeprefix("item-")) for value in ids]
-
-
-def _shows(page: Page, expected: list[int]) -> None:
+def _shows(panel: TopicPanel, expected: list[int]) -> None:
     """Wait until the list is exactly these rows, in this order (a search answers after a pause)."""
-    expect(rows(page)).to_have_count(len(expected))
+    expect(panel.rows()).to_have_count(len(expected))
     for index, item_id in enumerate(expected):
-        expect(rows(page).nth(index)).to_have_id(f"item-{item_id}")
+        expect(panel.rows().nth(index)).to_have_id(f"item-{item_id}")
 
 
 def _admin_id(app: E2EApp) -> int:
@@ -66,69 +62,68 @@ def test_search_finds_marks_and_combines_with_the_view_and_the_address_keeps_it(
     ids = {title: seed(e2e_app, bot_id, topic_key=t, title=title, content=c, tags=g) for t, title, c, g in ITEMS}
     log_in(page, e2e_app, ADMIN)
     page.set_viewport_size({"width": 1400, "height": 900})
-    open_panel(page, e2e_app, bot_id)
-    expect(rows(page)).to_have_count(5)
+    panel = open_panel(page, e2e_app, bot_id)
+    search = panel.search_input()
+    expect(panel.rows()).to_have_count(5)
 
     page.keyboard.press("/")
-    expect(page.locator("#search-input")).to_be_focused()
+    expect(search).to_be_focused()
     page.keyboard.type("deploy")
-    expect(page.locator("#stream-heading")).to_have_text("Search: deploy")
-    _shows(page, _expected(e2e_app, bot_id, "deploy"))
+    expect(panel.heading()).to_have_text("Search: deploy")
+    _shows(panel, _expected(e2e_app, bot_id, "deploy"))
     # Title hits rank above a content-only hit.
-    assert set(_dom_ids(page)[:2]) == {ids["Deploy finished"], ids["Deploy rolled back"]}
-    assert _dom_ids(page)[2] == ids["Build 42 failed"]
-    assert set(_dom_ids(page)) == {ids["Deploy finished"], ids["Build 42 failed"], ids["Deploy rolled back"]}
-    expect(page.locator(f"#item-{ids['Deploy finished']} mark.search-hit").first).to_have_text("Deploy")
+    assert set(panel.shown_ids()[:2]) == {ids["Deploy finished"], ids["Deploy rolled back"]}
+    assert panel.shown_ids()[2] == ids["Build 42 failed"]
+    assert set(panel.shown_ids()) == {ids["Deploy finished"], ids["Build 42 failed"], ids["Deploy rolled back"]}
+    expect(panel.row_search_hits(ids["Deploy finished"]).first).to_have_text("Deploy")
     expect(page).to_have_url(re.compile(r"[?&]q=deploy"))
     page.screenshot(path=str(screenshot_path("panel-search-light.png")))
 
     # The topic narrows the search; the address keeps both across a reload.
-    page.locator("#topic-alerts").click()
+    panel.topic("alerts").click()
     assert _expected(e2e_app, bot_id, "deploy", topic_key="alerts") == [ids["Deploy rolled back"]]
-    _shows(page, [ids["Deploy rolled back"]])
+    _shows(panel, [ids["Deploy rolled back"]])
     # The address follows a moment after the rows: wait for it before reloading (what the reload keeps).
     expect(page).to_have_url(re.compile(r"view=topic:alerts"))
     page.reload()
-    expect(page.locator("#search-input")).to_have_value("deploy")
-    expect(rows(page)).to_have_count(1)
+    expect(search).to_have_value("deploy")
+    expect(panel.rows()).to_have_count(1)
 
     # Chinese, two characters (shorter than the index's unit) and four.
-    page.locator("#view-all").click()
-    page.locator("#search-input").fill("部署")
-    _shows(page, [ids["部署完成"]])
-    expect(page.locator(f"#item-{ids['部署完成']} mark.search-hit").first).to_have_text("部署")
-    page.locator("#search-input").fill("延迟 850ms")
-    _shows(page, [ids["数据库延迟升高"]])
-    page.locator("#search-input").fill("deploy kiwi")
-    expect(page.get_by_text("No items match the search")).to_be_visible()
+    panel.view("all")
+    search.fill("部署")
+    _shows(panel, [ids["部署完成"]])
+    expect(panel.row_search_hits(ids["部署完成"]).first).to_have_text("部署")
+    search.fill("延迟 850ms")
+    _shows(panel, [ids["数据库延迟升高"]])
+    search.fill("deploy kiwi")
+    expect(panel.empty_state("No items match the search")).to_be_visible()
 
     # A result published while searching is found when the search runs again.
     late = seed(e2e_app, bot_id, topic_key="ci", title="Kiwi deploy canary", content="ok")
-    page.locator("#search-input").fill("kiwi")
-    _shows(page, [late])
+    search.fill("kiwi")
+    _shows(panel, [late])
 
     # "Mark all read" while searching marks what the search shows, no more.
-    page.locator("#search-input").fill("deploy")
-    _shows(page, _expected(e2e_app, bot_id, "deploy"))
+    search.fill("deploy")
+    _shows(panel, _expected(e2e_app, bot_id, "deploy"))
     assert len(_expected(e2e_app, bot_id, "deploy")) == 4
-    page.locator("#mark-all-read").click()
-    expect(page.locator("#mark-read-confirm")).to_contain_text("Mark 4 items read")
-    page.locator("#mark-read-ok").click()
+    panel.mark_all_read(4)
     expect(page.get_by_text("Marked 4 items read")).to_be_visible()
     with Session(e2e_app.engine) as session:
         still_unread = set(unread_in_view(session=session, bot_id=bot_id, reader=_admin_id(e2e_app)))
     assert still_unread == {ids["部署完成"], ids["数据库延迟升高"]}
 
-    page.locator("#search-clear").click()
-    expect(page.locator("#stream-heading")).to_have_text("All items")
-    expect(rows(page)).to_have_count(6)
+    panel.clear_search()
+    expect(panel.heading()).to_have_text("All items")
+    expect(panel.rows()).to_have_count(6)
 
     page.emulate_media(color_scheme="dark")
-    page.locator("#search-input").fill("部署")
-    _shows(page, [ids["部署完成"]])
+    search.fill("部署")
+    _shows(panel, [ids["部署完成"]])
     page.screenshot(path=str(screenshot_path("panel-search-dark.png")))
     page.set_viewport_size({"width": 390, "height": 844})
-    expect(page.locator("#search-input")).to_be_visible()
+    expect(search).to_be_visible()
     page.screenshot(path=str(screenshot_path("panel-search-phone.png")))
 
 
@@ -137,40 +132,40 @@ def test_the_tag_filter_ignores_case_and_suggests_tags_in_use(page: Page, e2e_ap
     night = seed(e2e_app, bot_id, topic_key="ci", title="nightly run", tags=["Nightly"])
     seed(e2e_app, bot_id, topic_key="ci", title="release", tags=["Release"])
     log_in(page, e2e_app, ADMIN)
-    open_panel(page, e2e_app, bot_id)
-    page.locator("#tag-filter").fill("nightly")
-    _shows(page, [night])
-    page.locator("#tag-filter").fill("")
-    expect(rows(page)).to_have_count(2)
-    page.locator("#tag-filter").fill("re")
-    expect(page.locator("#tag-suggestions option")).to_have_count(1)
-    expect(page.locator("#tag-suggestions option")).to_have_attribute("value", "Release")
+    panel = open_panel(page, e2e_app, bot_id)
+    panel.tag_filter().fill("nightly")
+    _shows(panel, [night])
+    panel.tag_filter().fill("")
+    expect(panel.rows()).to_have_count(2)
+    panel.tag_filter().fill("re")
+    expect(panel.tag_suggestions()).to_have_count(1)
+    expect(panel.tag_suggestions()).to_have_attribute("value", "Release")
 
 
 def test_export_downloads_exactly_what_the_view_shows(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = make_bot(e2e_app, "ci", "alerts")
     ids = {title: seed(e2e_app, bot_id, topic_key=t, title=title, content=c, tags=g) for t, title, c, g in ITEMS}
     log_in(page, e2e_app, ADMIN)
-    open_panel(page, e2e_app, bot_id)
-    page.locator("#search-input").fill("deploy")
+    panel = open_panel(page, e2e_app, bot_id)
+    panel.search_input().fill("deploy")
     expected = _expected(e2e_app, bot_id, "deploy")
-    _shows(page, expected)
-    page.locator("#export-view").click()
+    _shows(panel, expected)
+    panel.export_button("view").click()
     with page.expect_download() as download:
-        page.locator("#export-csv").click()
+        panel.export_button("csv").click()
     path = download.value.path()
     assert download.value.suggested_filename.endswith(".csv")
     lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
     assert lines[0].startswith("id,topic_key,title")
-    assert [int(line.split(",")[0]) for line in lines[1:]] == expected == _dom_ids(page)
-    page.locator("#search-clear").click()
-    page.locator("#topic-alerts").click()
-    _shows(page, [ids["数据库延迟升高"], ids["Deploy rolled back"]])
-    page.locator("#export-view").click()
+    assert [int(line.split(",")[0]) for line in lines[1:]] == expected == panel.shown_ids()
+    panel.clear_search()
+    panel.topic("alerts").click()
+    _shows(panel, [ids["数据库延迟升高"], ids["Deploy rolled back"]])
+    panel.export_button("view").click()
     with page.expect_download() as download:
-        page.locator("#export-json").click()
+        panel.export_button("json").click()
     exported = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
-    assert [row["id"] for row in exported] == _dom_ids(page)
+    assert [row["id"] for row in exported] == panel.shown_ids()
     assert exported[0]["title"] == "数据库延迟升高"
 
 
@@ -196,16 +191,16 @@ def test_search_results_page_with_load_more_in_the_services_order_with_none_miss
         ]
     assert len(every_hit) == 95
     page.set_viewport_size({"width": 1400, "height": 900})
-    open_panel(page, e2e_app, bot_id)
-    page.locator("#search-input").fill("canary")
-    _shows(page, every_hit[:40])
-    page.locator("#load-more").click()
-    _shows(page, every_hit[:80])
-    page.locator("#load-more").click()
-    _shows(page, every_hit)
-    assert len(set(_dom_ids(page))) == 95
-    expect(page.locator("#load-more")).to_have_count(0)
+    panel = open_panel(page, e2e_app, bot_id)
+    panel.search_input().fill("canary")
+    _shows(panel, every_hit[:40])
+    panel.load_more()
+    _shows(panel, every_hit[:80])
+    panel.load_more()
+    _shows(panel, every_hit)
+    assert len(set(panel.shown_ids())) == 95
+    expect(panel.load_more_button()).to_have_count(0)
     # Title hits (the 60 canaries) come before content-only hits (the 35 rollbacks).
-    titles = rows(page).locator(".item-title").all_inner_texts()
+    titles = panel.title_in(panel.rows()).all_inner_texts()
     assert all("canary" in title for title in titles[:60])
     assert all(title.startswith("rollback") for title in titles[60:])

@@ -20,9 +20,15 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlmodel import Session
 
-from tests.e2e.accounts_support import PAGE_LOAD_MS, expect_live, log_in, unique
+from tests.e2e.accounts_support import log_in, unique
 from tests.e2e.conftest import E2EApp
-from tests.e2e.topic_panel_support import make_bot, open_panel, row, rows
+from tests.e2e.pages.audit import AuditPage
+from tests.e2e.pages.bots import BotsPage
+from tests.e2e.pages.conversations import ConversationsPage
+from tests.e2e.pages.rules import RulesPage
+from tests.e2e.pages.shell import Shell
+from tests.e2e.pages.topic_panel import TopicPanel
+from tests.e2e.topic_panel_support import make_bot, open_panel
 from tests.e2e.xss_support import (
     PAYLOADS,
     VIEW_BUILDERS,
@@ -96,9 +102,9 @@ def _assert_shows(page: Page, selector: str, texts: list[str] | tuple[str, ...],
 def _open_select(page: Page, trigger: str, texts: list[str], where: str) -> None:
     """Open a Radix select (its options exist only while open), check the options, close it."""
     page.locator(trigger).click()
-    listbox = page.get_by_role("listbox")
+    listbox = Shell.on(page).listbox()
     expect(listbox).to_be_visible()
-    _assert_shows(page, "[role=listbox]", texts, where)
+    _assert_shows(page, Shell.LISTBOX, texts, where)
     page.keyboard.press("Escape")
     expect(listbox).to_have_count(0)
 
@@ -222,20 +228,21 @@ def test_every_text_field_of_every_view_type(trap: Trap, e2e_app: E2EApp) -> Non
         f"{too_long} pairs longer than the field allows"
     )
 
-    open_panel(page, e2e_app, bot_id)
-    while rows(page).count() < len(items):
-        shown = rows(page).count()
-        page.locator("#load-more").click()
-        expect(rows(page)).not_to_have_count(shown)
+    panel = open_panel(page, e2e_app, bot_id)
+    while panel.rows().count() < len(items):
+        shown = panel.rows().count()
+        panel.load_more()
+        expect(panel.rows()).not_to_have_count(shown)
     trap.assert_clean("item list")
-    _assert_shows(page, "#item-list", [squeeze(call["title"]) for _, call in items], "item list titles")
+    _assert_shows(page, TopicPanel.ITEM_LIST, [squeeze(call["title"]) for _, call in items], "item list titles")
 
     for index, (item_id, call) in enumerate(items):
-        row(page, item_id).click()
+        panel.row(item_id).click()
         view = call["view"] or {"type": "plain"}
-        _until_shown(page, "#detail-title", f"[xss {index:02d}]", f"#view-{view['type']}" if call["view"] else "")
+        also = TopicPanel.view_selector(view["type"]) if call["view"] else ""
+        _until_shown(page, TopicPanel.DETAIL_TITLE, f"[xss {index:02d}]", also)
         where = f"item {index} ({view['type']})"
-        _assert_shows(page, "#item-detail", [call["title"], *plain_texts(view)], where)
+        _assert_shows(page, TopicPanel.ITEM_DETAIL, [call["title"], *plain_texts(view)], where)
         trap.assert_clean(where)
 
 
@@ -272,28 +279,27 @@ def test_topic_names_descriptions_and_rules(trap: Trap, e2e_app: E2EApp) -> None
             create_topic(session=session, bot_id=bot_id, actor="e2e", data=data)
             names.append(data.name)
 
-    open_panel(page, e2e_app, bot_id)
+    panel = open_panel(page, e2e_app, bot_id)
     _assert_shows(page, "body", names, "panel sidebar")
     trap.assert_clean("panel with topics")
     for index, name in enumerate(names):
-        page.locator(f"#topic-xss_{index:02d}").click()
-        _until_shown(page, "#stream-heading", name)
+        panel.topic(f"xss_{index:02d}").click()
+        _until_shown(page, TopicPanel.STREAM_HEADING, name)
         trap.assert_clean(f"panel topic {index}")
 
-    page.goto(e2e_app.path(f"/rules?bot={bot_id}"))
-    expect(page.locator("#rule-row-inbox")).to_be_visible(timeout=PAGE_LOAD_MS)
-    _assert_shows(page, "#rules-table", names, "rules table")
+    rules = RulesPage(page, e2e_app.url).open(bot_id)
+    _assert_shows(page, RulesPage.TABLE, names, "rules table")
     trap.assert_clean("rules table")
     for index, payload in enumerate(PAYLOADS):
         key = f"xss_{index:02d}"
-        page.locator(f"#rule-row-{key}").click()
-        _until_shown(page, "#editor-key", key)
+        rules.rule_row(key).click()
+        _until_shown(page, RulesPage.EDITOR_KEY, key)
         # A one-line input drops line breaks from its value; the purpose is a text area and keeps them.
-        expect(page.locator("#rule-description")).to_have_value(payload.text.replace("\n", ""))
-        expect(page.locator("#rule-purpose")).to_have_value(payload.text)
-        for selector in ("#include_when-0", "#positive-0", "#negative-0"):
-            expect(page.locator(selector)).to_have_value(payload.text.replace("\n", ""))
-        expect(page.locator("#rule-history")).to_be_visible()  # before/after JSON of the rule, as text
+        expect(rules.description()).to_have_value(payload.text.replace("\n", ""))
+        expect(rules.purpose()).to_have_value(payload.text)
+        for field in (rules.condition("include_when", 0), rules.example("positive", 0), rules.example("negative", 0)):
+            expect(field).to_have_value(payload.text.replace("\n", ""))
+        expect(rules.history()).to_be_visible()  # before/after JSON of the rule, as text
         trap.assert_clean(f"rules editor {index}")
 
 
@@ -312,37 +318,31 @@ def test_bot_names_on_every_page_that_lists_bots(trap: Trap, e2e_app: E2EApp) ->
     names = [name for _, name in made]
     assert len(made) >= 30, len(made)
 
-    page.goto(e2e_app.path("/bots"))
-    expect(page.locator("#page-title")).to_have_text("Bots", timeout=PAGE_LOAD_MS)
-    expect(page.locator(".rt-Skeleton")).to_have_count(0)
-    _assert_shows(page, "#bots-table", names, "bots table")
+    bots = BotsPage(page, e2e_app.url).open()
+    expect(bots.loading_placeholders()).to_have_count(0)
+    _assert_shows(page, BotsPage.TABLE, names, "bots table")
     trap.assert_clean("bots page")
     # The dialog's title shows the name through the same binding for every bot, and each opening costs
     # about two seconds on this page: a sample across the payload families is enough.
     for bot_id, name in made[::6]:
-        page.locator(f"#delete-{bot_id}").click()
-        _until_shown(page, "[role=alertdialog]", f"Delete {name}?")
+        bots.delete_button(bot_id).click()
+        _until_shown(page, Shell.DIALOG, f"Delete {name}?")
         trap.assert_clean(f"delete dialog {bot_id}")
-        page.get_by_role("alertdialog").get_by_role("button", name="Cancel").click()
-        _until_gone(page, "[role=alertdialog]")
+        bots.cancel_dialog()
+        _until_gone(page, Shell.DIALOG)
 
     bot_id = made[0][0]
     open_panel(page, e2e_app, bot_id)
-    _open_select(page, "#bot-select", names, "panel bot selector")
+    _open_select(page, TopicPanel.BOT_SELECT, names, "panel bot selector")
     trap.assert_clean("panel bot selector")
-    page.goto(e2e_app.path(f"/rules?bot={bot_id}"))
-    expect(page.locator("#rule-row-inbox")).to_be_visible(timeout=PAGE_LOAD_MS)
-    _open_select(page, "#rules-bot-select", names, "rules bot selector")
+    RulesPage(page, e2e_app.url).open(bot_id)
+    _open_select(page, RulesPage.BOT_SELECT, names, "rules bot selector")
     trap.assert_clean("rules bot selector")
-    page.goto(e2e_app.path(f"/conversations?bot={bot_id}"))
-    expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
-    expect_live(page)
-    _open_select(page, "#conversations-bot-select", names, "conversations bot selector")
+    ConversationsPage(page, e2e_app.url).open(bot_id)
+    _open_select(page, ConversationsPage.BOT_SELECT, names, "conversations bot selector")
     trap.assert_clean("conversations bot selector")
-    page.goto(e2e_app.path("/audit"))
-    expect(page.locator("#page-title")).to_have_text("Audit", timeout=PAGE_LOAD_MS)
-    expect_live(page)
-    _open_select(page, "[role=combobox] >> nth=0", names, "audit bot selector")
+    AuditPage(page, e2e_app.url).open().expect_live()
+    _open_select(page, AuditPage.BOT_SELECT, names, "audit bot selector")
     trap.assert_clean("audit page")
 
 
@@ -457,27 +457,30 @@ def test_conversation_messages_and_guide_cards(trap: Trap, e2e_app: E2EApp) -> N
             session=session, conversation_id=first_id, message_id=answered.message_id, answers={"a": PAYLOADS[2].text}
         )
 
+    chats = ConversationsPage(page, e2e_app.url)
     page.goto(e2e_app.path(f"/conversations?bot={bot.bot_id}"))
-    expect(page.locator("#page-title")).to_have_text("Conversations", timeout=PAGE_LOAD_MS)
-    expect(page.locator(f"#conversation-{first_id}")).to_be_visible()
+    chats.expect_title("Conversations")
+    expect(chats.conversation(first_id)).to_be_visible()
     _assert_shows(page, "body", [title for _, title, _, _ in conversations], "conversation list")
     trap.assert_clean("conversation list")
+    messages = ConversationsPage.MESSAGES
     for conversation_id, title, card_id, payload in conversations:
-        page.locator(f"#conversation-{conversation_id}").click()
-        _until_shown(page, "#messages", "", f"#card-{card_id}")
+        chats.conversation(conversation_id).click()
+        _until_shown(page, messages, "", ConversationsPage.card_selector(card_id))
         where = f"conversation {payload.name}"
-        _assert_shows(page, "#messages", [payload.text], where)
-        _assert_shows(page, f"#card-{card_id}", [line for line in _card_texts(_guide_card(payload))], where)
+        _assert_shows(page, messages, [payload.text], where)
+        card_texts = [line for line in _card_texts(_guide_card(payload))]
+        _assert_shows(page, ConversationsPage.card_selector(card_id), card_texts, where)
         trap.assert_clean(where)
 
-    page.locator(f"#conversation-{first_id}").click()
-    every = page.locator(f"#card-{everything.message_id}")
+    chats.conversation(first_id).click()
+    every = chats.card(everything.message_id)
     expect(every).to_be_visible()
     for n, chunk in enumerate(chunks):
         _open_select(
-            page, f"#card-{everything.message_id} button[role=combobox] >> nth={n}", chunk, "guide card options"
+            page, ConversationsPage.card_select_selector(everything.message_id, n), chunk, "guide card options"
         )
-    _assert_shows(page, "#messages", [f"{one_line[1]}: {PAYLOADS[2].text}"], "submitted answers")
+    _assert_shows(page, messages, [f"{one_line[1]}: {PAYLOADS[2].text}"], "submitted answers")
     trap.assert_clean("guide card options and answers")
 
 

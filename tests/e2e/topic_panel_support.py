@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page
 from sqlmodel import Session, select
 
 from tests.e2e import accounts_support
 from tests.e2e.accounts_support import unique
 from tests.e2e.conftest import E2EApp
+from tests.e2e.pages.topic_panel import TopicPanel
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.models import TopicItem, User
 from topic_dashboard.services.bots import create_bot
@@ -119,29 +120,25 @@ def log_in(page: Page, app: E2EApp, username: str = ADMIN, role: str = "admin") 
     accounts_support.log_in(page, app, username, role)
 
 
-def log_in_to_panel(page: Page, app: E2EApp, username: str, role: str, bot_id: str) -> None:
+def log_in_to_panel(page: Page, app: E2EApp, username: str, role: str, bot_id: str) -> TopicPanel:
     """Log in and land on the panel of `bot_id` (one page load instead of two)."""
     accounts_support.log_in(page, app, username, role, landing=f"/?bot={bot_id}")
-    _stream_shown(page)
+    panel = TopicPanel(page, app.url)
+    panel.expect_loaded()
+    return panel
 
 
-def open_panel(page: Page, app: E2EApp, bot_id: str, query: str = "") -> None:
+def open_panel(page: Page, app: E2EApp, bot_id: str, query: str = "") -> TopicPanel:
     """Open the panel on `bot_id` and wait until its stream (or its empty state) is shown."""
-    page.goto(app.path(f"/?bot={bot_id}{query}"))
-    _stream_shown(page)
-
-
-def _stream_shown(page: Page) -> None:
-    expect(page.locator("#stream-heading")).to_be_visible()
-    expect(page.locator(".rt-Skeleton")).to_have_count(0)
+    return TopicPanel(page, app.url).open(bot_id, query)
 
 
 def row(page: Page, item_id: int) -> Locator:
-    return page.locator(f"#item-{item_id}")
+    return TopicPanel.on(page).row(item_id)
 
 
 def rows(page: Page) -> Locator:
-    return page.locator("#item-list .item-row")
+    return TopicPanel.on(page).rows()
 
 
 def user_id(app: E2EApp, username: str) -> int:
@@ -174,18 +171,14 @@ def team_unread(app: E2EApp, bot_id: str) -> set[int]:
 
 def shown_ids(page: Page) -> list[int]:
     """The ids of the rows on screen, top to bottom."""
-    ids = rows(page).evaluate_all("(els) => els.map((el) => el.id)")
-    return [int(value.removeprefix("item-")) for value in ids]
+    return TopicPanel.on(page).shown_ids()
 
 
 def toast_saying(page: Page, text: str) -> Locator:
     """The toast that says `text` (Sonner's, where Undo lives)."""
-    return page.locator("[data-sonner-toast]").filter(has_text=text)
+    return TopicPanel.on(page).toast(text)
 
 
 def choose_move_target(page: Page, name: str) -> None:
     """In the open Move to topic… popover, choose the topic shown as `name`."""
-    page.locator("#move-target").click()
-    page.get_by_role("option", name=name).click()
-    expect(page.locator("#move-target")).to_have_text(name)
-    expect(page.get_by_role("listbox")).to_have_count(0)
+    TopicPanel.on(page).choose_move_target(name)

@@ -75,16 +75,16 @@ def test_first_start_with_the_setup_token(page: Page, fresh_app: E2EApp) -> None
     expect(page).to_have_url(f"{fresh_app.url}/login", timeout=PAGE_LOAD_MS)  # nobody is signed in
     expect(page.get_by_text("No account exists yet")).to_be_visible()
     shell.set_up_first_admin("tdsetup_not-the-token", "first-admin", "a long first password")
-    expect(page.locator("#login-error")).to_be_visible()
+    expect(shell.login_error()).to_be_visible()
     shell.set_up_first_admin(token, "first-admin", "a long first password")
     shell.expect_signed_in("first-admin")
     accounts_page = AccountsPage(page, fresh_app.url).open()
-    expect(page.locator("#person-first-admin")).to_contain_text("admin")
-    expect(page.locator("#people-table tbody tr")).to_have_count(1)
+    expect(accounts_page.person("first-admin")).to_contain_text("admin")
+    expect(accounts_page.people_rows()).to_have_count(1)
     page.screenshot(path=str(screenshot_path("journey-first-start.png")))
     # The token is spent: the login page now asks for a password, not a setup token.
     accounts_page.log_out()
-    expect(page.locator("#login-setup-token")).to_have_count(0)
+    expect(shell.setup_token_field()).to_have_count(0)
     shell.log_in("first-admin", "a long first password")
     shell.expect_signed_in("first-admin")
 
@@ -98,13 +98,14 @@ def test_create_a_bot_and_connect_nanobot(page: Page, dashboard: Dashboard) -> N
     _signed_in(page, dashboard)
     page.set_viewport_size(DESKTOP)
     name = unique("e2e-connect")
-    token, snippet = BotsPage(page, dashboard.url).open().create(name)
+    bots = BotsPage(page, dashboard.url).open()
+    token, snippet = bots.create(name)
     bot_id = dashboard.bot_id_named(name)
     dashboard.adopt_bot(bot_id)
     entry = snippet["tools"]["mcpServers"]["topic_mcp"]
     assert entry["type"] == "streamableHttp" and entry["headers"] == {"x-topic-mcp-token": token}
     assert entry["url"].endswith("/api/mcp/topic")
-    expect(page.locator(f"#bot-row-{bot_id}")).to_contain_text(name)
+    expect(bots.bot_row(bot_id)).to_contain_text(name)
 
     async def list_topics() -> dict[str, object]:
         # The URL the entry names is the dashboard's public one; from here the dashboard is at its URL.
@@ -135,7 +136,7 @@ def test_write_a_rule_and_test_a_message(page: Page, dashboard: Dashboard) -> No
     failed, routed = dashboard.call(bot.token, "topic_route", content=MESSAGE, message_type="result")
     assert not failed
     assert (routed["should_publish"], routed["topic_key"]) == (True, "build_results")
-    expect(page.locator("#decision-reason")).to_have_text(routed["reason"])
+    expect(rules.decision("reason")).to_have_text(routed["reason"])
     page.screenshot(path=str(screenshot_path("journey-rule-tested.png")))
 
 
@@ -213,32 +214,32 @@ def test_a_viewers_day(new_context: CreateContextCallback, dashboard: Dashboard)
         shell.log_in(viewer, one_time)
         shell.choose_password(one_time, "a viewer's own long passphrase")
         shell.expect_signed_in(viewer)
-        expect(page.locator("#nav-accounts")).to_have_count(0)
+        expect(shell.nav_link("accounts")).to_have_count(0)
 
         panel = TopicPanel(page, dashboard.url).open(bot.bot_id)
         expect(panel.rows()).to_have_count(3)
         expect(panel.switch()).to_be_disabled()
         expect(panel.open_item(ids[1])).to_have_text("Disk 91% on db-2")
         panel.toggle_pin()
-        expect(page.locator("#detail-toggle-pin")).to_have_text("Unpin")
+        expect(panel.pin_button()).to_have_text("Unpin")
         panel.close_item()
         panel.search("release")
         expect(panel.rows()).to_have_count(1)
         panel.clear_search()
         panel.mark_all_read(2)
-        expect(page.locator("#item-list .item-unread")).to_have_count(0)
+        expect(panel.unread_rows()).to_have_count(0)
         page.screenshot(path=str(screenshot_path("journey-viewer.png")))
 
         rules = RulesPage(page, dashboard.url).open(bot.bot_id)
         rules.select("ci")
-        expect(page.locator("#rule-save")).to_have_count(0)
+        expect(rules.save_button()).to_have_count(0)
 
         # Nothing shared moved: the team's state (REST) and the admin's own panel.
         stored = _items(dashboard, bot.bot_id)
         assert all(not item["is_read"] and not item["is_pinned"] for item in stored)
         admin_panel = TopicPanel(admin_page, dashboard.url).open(bot.bot_id)
-        expect(admin_page.locator("#item-list .item-unread")).to_have_count(3)
-        expect(admin_panel.row(ids[1]).locator("svg.lucide-pin")).to_have_count(0)
+        expect(admin_panel.unread_rows()).to_have_count(3)
+        expect(admin_panel.row_pin(ids[1])).to_have_count(0)
     finally:
         AccountsPage(admin_page, dashboard.url).open().delete_person(viewer)
 
@@ -303,7 +304,7 @@ def test_a_stranger_reaches_nothing(anonymous: Page, dashboard: Dashboard) -> No
     bot = dashboard.create_bot("stranger", {})
     anonymous.goto(dashboard.app.path(f"/?bot={bot.bot_id}"))
     expect(anonymous).to_have_url(f"{dashboard.url}/login", timeout=PAGE_LOAD_MS)
-    expect(anonymous.locator("#item-list")).to_have_count(0)
+    expect(TopicPanel(anonymous, dashboard.url).item_list()).to_have_count(0)
     with httpx.Client(base_url=dashboard.url, timeout=30) as http:
         assert http.get(f"/api/bots/{bot.bot_id}/topic-items").status_code == 401
         mcp = http.post(
