@@ -193,6 +193,7 @@ class Cluster:
     listen_host: str = "127.0.0.1"
     web_dir: Path | None = None  # the frontend build folder: the checkout's .web/ unless set
     extra_env: dict[str, str] = field(default_factory=dict)
+    public_url: str | None = None  # the address in front of the proxy, when not the proxy's own
     workers: list[Child] = field(default_factory=list)
     proxy: Child | None = None
 
@@ -224,8 +225,13 @@ class Cluster:
 
     @property
     def public_base_url(self) -> str:
+        """What people and bots use: `public_url` when given (a name in front of the proxy, TLS), else
+        the proxy's own address. Never this process's environment: a test process may have another
+        dashboard's there."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
         host = self.listen_host if self.listen_host not in ("0.0.0.0", "::") else "127.0.0.1"
-        return os.environ.get("TOPIC_DASHBOARD_PUBLIC_BASE_URL") or f"http://{host}:{self.proxy_port}"
+        return f"http://{host}:{self.proxy_port}"
 
     def start(self, timeout: float = START_TIMEOUT_SECONDS) -> None:
         """Migrate, start the first worker (it builds the frontend when needed), then the others, then
@@ -337,6 +343,8 @@ def from_settings(settings: Settings, run_dir: Path) -> Cluster:
         worker_ports=[first + n for n in range(settings.cluster_workers)],
         data_dir=settings.data_dir,
         listen_host=settings.listen_host,
+        # Set on purpose (a name and TLS in front of nginx): every worker is built for it; unset, the proxy.
+        public_url=settings.public_base_url if "public_base_url" in settings.model_fields_set else None,
     )
 
 

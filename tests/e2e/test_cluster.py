@@ -40,7 +40,7 @@ from topic_dashboard.db import create_db_engine
 from topic_dashboard.models import TopicItem
 from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_settings
 
-pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
+pytestmark = [pytest.mark.e2e, pytest.mark.private_instance, pytest.mark.xdist_group("cluster")]  # one cluster per run
 
 LIVE_MS = 10_000
 TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379")

@@ -66,9 +66,11 @@ URL_TRICKS = (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def trap(browser: Browser, e2e_app: E2EApp) -> Iterator[Trap]:
-    """One logged-in page for the whole matrix, trapped before its first navigation."""
+    """One logged-in page for the whole matrix, trapped before its first navigation. Session-scoped: the
+    matrix's flows share one worker (xdist_group), but other files' flows may run between them there, and a
+    module fixture would then start again, with its counts at zero for the closing check."""
     context = browser.new_context(viewport={"width": 1440, "height": 1000})
     trap = Trap(context.new_page(), app_hosts(e2e_app))
     trap.install()
@@ -280,6 +282,8 @@ def test_topic_names_descriptions_and_rules(trap: Trap, e2e_app: E2EApp) -> None
             names.append(data.name)
 
     panel = open_panel(page, e2e_app, bot_id)
+    # The trap's page showed another bot's panel before: wait for this bot's topics (the last one listed).
+    expect(panel.topic(f"xss_{len(names) - 1:02d}")).to_be_attached()
     _assert_shows(page, "body", names, "panel sidebar")
     trap.assert_clean("panel with topics")
     for index, name in enumerate(names):

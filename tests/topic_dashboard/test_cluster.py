@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.support.databases import TEST_DATABASE_URL, _admin_engine
-from topic_dashboard.cluster import ensure_database, from_settings, nginx_conf
+from topic_dashboard.cluster import Cluster, ensure_database, from_settings, nginx_conf
 from topic_dashboard.settings import Settings
 
 
@@ -65,10 +65,24 @@ def test_the_workers_follow_the_first_port_and_the_proxy_takes_the_public_port()
     assert cluster.proxy_port == 3100
     env = cluster.worker_env(9002)
     assert env["TOPIC_DASHBOARD_PORT"] == "9002" and env["GRANIAN_WORKERS"] == "1"
-    # Every worker is built for, and tells bots, the proxy's address.
-    assert env["TOPIC_DASHBOARD_PUBLIC_BASE_URL"] == os.environ.get(
-        "TOPIC_DASHBOARD_PUBLIC_BASE_URL", "http://127.0.0.1:3100"
+    # Every worker is built for, and tells bots, the proxy's address, whatever this process's environment
+    # says (a browser-suite worker has its own app's address there).
+    assert env["TOPIC_DASHBOARD_PUBLIC_BASE_URL"] == "http://127.0.0.1:3100"
+    named = from_settings(settings.model_copy(update={"public_base_url": "https://topics.example"}), Path("/tmp/x"))
+    assert named.worker_env(9001)["TOPIC_DASHBOARD_PUBLIC_BASE_URL"] == "https://topics.example"
+
+
+def test_the_workers_address_ignores_this_process_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOPIC_DASHBOARD_PUBLIC_BASE_URL", "http://127.0.0.1:55445")  # another app's
+    cluster = Cluster(
+        database_url="postgresql://u@h/db",
+        redis_url="redis://127.0.0.1:6379/1",
+        run_dir=Path("/tmp/unused"),
+        proxy_port=46445,
+        worker_ports=[8101],
+        data_dir=Path("/tmp/unused"),
     )
+    assert cluster.worker_env(8101)["TOPIC_DASHBOARD_PUBLIC_BASE_URL"] == "http://127.0.0.1:46445"
 
 
 @pytest.mark.skipif(not TEST_DATABASE_URL, reason="needs PostgreSQL (TEST_DATABASE_URL)")

@@ -44,9 +44,23 @@ logger = logging.getLogger(__name__)
 
 ADMIN = "admin"
 _ACCESS_ATTR = "_td_access"
+_QUIET_ATTR = "_td_quiet_when_signed_out"
 _caller: contextvars.ContextVar[accounts.Principal | None] = contextvars.ContextVar("td_caller", default=None)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def quiet_when_signed_out(fn: F) -> F:
+    """Mark a handler that a page fires by itself (on mount, on a timer) rather than on a person's
+    action: refused for a caller who is not signed in, it runs nothing as always, but sends no redirect
+    to the login page. Such an event can reach the server before the page's stored login did (a
+    socket's first events race its hydration, more so with several workers on Redis); the page's own
+    load sends a signed-out person to the login page.
+
+    Put it under `@rx.event`, like `admin_only`.
+    """
+    setattr(fn, _QUIET_ATTR, True)
+    return fn
 
 
 def admin_only(fn: F) -> F:
@@ -154,6 +168,8 @@ class EventGuard(Middleware):
         principal = auth._resolve()
         auth._show_principal(principal)
         if principal is None:
+            if getattr(getattr(handler, "fn", None), _QUIET_ATTR, False):
+                return _refusal([])
             return _refusal(rx.redirect(LOGIN_ROUTE))
         if principal.must_change_password:  # the one-time password of a reset opens nothing else
             return _refusal(rx.redirect(CHANGE_PASSWORD_ROUTE))

@@ -6,7 +6,7 @@ import dataclasses
 
 import reflex as rx
 
-from topic_dashboard.auth.guard import SignedInState
+from topic_dashboard.auth.guard import SignedInState, quiet_when_signed_out
 from topic_dashboard.db import read_session
 from topic_dashboard.services import alerts
 
@@ -27,6 +27,7 @@ class AlertBannerState(SignedInState):
     open_alerts: list[OpenAlert] = []
 
     @rx.event
+    @quiet_when_signed_out
     def load(self, _tick: str = "") -> None:
         """On mount, and every BANNER_POLL_MS while the page is open (an alert opens or clears meanwhile)."""
         with read_session() as session:

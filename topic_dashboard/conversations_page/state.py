@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import reflex as rx
 
-from topic_dashboard.auth.guard import SignedInState, admin_only
+from topic_dashboard.auth.guard import SignedInState, admin_only, quiet_when_signed_out
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
@@ -234,6 +234,7 @@ class ConversationsState(SignedInState):
         ]
 
     @rx.event
+    @quiet_when_signed_out
     def poll(self, _tick: str = "") -> None:
         """Every open page polls: the bot's conversation list (one indexed query) and the open
         conversation's revision; what changed is reloaded, so answers stream in within a second."""

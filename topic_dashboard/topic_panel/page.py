@@ -1097,7 +1097,8 @@ def topic_panel_page() -> rx.Component:
                     id="key-hints",
                 ),
                 keyboard(),
-                # Updates are pushed (S.follow); this says every few seconds that the page is open.
+                # Updates are pushed (S.follow); this says when the page mounts and every few seconds
+                # after that it is open.
                 rx.moment(interval=LIVE_HEARTBEAT_MS, on_change=S.keep_live, on_mount=S.keep_live, display="none"),
             ),
         ),

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import reflex as rx
 from sqlmodel import Session
 
-from topic_dashboard.auth.guard import SignedInState, acting_as, admin_only
+from topic_dashboard.auth.guard import SignedInState, acting_as, admin_only, quiet_when_signed_out
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import ALL_BOTS, BotOption, bot_choice, with_all_bots, with_unread
 from topic_dashboard.db import read_session, write_session
@@ -978,18 +978,23 @@ class TopicPanelState(SignedInState):
     # --- live updates -------------------------------------------------------------------------
 
     @rx.event
+    @quiet_when_signed_out
     def keep_live(self, _tick: str = "") -> rx.event.EventSpec | None:
-        """The open page says so every few seconds (and when it mounts). The push loop (`follow`) is
-        started when none went round lately (a first load, a worker restarted, a lost task); and the
-        page polls once, in case a push was lost (nothing is read when nothing changed)."""
-        now = time.time()
-        self._heard_at = now
+        """The open page says so when it mounts and every few seconds after. The push loop (`follow`)
+        is started when none went round lately (the page's first mount, a worker restarted, a lost
+        task); and the page polls once, in case a push was lost (nothing is read when nothing changed)."""
+        self._heard_at = time.time()
         events = self.poll()
-        if now - self._follow_beat <= LIVE_STALE_SECONDS:
-            return events
-        self._follow_beat = now  # one start per stale period, however many ticks arrive meanwhile
         listed = [] if events is None else events if isinstance(events, list) else [events]
-        return [*listed, TopicPanelState.follow]  # type: ignore[return-value]
+        return [*listed, *self._start_following()] or None  # type: ignore[return-value]
+
+    def _start_following(self) -> list[rx.event.EventSpec]:
+        """`follow`, when no loop went round for this tab lately (one start per stale period)."""
+        now = time.time()
+        if now - self._follow_beat <= LIVE_STALE_SECONDS:
+            return []
+        self._follow_beat = now
+        return [TopicPanelState.follow]  # type: ignore[list-item]
 
     @rx.event(background=True)
     async def follow(self) -> AsyncIterator[rx.event.EventSpec | list[rx.event.EventSpec] | None]:
