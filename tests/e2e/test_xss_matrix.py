@@ -493,7 +493,10 @@ def _card_texts(card: dict[str, Any]) -> list[str]:
 
 
 def test_the_trap_watched_everything(trap: Trap) -> None:
-    """The matrix ran through the trap: many checks, many requests seen, none elsewhere."""
+    """The trap is live and clean at the end: requests seen, none elsewhere. Every matrix flow checks the
+    trap itself after each payload (assert_clean); how many of them ran before this one depends on how
+    pytest-xdist orders a worker's flows (seen in CI: 1 and 15 of 100+), so the count is printed, not
+    asserted."""
     trap.assert_clean("end of the matrix")
     print(f"\ntrap: {trap.checks} checks, {trap.requests} requests seen, {len(trap.foreign)} to other hosts")
-    assert trap.checks > 100 and trap.requests > 0
+    assert trap.checks >= 1 and trap.requests > 0 and trap.foreign == []

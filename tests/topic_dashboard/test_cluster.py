@@ -52,7 +52,10 @@ def test_the_cluster_refuses_sqlite_or_no_redis_with_what_to_set(fields: dict[st
         from_settings(Settings(**fields), Path("/tmp/unused"))  # type: ignore[arg-type]
 
 
-def test_the_workers_follow_the_first_port_and_the_proxy_takes_the_public_port() -> None:
+def test_the_workers_follow_the_first_port_and_the_proxy_takes_the_public_port(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TOPIC_DASHBOARD_PUBLIC_BASE_URL", raising=False)  # set by other tests' apps in CI
     settings = Settings(
         database_url="postgresql://u@h/db",
         redis_url="redis://127.0.0.1:6379/1",
