@@ -30,6 +30,8 @@ os.environ.setdefault("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432
 from playwright.sync_api import sync_playwright
 from sqlmodel import Session
 
+from tests.e2e.pages.topic_panel import TopicPanel
+from tests.e2e.test_topic_panel_live import WATCH_FOR_TITLE
 from tests.support.databases import postgres_database
 from tests.support.mcp import mcp_client, result_json, run_async
 from tests.support.server import free_port
@@ -42,14 +44,6 @@ from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_se
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic"]
-WATCH = """(title) => {
-  window.__seenAt = 0;
-  const seen = () => (document.getElementById('item-list')?.textContent || '').includes(title);
-  const observer = new MutationObserver(() => {
-    if (!window.__seenAt && seen()) { window.__seenAt = Date.now(); observer.disconnect(); }
-  });
-  observer.observe(document.body, {childList: true, subtree: true, characterData: true});
-}"""
 
 
 def publish(url: str, token: str, title: str) -> None:
@@ -100,7 +94,7 @@ def measure(workers: int, publishes: int, proxy_port: int, web_dir: Path) -> tup
                 time.sleep(2)  # the push loop starts with the page; measure the steady state
                 for n in range(publishes):
                     title = f"result {n} of {publishes}"
-                    page.evaluate(WATCH, title)
+                    page.evaluate(WATCH_FOR_TITLE, [TopicPanel.ITEM_LIST, title])
                     time.sleep(
                         random.uniform(0.35, 1.0)
                     )  # a random moment against the hub's interval, as results come (a burst is shown in 0.3 s steps)

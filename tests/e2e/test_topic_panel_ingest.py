@@ -17,7 +17,7 @@ from sqlmodel import Session
 
 from tests.e2e.conftest import E2EApp
 from tests.e2e.pages.topic_panel import TopicPanel
-from tests.e2e.topic_panel_support import ADMIN, item_ids, log_in, make_bot, open_panel
+from tests.e2e.topic_panel_support import ADMIN, CURSOR_LATENCY, item_ids, log_in, make_bot, open_panel, p95
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.topic_panel.state import LIST_WINDOW
 
@@ -25,23 +25,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 RATE = 100  # items per second
 SECONDS = 8
-# From a j/k press to the cursor's new row, measured in the page: from the event's own time stamp (when
-# the browser received the key, so time the page spent busy before handling it counts) to the mutation.
-WATCH = """
-(list) => {
-  window.__lat = [];
-  if (window.__watching) return;
-  window.__watching = true;
-  let started = 0;
-  document.addEventListener("keydown", (e) => { if (e.key === "j" || e.key === "k") started = e.timeStamp; }, true);
-  new MutationObserver((records) => {
-    if (started && records.some((r) => r.target.hasAttribute("data-td-cursor"))) {
-      window.__lat.push(performance.now() - started);
-      started = 0;
-    }
-  }).observe(document.querySelector(list), { attributes: true, attributeFilter: ["data-td-cursor"], subtree: true });
-}
-"""
 
 
 def _ingest(app: E2EApp, bot_id: str, done: threading.Event) -> None:
@@ -69,11 +52,6 @@ def _press_until(panel: TopicPanel, done: threading.Event, at_least: int) -> lis
     return list(page.evaluate("window.__lat"))
 
 
-def _p95(samples: list[float]) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-
-
 def test_the_panel_answers_keys_while_100_items_a_second_arrive_and_misses_none(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = make_bot(e2e_app, "ci", rate_per_minute=10_000)
     with Session(e2e_app.engine) as session:
@@ -87,7 +65,7 @@ def test_the_panel_answers_keys_while_100_items_a_second_arrive_and_misses_none(
     log_in(page, e2e_app, ADMIN)
     panel = open_panel(page, e2e_app, bot_id)
     expect(panel.rows()).to_have_count(20)
-    page.evaluate(WATCH, TopicPanel.ITEM_LIST)
+    page.evaluate(CURSOR_LATENCY, TopicPanel.ITEM_LIST)
     panel.focus_page()
     nothing = threading.Event()
     nothing.set()
@@ -114,6 +92,6 @@ def test_the_panel_answers_keys_while_100_items_a_second_arrive_and_misses_none(
     expect(panel.rows().first).to_have_id(f"item-{stored[0]}")
     print(
         f"\nj/k to cursor while {RATE} items/s arrive ({len(busy)} presses): p50 {statistics.median(busy):.0f} ms,"
-        f" p95 {_p95(busy):.0f} ms; with nothing arriving ({len(idle)} presses): p50 {statistics.median(idle):.0f} ms,"
-        f" p95 {_p95(idle):.0f} ms; ratio p95 {_p95(busy) / max(_p95(idle), 0.1):.1f}x; rows in the DOM {len(shown)}"
+        f" p95 {p95(busy):.0f} ms; with nothing arriving ({len(idle)} presses): p50 {statistics.median(idle):.0f} ms,"
+        f" p95 {p95(idle):.0f} ms; ratio p95 {p95(busy) / max(p95(idle), 0.1):.1f}x; rows in the DOM {len(shown)}"
     )

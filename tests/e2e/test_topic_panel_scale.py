@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from tests.e2e.conftest import E2EApp
 from tests.e2e.pages.topic_panel import TopicPanel
-from tests.e2e.topic_panel_support import ADMIN, log_in, make_bot, open_panel
+from tests.e2e.topic_panel_support import ADMIN, CURSOR_LATENCY, log_in, make_bot, open_panel, p95
 from topic_dashboard.services.publishing import PublishRequest, publish_item
 from topic_dashboard.topic_panel.state import LIST_WINDOW
 
@@ -24,22 +24,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
 ROWS = int(os.environ.get("TD_BENCH_ROWS", "540"))
 PRESSES = 40
-# From the key press to the cursor's new row (its data-td-cursor attribute), measured in the page.
-WATCH = """
-(list) => {
-  window.__lat = [];
-  if (window.__watching) return;
-  window.__watching = true;
-  let started = 0;
-  document.addEventListener("keydown", (e) => { if (e.key === "j" || e.key === "k") started = performance.now(); }, true);
-  new MutationObserver((records) => {
-    if (started && records.some((r) => r.target.hasAttribute("data-td-cursor"))) {
-      window.__lat.push(performance.now() - started);
-      started = 0;
-    }
-  }).observe(document.querySelector(list), { attributes: true, attributeFilter: ["data-td-cursor"], subtree: true });
-}
-"""
+
 # True once the pill counts exactly the items newer than the list's first row: the poll after the
 # last insert has been seen (the newest item is "row <newest>", a row's title says its number).
 PILL_COUNTS_THE_REST = """([pill, firstTitle, newest]) => {
@@ -61,7 +46,7 @@ def _seed(app: E2EApp, bot_id: str, count: int, start: int) -> None:
 
 def _latencies(panel: TopicPanel) -> list[float]:
     page = panel.page
-    page.evaluate(WATCH, TopicPanel.ITEM_LIST)
+    page.evaluate(CURSOR_LATENCY, TopicPanel.ITEM_LIST)
     panel.focus_page()
     for press in range(PRESSES):
         page.keyboard.press("j" if press % 2 == 0 else "k")
@@ -87,11 +72,6 @@ def _open_latencies(panel: TopicPanel, count: int = 10) -> list[float]:
         samples.append(page.evaluate("performance.now()") - started)
         panel.close_item()
     return samples
-
-
-def _p95(samples: list[float]) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
 def test_a_session_that_sees_thousands_of_items_answers_as_fast_as_one_of_forty(page: Page, e2e_app: E2EApp) -> None:
@@ -145,9 +125,9 @@ def test_a_session_that_sees_thousands_of_items_answers_as_fast_as_one_of_forty(
     assert len(many) == PRESSES and len(baseline) == PRESSES
     print(
         f"\npanel input latency (j/k to the cursor on its new row), {ROWS:,} items in the session, "
-        f"{rows.count()} rows in the window: p50 {statistics.median(many):.1f} ms, p95 {_p95(many):.1f} ms; "
-        f"40 rows (baseline, same run): p50 {statistics.median(baseline):.1f} ms, p95 {_p95(baseline):.1f} ms; "
-        f"p95 ratio {_p95(many) / _p95(baseline):.1f}"
+        f"{rows.count()} rows in the window: p50 {statistics.median(many):.1f} ms, p95 {p95(many):.1f} ms; "
+        f"40 rows (baseline, same run): p50 {statistics.median(baseline):.1f} ms, p95 {p95(baseline):.1f} ms; "
+        f"p95 ratio {p95(many) / p95(baseline):.1f}"
     )
     print(
         f"opening an item (click to its title in the detail pane): p50 {statistics.median(opened):.0f} ms, "

@@ -182,3 +182,29 @@ def toast_saying(page: Page, text: str) -> Locator:
 def choose_move_target(page: Page, name: str) -> None:
     """In the open Move to topic… popover, choose the topic shown as `name`."""
     TopicPanel.on(page).choose_move_target(name)
+
+
+# From a j/k press to the cursor's new row, measured in the page: from the key event's own time stamp
+# (when the browser received the key, so time the page spent busy before handling it counts) to the
+# mutation that moves the cursor. `page.evaluate(CURSOR_LATENCY, TopicPanel.ITEM_LIST)`; the samples
+# collect in `window.__lat`.
+CURSOR_LATENCY = """
+(list) => {
+  window.__lat = [];
+  if (window.__watching) return;
+  window.__watching = true;
+  let started = 0;
+  document.addEventListener("keydown", (e) => { if (e.key === "j" || e.key === "k") started = e.timeStamp; }, true);
+  new MutationObserver((records) => {
+    if (started && records.some((r) => r.target.hasAttribute("data-td-cursor"))) {
+      window.__lat.push(performance.now() - started);
+      started = 0;
+    }
+  }).observe(document.querySelector(list), { attributes: true, attributeFilter: ["data-td-cursor"], subtree: true });
+}
+"""
+
+
+def p95(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]

@@ -9,15 +9,13 @@ import time
 from collections.abc import Iterator
 
 import pytest
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from tests.support.change_counters import live_bot, publish_result, settings_reads
 from topic_dashboard.db import read_session, write_session
-from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.live import LiveHub
-from topic_dashboard.services.publishing import PublishRequest, publish_item
-from topic_dashboard.services.topics import TopicSettingsUpdate, set_topic_enabled, update_topic_settings
+from topic_dashboard.services.topics import set_topic_enabled
 from topic_dashboard.services.versions import VersionBoard
 
 INTERVAL = 0.05
@@ -25,27 +23,8 @@ INTERVAL = 0.05
 
 @pytest.fixture
 def reads(engine: Engine) -> Iterator[list[str]]:
-    """Every SELECT on the bots' settings the engine sends from here on."""
-    seen: list[str] = []
-
-    def record(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
-        if "topic_bot_settings" in statement.lower() and statement.lstrip().upper().startswith("SELECT"):
-            seen.append(statement)
-
-    sa.event.listen(engine, "before_cursor_execute", record)
-    yield seen
-    sa.event.remove(engine, "before_cursor_execute", record)
-
-
-def _bot(session: Session, name: str) -> str:
-    bot, _ = create_bot(session=session, name=name, write_config=False)
-    update_topic_settings(session=session, bot_id=bot.bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=1000))
-    return bot.bot_id
-
-
-def _publish(session: Session, bot_id: str) -> None:
-    request = PublishRequest(topic_key="inbox", title="build done", content="all green", message_type="result")
-    publish_item(session=session, bot_id=bot_id, request=request)
+    with settings_reads(engine) as seen:
+        yield seen
 
 
 def _hub(engine: Engine, idle_after: float = 30.0) -> LiveHub:
@@ -62,7 +41,7 @@ async def _in_thread(function: object, *args: object) -> None:
 
 
 def test_a_publish_wakes_the_panels_of_its_bot_and_no_other(engine: Engine, session: Session) -> None:
-    one, two = _bot(session, "one"), _bot(session, "two")
+    one, two = live_bot(session, "one"), live_bot(session, "two")
     hub = _hub(engine)
 
     async def scenario() -> tuple[list[float], bool]:
@@ -94,13 +73,13 @@ def test_a_publish_wakes_the_panels_of_its_bot_and_no_other(engine: Engine, sess
 
 def _publish_in_own_session(engine: Engine, bot_id: str) -> None:
     with write_session(engine) as session:
-        _publish(session, bot_id)
+        publish_result(session, bot_id)
 
 
 def test_the_database_sees_one_read_per_interval_however_many_panels_wait(
     engine: Engine, session: Session, reads: list[str]
 ) -> None:
-    bots = [_bot(session, f"bot{n}") for n in range(5)]
+    bots = [live_bot(session, f"bot{n}") for n in range(5)]
     hub = _hub(engine)
 
     async def scenario(panels: int) -> int:
@@ -123,7 +102,7 @@ def test_the_database_sees_one_read_per_interval_however_many_panels_wait(
 def test_the_switch_wakes_the_panels_and_nobody_waiting_means_no_reads(
     engine: Engine, session: Session, reads: list[str]
 ) -> None:
-    bot_id = _bot(session, "switched")
+    bot_id = live_bot(session, "switched")
     hub = _hub(engine, idle_after=INTERVAL * 4)
 
     async def scenario() -> tuple[tuple[int, bool] | None, int]:
@@ -148,7 +127,7 @@ def _switch_off(engine: Engine, bot_id: str) -> None:
 
 
 def test_a_kick_wakes_that_tab_at_once_from_any_thread_and_no_other(engine: Engine, session: Session) -> None:
-    bot_id = _bot(session, "kicked")
+    bot_id = live_bot(session, "kicked")
     hub = _hub(engine)
 
     async def scenario() -> tuple[float, bool]:

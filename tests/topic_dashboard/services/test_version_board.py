@@ -7,15 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from tests.support.change_counters import live_bot, publish_result, settings_reads
 from topic_dashboard.db import read_session
 from topic_dashboard.errors import AppError
-from topic_dashboard.services.bots import create_bot
-from topic_dashboard.services.publishing import PublishRequest, publish_item
-from topic_dashboard.services.topics import TopicSettingsUpdate, set_topic_enabled, update_topic_settings
+from topic_dashboard.services.topics import set_topic_enabled
 from topic_dashboard.services.versions import VersionBoard, panel_signature
 
 
@@ -29,33 +27,14 @@ class Clock:
 
 @pytest.fixture
 def statements(engine: Engine) -> Iterator[list[str]]:
-    """Every SQL statement the engine sends from here on that reads the bots' settings."""
-    seen: list[str] = []
-
-    def record(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
-        if "topic_bot_settings" in statement.lower() and statement.lstrip().upper().startswith("SELECT"):
-            seen.append(statement)
-
-    sa.event.listen(engine, "before_cursor_execute", record)
-    yield seen
-    sa.event.remove(engine, "before_cursor_execute", record)
-
-
-def _bot(session: Session, name: str) -> str:
-    bot, _ = create_bot(session=session, name=name, write_config=False)
-    update_topic_settings(session=session, bot_id=bot.bot_id, update=TopicSettingsUpdate(publish_rate_per_minute=1000))
-    return bot.bot_id
-
-
-def _publish(session: Session, bot_id: str) -> None:
-    request = PublishRequest(topic_key="inbox", title="build done", content="all green", message_type="result")
-    publish_item(session=session, bot_id=bot_id, request=request)
+    with settings_reads(engine) as seen:
+        yield seen
 
 
 def test_fifty_panels_of_ten_bots_cost_one_read_per_interval(
     engine: Engine, session: Session, statements: list[str]
 ) -> None:
-    bots = [_bot(session, f"bot{n}") for n in range(10)]
+    bots = [live_bot(session, f"bot{n}") for n in range(10)]
     clock = Clock()
     board = VersionBoard(max_age=0.25, clock=clock)
     statements.clear()
@@ -75,12 +54,12 @@ def test_fifty_panels_of_ten_bots_cost_one_read_per_interval(
 
 
 def test_a_publish_reaches_the_board_within_its_interval_and_not_before(engine: Engine, session: Session) -> None:
-    bot_id = _bot(session, "live")
+    bot_id = live_bot(session, "live")
     clock = Clock()
     board = VersionBoard(max_age=0.25, clock=clock)
     before = board.signature(key="db", sessions=lambda: read_session(engine), bot_id=bot_id)
 
-    _publish(session, bot_id)
+    publish_result(session, bot_id)
     clock.now += 0.1
     assert board.signature(key="db", sessions=lambda: read_session(engine), bot_id=bot_id) == before  # same snapshot
     clock.now += 0.15
@@ -95,7 +74,7 @@ def test_a_publish_reaches_the_board_within_its_interval_and_not_before(engine: 
 def test_unknown_bots_are_left_out_or_refused_and_each_database_has_its_own_snapshot(
     engine: Engine, session: Session
 ) -> None:
-    bot_id = _bot(session, "known")
+    bot_id = live_bot(session, "known")
     board = VersionBoard()
     sessions = lambda: read_session(engine)
     assert set(board.signatures(key="a", sessions=sessions, bot_ids=[bot_id, "no-such-bot"])) == {bot_id}
