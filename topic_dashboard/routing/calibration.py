@@ -47,6 +47,9 @@ TOPIC_FEATURES = (
     "exclude_gap",  # closeness to its closest exclude_when minus sem_best (-1 when it has none)
     "negative_gap",  # the same for negative examples
     "priority",  # (priority - 50) / 50
+    "sem_example",  # its closest positive example (-1 when it has none): examples read like messages
+    "sem_description",  # its closest name, purpose, condition or keyword list
+    "has_examples",  # 1 when it has positive examples
 )
 NOISE_SIGNALS = (
     "typed_result",  # the bot said message_type "result"
@@ -115,6 +118,9 @@ def topic_features(
         (sim.exclude - sim.best) if sim.exclude is not None else -1.0,
         (sim.negative - sim.best) if sim.negative is not None else -1.0,
         (priority - 50) / 50,
+        sim.example,
+        sim.description,
+        float(sim.example > -1.0),
     ]
 
 

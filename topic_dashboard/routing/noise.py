@@ -96,6 +96,8 @@ KINDS = ("tool_hint", "progress", "greeting", "ack")
 _COUNTER = re.compile(
     r"(?:step|步骤|第)\s*\d+\s*(?:/|of|步)\s*\d*|[（(]\s*\d+\s*/\s*\d+\s*\S{0,2}[)）]|^(?:\S{0,12})?进度\s*[:：]"
     r"|(?:…|\.{3})\s*\d{1,3}(?:\.\d)?\s*%|\d{1,3}\s*%\s*(?:…|\.{3})"
+    r"|已?(?:处理|完成|做|批|改|看|扫描|比对)了?\s*\d+\s*/\s*\d+|\d+\s*/\s*\d+\s*(?:页|个|份|条|项|张|篇)"
+    r"|\b\d+ (?:of|/) \d+ (?:done|processed|checked|scanned)\b"
 )
 _ONGOING = re.compile(
     r"正在|处理中|进行中|还在|稍后|接下来|\bnext\b|\bnow (?:checking|running|fetching|pulling|uploading|processing)\b"
@@ -110,6 +112,12 @@ _UNDER_WAY = re.compile(
     r"正在|在跑|还在|仍在|处理中|进行中|加载中|\b(?:still|currently) \w+ing\b|\bwill retry\b|\bretrying\b"
     r"|\b(?:is|are|am|i'm|we're|it's)\s+(?:still\s+|now\s+)?\w+ing\b"
 )
+# Where the work stands, in plain words: "教案写到第三个环节了，还差课堂练习和作业部分",
+# "翻译做到一半，还剩两页", "about halfway through the draft, two sections to go".
+_HALF_DONE = re.compile(
+    r"(?:写|做|改|批|整理|看|读|翻译|处理|跑|进行|录入|核对)到.{0,12}[，,]\s*还(?:差|剩|有).{0,20}(?:没|未)?"
+    r"|^(?:\S+ )?(?:about |roughly |nearly )?halfway (?:there|through|done)\b"
+)
 _STILL_WAITING = re.compile(r"^(?:still )?waiting (?:for|on)\b.{0,80}\bwill (?:retry|try again|check again)\b")
 
 
@@ -117,6 +125,8 @@ def _under_way(norm: str) -> bool:
     if len(norm) > 160:
         return False
     if _STILL_WAITING.search(norm):
+        return True
+    if len(norm) <= 80 and _HALF_DONE.search(norm):
         return True
     if not _TRAILING.search(norm):
         return False

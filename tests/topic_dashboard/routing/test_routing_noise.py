@@ -46,6 +46,12 @@ def kind(text: str) -> str | None:
         ("客户健康度评分在跑了，已处理 120/340 个账户…", "progress"),
         ("Still waiting for the portal to load, will retry in a minute.", "progress"),
         ("Still checking the last two invoices...", "progress"),
+        # a bare counter of pages, files or rows beside an ongoing marker; where the work stands
+        ("合同比对进行中，已处理 12/37 页", "progress"),
+        ("正在核对发票，8/20 张", "progress"),
+        ("教案写到第三个环节了，还差课堂练习和作业部分。", "progress"),
+        ("翻译做到一半，还剩两页", "progress"),
+        ("About halfway through the lease comparison.", "progress"),
         ("   ", "empty"),
         ("👍", "empty"),
     ],
@@ -78,6 +84,9 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "Starting on Monday, deploys need two approvals.",
         "Looking ahead, we expect CPI to cool to 3.1% in Q3.",
         "构建完成：main 通过",
+        "已完成 37 份合同的比对，发现 3 处差异",
+        "Invoice 12/2026 sent to the client; 3 items are still unpaid.",
+        "第 3 季度报告已发布，阅读量 1,284。",
     ],
 )
 def test_one_substantive_sentence_is_enough(text: str) -> None:

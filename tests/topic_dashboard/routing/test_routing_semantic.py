@@ -129,7 +129,10 @@ def test_the_reason_and_candidates_name_the_rule_text_that_was_close_in_meaning(
     best = d.candidates[0]
     assert best.topic_key == "rent" and best.meaning_of and best.meaning is not None
     assert best.probability is not None and 0 < best.probability <= 1
-    assert abs(sum(c.probability for c in d.candidates if c.probability) - 1) < 0.25
+    # the topics' probabilities and "nothing fits" (the rest) make one distribution; rent leads it
+    total = sum(c.probability for c in d.candidates if c.probability)
+    assert 0 < total <= 1.0001 and best.probability == max(c.probability or 0 for c in d.candidates)
+    assert best.probability > 1 - total
 
 
 @pytest.mark.parametrize(
