@@ -200,9 +200,7 @@ def main() -> None:
             label = keys.index(expect) if expect in keys else len(keys)
             rows.append((np.array([f for _, f in features]), label))
             # The rules-only decision exactly as route_message makes it, and the score it rests on.
-            rules_alone = route_message(
-                compiled, request, topic_enabled=True, fallback_policy="inbox", fitted=stand_in
-            )
+            rules_alone = route_message(compiled, request, topic_enabled=True, fallback_policy="inbox", fitted=stand_in)
             live = matches(scores)
             rules_points.append((rules_score(scores, live), bool(live), rules_alone.topic_key == expect))
     embedder.save()
