@@ -48,7 +48,7 @@ FITTING_SETS = sorted((ROOT / "bench/routing_sets/dev").glob("*.json")) + [
     ROOT / "tests/topic_dashboard/routing/eval_set_alt.json",
     ROOT / "tests/topic_dashboard/routing/eval_set_blind.json",
 ]
-NOISE_CORPUS = ROOT / "bench/routing_training/noise_vs_result.json"
+NOISE_CORPORA = sorted((ROOT / "bench/routing_training").glob("noise_vs_result*.json"))
 OUT = ROOT / "topic_dashboard/routing/fitted/calibration.json"
 LANGUAGE_ALPHA = 0.8  # chosen on the dev sets: cross-language 30% -> 80%, same-language -5 points
 NOISE_KINDS = ("noise", "progress", "tool_hint")
@@ -141,7 +141,7 @@ def main() -> None:
     args = parser.parse_args()
     embedder = CachingEmbedder()
     docs = {path: json.loads(path.read_text(encoding="utf-8")) for path in FITTING_SETS}
-    corpus = json.loads(NOISE_CORPUS.read_text(encoding="utf-8"))["items"] if NOISE_CORPUS.exists() else []
+    corpus = [item for path in NOISE_CORPORA for item in json.loads(path.read_text(encoding="utf-8"))["items"]]
 
     # 1. Language means: every text we fit on, raw vectors split by language.
     texts: list[str] = [item["text"] for item in corpus]
@@ -157,6 +157,19 @@ def main() -> None:
     mean_zh = raw[shares > 0.8].mean(0)
     mean_en = raw[shares < 0.2].mean(0)
     centring = LanguageCentring(mean_zh.astype(np.float32), mean_en.astype(np.float32), LANGUAGE_ALPHA)
+    # The fitting sets' topics' mean (language-centred): a bot with fewer than 3 topics is centred by it.
+    topic_centroids = []
+    for path in docs:
+        for spec in load_eval_set(path)[0]:
+            if spec.is_active and not spec.is_default_fallback:
+                inc = rule_texts(spec)[0]
+                rows = np.stack(
+                    [centring.apply(v, rt.text) for v, rt in zip(embedder.embed([rt.text for rt in inc]), inc)]
+                )
+                mean = rows.mean(0)
+                topic_centroids.append(mean / np.linalg.norm(mean))
+    topic_mean = np.mean(topic_centroids, axis=0).astype(np.float32)
+    centring = LanguageCentring(centring.mean_zh, centring.mean_en, LANGUAGE_ALPHA, topic_mean)
     print(f"language means from {int((shares > 0.8).sum())} Chinese and {int((shares < 0.2).sum())} English texts")
 
     # 2. Evidence of every case. (The rules-only decision below needs a calibration to load; its
@@ -232,10 +245,16 @@ def main() -> None:
         "about": "Fitted by bench/fit_routing.py on the dev sets and design-subject sets; never on the blind sets.",
         "model": embedder.model_id,
         "fitted_on": [str(p.relative_to(ROOT)) for p in FITTING_SETS]
-        + ([str(NOISE_CORPUS.relative_to(ROOT))] if corpus else []),
+        + [str(path.relative_to(ROOT)) for path in NOISE_CORPORA],
         "topic_features": list(TOPIC_FEATURES),
         "topic_weights": [round(float(v), 5) for v in w[:-1]],
         "nothing_fits": round(float(w[-1]), 5),
+        # what the runner-up topic scores (median over the fitting messages): a bot's only topic is
+        # measured against it (engine.feature_rows)
+        "lone_topic_other": [
+            round(float(np.median([np.sort(x[:, j])[-2] for rows in choice_rows.values() for x, _ in rows])), 5)
+            for j in (TOPIC_FEATURES.index("sem_best"), TOPIC_FEATURES.index("sem_centroid"))
+        ],
         "noise_signals": list(NOISE_SIGNALS),
         "noise_ngram_weights": [round(float(v), 4) for v in nw[:NGRAM_DIM]],
         "noise_weights": [round(float(v), 5) for v in nw[NGRAM_DIM:-1]],
@@ -245,6 +264,7 @@ def main() -> None:
         "rules_fallback": [round(v, 5) for v in platt[False]],
         "language_alpha": LANGUAGE_ALPHA,
         "language_means": {"zh": [round(float(v), 6) for v in mean_zh], "en": [round(float(v), 6) for v in mean_en]},
+        "topic_mean": [round(float(v), 6) for v in topic_mean],
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")

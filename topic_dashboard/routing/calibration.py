@@ -47,9 +47,13 @@ TOPIC_FEATURES = (
     "exclude_gap",  # closeness to its closest exclude_when minus sem_best (-1 when it has none)
     "negative_gap",  # the same for negative examples
     "priority",  # (priority - 50) / 50
-    "sem_example",  # its closest positive example (-1 when it has none): examples read like messages
-    "sem_description",  # its closest name, purpose, condition or keyword list
+    "example_gap",  # its closest positive example minus sem_best (0 when it has none): examples read like messages
+    "description_gap",  # its closest name, purpose, condition or keyword list minus sem_best
     "has_examples",  # 1 when it has positive examples
+    "into_english_gap",  # its closest Chinese description glossed into English (routing/gloss.py), minus sem_best
+    "has_into_english",
+    "into_chinese_gap",  # the same for English descriptions glossed into Chinese (rougher: word senses)
+    "has_into_chinese",
 )
 NOISE_SIGNALS = (
     "typed_result",  # the bot said message_type "result"
@@ -75,6 +79,7 @@ class Calibration:
     rules_fallback: tuple[float, float]  # Platt (a, b) of the best topic's rule score
     centring: LanguageCentring
     fitted_on: tuple[str, ...]
+    lone_other: tuple[float, float] = (0.0, 0.0)  # a lone topic's rival: the median runner-up (best, centroid)
 
     def topic_utility(self, features: Sequence[float]) -> float:
         return float(sum(w * f for w, f in zip(self.topic_weights, features, strict=True)))
@@ -118,10 +123,19 @@ def topic_features(
         (sim.exclude - sim.best) if sim.exclude is not None else -1.0,
         (sim.negative - sim.best) if sim.negative is not None else -1.0,
         (priority - 50) / 50,
-        sim.example,
-        sim.description,
+        _gap(sim.example, sim.best),
+        _gap(sim.description, sim.best),
         float(sim.example > -1.0),
+        _gap(sim.into_english, sim.best),
+        float(sim.into_english > -1.0),
+        _gap(sim.into_chinese, sim.best),
+        float(sim.into_chinese > -1.0),
     ]
+
+
+def _gap(part: float, best: float) -> float:
+    """How far one kind of rule text is behind the topic's closest text (0 when it has none: -1)."""
+    return part - best if part > -1.0 else 0.0
 
 
 def noise_signals(*, content: str, title: str | None, message_type: str | None) -> list[float]:
@@ -175,6 +189,8 @@ def from_dict(raw: dict[str, Any]) -> Calibration:
             mean_zh=np.asarray(raw["language_means"]["zh"], dtype=np.float32),
             mean_en=np.asarray(raw["language_means"]["en"], dtype=np.float32),
             alpha=float(raw["language_alpha"]),
+            topic_mean=np.asarray(raw["topic_mean"], dtype=np.float32) if raw.get("topic_mean") else None,
         ),
         fitted_on=tuple(raw["fitted_on"]),
+        lone_other=(float(raw.get("lone_topic_other", [0, 0])[0]), float(raw.get("lone_topic_other", [0, 0])[1])),
     )

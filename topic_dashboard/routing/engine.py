@@ -66,7 +66,7 @@ def route_message(
     check_fallback_policy(fallback_policy)
     fitted = fitted or calibration()
     scores, vector, sims, noise = evidence(compiled, request, semantic)
-    probs = _probabilities(fitted, feature_rows(scores, sims)) if sims is not None else None
+    probs = _probabilities(fitted, feature_rows(scores, sims, fitted.lone_other)) if sims is not None else None
     candidates = _candidates(compiled.topics, scores, sims, probs)
 
     if not topic_enabled:
@@ -150,15 +150,19 @@ def rules_score(scores: list[TopicScore], live: list[TopicScore]) -> float:
     return max((s.score for s in scores if not s.topic.is_fallback), default=0.0)
 
 
-def feature_rows(scores: list[TopicScore], sims: dict[str, TopicSimilarity]) -> list[tuple[str, list[float]]]:
-    """(topic key, its features) for every topic with vectors: what the topic-choice model weighs."""
+def feature_rows(
+    scores: list[TopicScore], sims: dict[str, TopicSimilarity], lone_other: tuple[float, float] = (0.0, 0.0)
+) -> list[tuple[str, list[float]]]:
+    """(topic key, its features) for every topic with vectors: what the topic-choice model weighs.
+    A bot's only topic is measured against `lone_other` (what another topic typically scores, fitted),
+    so its lead over nothing is not read as a lead over a rival."""
     ranked = [s for s in scores if s.topic.key in sims]
     bests = {s.topic.key: sims[s.topic.key].best for s in ranked}
     centroids = {s.topic.key: sims[s.topic.key].centroid for s in ranked}
     rows = []
     for s in ranked:
-        other = max((v for k, v in bests.items() if k != s.topic.key), default=0.0)
-        centroid_other = max((v for k, v in centroids.items() if k != s.topic.key), default=0.0)
+        other = max((v for k, v in bests.items() if k != s.topic.key), default=lone_other[0])
+        centroid_other = max((v for k, v in centroids.items() if k != s.topic.key), default=lone_other[1])
         features = topic_features(
             sims[s.topic.key], other, centroid_other, s.score, s.anchored, s.vetoed_by is not None, s.topic.priority
         )

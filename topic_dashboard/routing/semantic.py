@@ -36,6 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from topic_dashboard.routing.gloss import GLOSS_VERSION, gloss, is_mostly_chinese
 from topic_dashboard.routing.rules import RoutingRules, validate_routing
 from topic_dashboard.routing.text import CJK_RUN
 from topic_dashboard.routing.types import TopicSpec
@@ -51,8 +52,9 @@ MESSAGE_CACHE_SIZE = 256
 # (a farm's topics all talk about the farm) stops pulling messages to whichever topic says it most,
 # and what tells them apart decides. Chosen on the dev sets, leave-one-set-out topic choice:
 # 0 -> 68.5%, 0.3 -> 69.2%, 0.5 -> 69.7%, 0.7 -> 68.8%, 0.9 -> 67.9% (docs/ROUTING.md).
-# With one or two topics there is no shared direction to remove (the mean is the topic itself, or
-# halfway between two): a message unlike both would look like one of them.
+# With one or two topics the bot's own mean is the topic itself (or halfway between two): the mean of
+# the fitting sets' topics (LanguageCentring.topic_mean) is taken instead, so similarities keep the
+# scale the topic choice was fitted on (without it a bot with one topic took a bakery report as CI).
 OWNER_CENTRING = 0.5
 OWNER_CENTRING_MIN_TOPICS = 3
 DISABLE_SETTING = "TOPIC_DASHBOARD_SEMANTIC_ROUTING"  # "off" runs the rules alone
@@ -89,17 +91,25 @@ def cjk_share(text: str) -> float:
 
 @dataclass(frozen=True)
 class LanguageCentring:
-    """Subtract `alpha` x the language's mean vector, then re-normalise."""
+    """Subtract `alpha` x the language's mean vector, then re-normalise. `topic_mean` (the fitting
+    sets' topics' mean) stands in for a bot's own when it has too few topics (OWNER_CENTRING)."""
 
     mean_zh: Vector
     mean_en: Vector
     alpha: float
+    topic_mean: Vector | None = None
 
     def apply(self, vector: Vector, text: str) -> Vector:
-        share = cjk_share(text)
+        return self.apply_share(vector, cjk_share(text))
+
+    def apply_share(self, vector: Vector, share: float) -> Vector:
         out = vector - self.alpha * (share * self.mean_zh + (1.0 - share) * self.mean_en)
         norm = float(np.linalg.norm(out))
         return (out / norm).astype(np.float32) if norm > 0 else out.astype(np.float32)
+
+
+DESCRIPTION, EXAMPLE, INTO_ENGLISH, INTO_CHINESE = 0, 1, 2, 3
+TRANSLATED_SUFFIX = ", translated"
 
 
 @dataclass(frozen=True)
@@ -111,9 +121,10 @@ class RuleText:
 @dataclass(frozen=True)
 class TopicVectors:
     key: str
-    includes: tuple[RuleText, ...]
+    includes: tuple[RuleText, ...]  # the texts, then the glosses of its descriptions ("purpose, translated")
     include_matrix: Vector  # one centred row per include text
-    centroid: Vector  # their normalised mean: the topic as a whole
+    centroid: Vector  # the normalised mean of the texts' rows (not the glosses'): the topic as a whole
+    row_kinds: npt.NDArray[np.int8]  # per row: DESCRIPTION, EXAMPLE, INTO_ENGLISH or INTO_CHINESE (a gloss)
     excludes: tuple[RuleText, ...]
     exclude_matrix: Vector
     negatives: tuple[RuleText, ...]
@@ -183,19 +194,37 @@ def build_index(
     dim = centring.mean_zh.shape[0]
     language_centred = {key: _matrix(inc, vectors, centring) for key, inc, _exc, _neg in per_topic}
     centroids = [_normalised(m.mean(axis=0)) for m in language_centred.values() if len(m)]
-    owner_mean = (
-        (OWNER_CENTRING * np.mean(centroids, axis=0)).astype(np.float32)
-        if len(centroids) >= OWNER_CENTRING_MIN_TOPICS
-        else np.zeros(dim, np.float32)
+    if len(centroids) >= OWNER_CENTRING_MIN_TOPICS:
+        owner_mean = (OWNER_CENTRING * np.mean(centroids, axis=0)).astype(np.float32)
+    elif centring.topic_mean is not None:
+        owner_mean = (OWNER_CENTRING * centring.topic_mean).astype(np.float32)
+    else:
+        owner_mean = np.zeros(dim, np.float32)
+    glossed = _gloss_vectors(
+        sorted({rt.text for _, inc, _e, _n in per_topic for rt in inc if not rt.label.startswith("examples.")}),
+        embedder,
+        store,
+        centring,
     )
     index: dict[str, TopicVectors] = {}
     for key, inc, exc, neg in per_topic:
-        include_matrix = _owner_centred(language_centred[key], owner_mean)
+        own = _owner_centred(language_centred[key], owner_mean)
+        translated = [rt for rt in inc if not rt.label.startswith("examples.") and rt.text in glossed]
+        gloss_rows = _owner_centred(
+            np.stack([glossed[rt.text] for rt in translated]).astype(np.float32)
+            if translated
+            else np.zeros((0, dim), np.float32),
+            owner_mean,
+        )
+        kinds = [EXAMPLE if rt.label.startswith("examples.") else DESCRIPTION for rt in inc] + [
+            INTO_ENGLISH if is_mostly_chinese(rt.text) else INTO_CHINESE for rt in translated
+        ]
         index[key] = TopicVectors(
             key=key,
-            includes=tuple(inc),
-            include_matrix=include_matrix,
-            centroid=_normalised(include_matrix.mean(axis=0)),
+            includes=(*inc, *(RuleText(rt.label + TRANSLATED_SUFFIX, rt.text) for rt in translated)),
+            include_matrix=np.vstack([own, gloss_rows]).astype(np.float32),
+            centroid=_normalised(own.mean(axis=0)),
+            row_kinds=np.asarray(kinds, dtype=np.int8),
             excludes=tuple(exc),
             exclude_matrix=_owner_centred(_matrix(exc, vectors, centring), owner_mean),
             negatives=tuple(neg),
@@ -219,6 +248,35 @@ def build_index(
     return SemanticIndex(
         model_id=embedder.model_id, topics=index, centring=centring, embed_message=embed_message, owner_mean=owner_mean
     )
+
+
+def _gloss_vectors(
+    sources: Sequence[str], embedder: Embedder, store: VectorStore | None, centring: LanguageCentring
+) -> dict[str, Vector]:
+    """Language-centred vectors of the sources' glosses (routing/gloss.py), by source text. Stored
+    under the source's own key (with the gloss version), so routing reads them without the
+    dictionary; a source with no gloss is stored as zeros and left out."""
+    keys = {source: digest(f"gloss:{GLOSS_VERSION}\x00{source}") for source in sources}
+    stored = store.get_many(embedder.model_id, list(keys.values())) if store is not None and sources else {}
+    missing = [source for source in sources if keys[source] not in stored]
+    fresh: dict[str, Vector] = {}
+    if missing:
+        glosses = {source: gloss(source) for source in missing}
+        wanted = [source for source in missing if glosses[source]]
+        vectors = embedder.embed([glosses[source] for source in wanted]) if wanted else np.zeros((0, 1), np.float32)
+        dim = centring.mean_zh.shape[0]
+        fresh = {keys[source]: np.zeros(dim, np.float32) for source in missing}
+        for source, vector in zip(wanted, vectors, strict=True):
+            fresh[keys[source]] = np.asarray(vector, dtype=np.float32)
+        if store is not None:
+            store.put_many(embedder.model_id, fresh)
+    by_key = {**stored, **fresh}
+    out: dict[str, Vector] = {}
+    for source in sources:
+        vector = by_key[keys[source]]
+        if float(np.abs(vector).sum()) > 0:  # the gloss is in the other language than its source
+            out[source] = centring.apply_share(vector, 0.0 if is_mostly_chinese(source) else 1.0)
+    return out
 
 
 def _owner_centred(matrix: Vector, owner_mean: Vector) -> Vector:
@@ -260,6 +318,8 @@ class TopicSimilarity:
     centroid: float  # closeness to the mean of its include-side texts
     example: float  # closest positive example (-1 when it has none): a message-like text
     description: float  # closest of its name, purpose, conditions and keywords
+    into_english: float  # closest English gloss of its Chinese descriptions (-1 when none)
+    into_chinese: float  # closest Chinese gloss of its English descriptions (-1 when none): rougher
     exclude: float | None
     exclude_label: str | None
     negative: float | None
@@ -271,6 +331,10 @@ def _normalised(vector: Vector) -> Vector:
     return (vector / norm).astype(np.float32) if norm > 0 else vector.astype(np.float32)
 
 
+def _best_of(sims: Vector, rows: npt.NDArray[np.bool_]) -> float:
+    return float(sims[rows].max()) if rows.any() else -1.0
+
+
 def similarities(index: SemanticIndex, vector: Vector) -> dict[str, TopicSimilarity]:
     """Closeness of a (language-centred) message vector to every topic, both owner-centred."""
     vector = _owner_centred(vector[None, :], index.owner_mean)[0]
@@ -280,9 +344,10 @@ def similarities(index: SemanticIndex, vector: Vector) -> dict[str, TopicSimilar
         order = np.argsort(-sims)
         best = float(sims[order[0]])
         top2 = float(np.mean(sims[order[:2]]))
-        is_example = np.array([rt.label.startswith("examples.") for rt in topic.includes])
-        example = float(sims[is_example].max()) if is_example.any() else -1.0
-        description = float(sims[~is_example].max()) if (~is_example).any() else -1.0
+        example = _best_of(sims, topic.row_kinds == EXAMPLE)
+        description = _best_of(sims, topic.row_kinds == DESCRIPTION)
+        into_english = _best_of(sims, topic.row_kinds == INTO_ENGLISH)
+        into_chinese = _best_of(sims, topic.row_kinds == INTO_CHINESE)
         exclude = exclude_label = negative = negative_label = None
         if len(topic.excludes):
             ex = topic.exclude_matrix @ vector
@@ -299,6 +364,8 @@ def similarities(index: SemanticIndex, vector: Vector) -> dict[str, TopicSimilar
             centroid=float(topic.centroid @ vector),
             example=example,
             description=description,
+            into_english=into_english,
+            into_chinese=into_chinese,
             exclude=exclude,
             exclude_label=exclude_label,
             negative=negative,

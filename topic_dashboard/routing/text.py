@@ -537,6 +537,11 @@ def _jieba() -> Any:
     return _segmenter
 
 
+def segmenter() -> Any:
+    """The rule segmenter (a jieba Tokenizer with the lexicon's words), or False without jieba."""
+    return _jieba()
+
+
 def segment_cjk(run: str) -> list[str]:
     """Words of a CJK run: jieba's precise mode, or overlapping bigrams without jieba."""
     tokenizer = _jieba()

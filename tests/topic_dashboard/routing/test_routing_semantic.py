@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from hashlib import sha256
 from pathlib import Path
@@ -125,7 +126,10 @@ def test_meaning_routes_what_the_rule_words_miss(index: SemanticIndex, content: 
 
 def test_the_reason_and_candidates_name_the_rule_text_that_was_close_in_meaning(index: SemanticIndex) -> None:
     d = route(index, "4 号房的租客这个月房租到现在还没交，已经晚了五天。")
-    assert "meaning close to" in d.reason and "include_when[" in d.reason
+    # the rule text by its field, or its gloss in the message's language ("purpose, translated")
+    assert re.search(r"meaning close to (name|purpose|include_when\[\d\])(, translated)? \(0\.\d\d\)", d.reason), (
+        d.reason
+    )
     best = d.candidates[0]
     assert best.topic_key == "rent" and best.meaning_of and best.meaning is not None
     assert best.probability is not None and 0 < best.probability <= 1
@@ -193,7 +197,8 @@ def test_rule_vectors_are_embedded_once_and_served_from_the_store(embedder: E5Em
     counting, store = CountingEmbedder(embedder), MemoryStore()
     build_index(TOPICS, counting, calibration().centring, store=store)
     first = counting.embedded
-    assert first > 0 and len(store.rows) == first
+    # every text embedded is stored, and so is a gloss that came out empty (as zeros: never tried again)
+    assert first > 0 and len(store.rows) >= first
     build_index(TOPICS, counting, calibration().centring, store=store)
     assert counting.embedded == first  # a restart (a new index) reads the store
 
