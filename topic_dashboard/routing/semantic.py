@@ -140,6 +140,10 @@ class SemanticIndex:
     centring: LanguageCentring
     embed_message: Callable[[str], Vector]  # language-centred (what the noise model reads)
     owner_mean: Vector  # OWNER_CENTRING x the mean of the topics' centroids, taken from messages too
+    # Every topic's rows (includes, excludes, negatives, centroid) in one matrix, so a message costs
+    # one product; per topic: (first row, includes, excludes, negatives, the include rows' kinds).
+    packed: Vector
+    layout: dict[str, tuple[int, int, int, int, tuple[int, ...]]]
 
 
 def rule_texts(
@@ -245,8 +249,22 @@ def build_index(
                 cache.popitem(last=False)
         return vector
 
+    blocks: list[Vector] = []
+    layout: dict[str, tuple[int, int, int, int, tuple[int, ...]]] = {}
+    row = 0
+    for key, topic in index.items():
+        parts = (topic.include_matrix, topic.exclude_matrix, topic.negative_matrix, topic.centroid[None, :])
+        blocks += parts
+        layout[key] = (row, len(parts[0]), len(parts[1]), len(parts[2]), tuple(int(k) for k in topic.row_kinds))
+        row += sum(len(part) for part in parts)
     return SemanticIndex(
-        model_id=embedder.model_id, topics=index, centring=centring, embed_message=embed_message, owner_mean=owner_mean
+        model_id=embedder.model_id,
+        topics=index,
+        centring=centring,
+        embed_message=embed_message,
+        owner_mean=owner_mean,
+        packed=np.vstack(blocks).astype(np.float32) if blocks else np.zeros((0, dim), np.float32),
+        layout=layout,
     )
 
 
@@ -331,41 +349,39 @@ def _normalised(vector: Vector) -> Vector:
     return (vector / norm).astype(np.float32) if norm > 0 else vector.astype(np.float32)
 
 
-def _best_of(sims: Vector, rows: npt.NDArray[np.bool_]) -> float:
-    return float(sims[rows].max()) if rows.any() else -1.0
-
-
 def similarities(index: SemanticIndex, vector: Vector) -> dict[str, TopicSimilarity]:
-    """Closeness of a (language-centred) message vector to every topic, both owner-centred."""
+    """Closeness of a (language-centred) message vector to every topic, both owner-centred: one
+    matrix product over all topics' rows, then plain maxima per topic."""
     vector = _owner_centred(vector[None, :], index.owner_mean)[0]
+    scores: list[float] = (index.packed @ vector).tolist()
     out: dict[str, TopicSimilarity] = {}
     for key, topic in index.topics.items():
-        sims = topic.include_matrix @ vector
-        order = np.argsort(-sims)
-        best = float(sims[order[0]])
-        top2 = float(np.mean(sims[order[:2]]))
-        example = _best_of(sims, topic.row_kinds == EXAMPLE)
-        description = _best_of(sims, topic.row_kinds == DESCRIPTION)
-        into_english = _best_of(sims, topic.row_kinds == INTO_ENGLISH)
-        into_chinese = _best_of(sims, topic.row_kinds == INTO_CHINESE)
+        start, n_inc, n_ex, n_neg, kinds = index.layout[key]
+        inc = scores[start : start + n_inc]
+        best_i = max(range(n_inc), key=inc.__getitem__)
+        best = inc[best_i]
+        runner_up = max((v for i, v in enumerate(inc) if i != best_i), default=best)
+        by_kind = [-1.0, -1.0, -1.0, -1.0]  # DESCRIPTION, EXAMPLE, INTO_ENGLISH, INTO_CHINESE
+        for value, kind in zip(inc, kinds, strict=True):
+            by_kind[kind] = max(by_kind[kind], value)
         exclude = exclude_label = negative = negative_label = None
-        if len(topic.excludes):
-            ex = topic.exclude_matrix @ vector
-            i = int(np.argmax(ex))
-            exclude, exclude_label = float(ex[i]), topic.excludes[i].label
-        if len(topic.negatives):
-            ng = topic.negative_matrix @ vector
-            j = int(np.argmax(ng))
-            negative, negative_label = float(ng[j]), topic.negatives[j].label
+        if n_ex:
+            ex = scores[start + n_inc : start + n_inc + n_ex]
+            i = max(range(n_ex), key=ex.__getitem__)
+            exclude, exclude_label = ex[i], topic.excludes[i].label
+        if n_neg:
+            ng = scores[start + n_inc + n_ex : start + n_inc + n_ex + n_neg]
+            j = max(range(n_neg), key=ng.__getitem__)
+            negative, negative_label = ng[j], topic.negatives[j].label
         out[key] = TopicSimilarity(
             best=best,
-            best_label=topic.includes[int(order[0])].label,
-            top2=top2,
-            centroid=float(topic.centroid @ vector),
-            example=example,
-            description=description,
-            into_english=into_english,
-            into_chinese=into_chinese,
+            best_label=topic.includes[best_i].label,
+            top2=(best + runner_up) / 2,
+            centroid=scores[start + n_inc + n_ex + n_neg],
+            example=by_kind[EXAMPLE],
+            description=by_kind[DESCRIPTION],
+            into_english=by_kind[INTO_ENGLISH],
+            into_chinese=by_kind[INTO_CHINESE],
             exclude=exclude,
             exclude_label=exclude_label,
             negative=negative,
