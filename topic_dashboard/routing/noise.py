@@ -23,9 +23,14 @@ _TOOL_LEAD = re.compile(
     r"^(?:(?:using|calling|invoking|running|executing) (?:the )?(?:tool|function|command|mcp)s?\b|"
     r"(?:tool|function|mcp)(?: ?call| ?use)?\s*[:：]|tool_call\b|"
     r"(?:正在)?(?:调用|使用|执行)(?:了)?(?:工具|函数|命令|mcp)|工具调用|"
-    r"read\s+\S+$|exec\s*[:(]|\$\s+\S+|\[(?:tool|function|mcp)\]|"
-    r"(?:calling|invoking|using|running|executing)\s+`?[a-z][a-z0-9]*(?:_[a-z0-9]+)+`?(?:\s|$))"
+    r"read\s+\S+$|exec\s*[:(]|\$\s+\S+|\[(?:tool|function|mcp|function_call|tool_call|工具|调用|函数)\]|"
+    r"<(?:tool|function|工具|调用)>|>\s*tool\s*:|tool_use\s*:|tool call\b|action\s*:\s*[a-z_][\w.]*\s*\[|"
+    r"(?:executing|running)\s+sql\b|执行\s*sql|"
+    r"(?:calling|invoking|using|running|executing)\s+`?[a-z][a-z0-9]*(?:_[a-z0-9]+)+`?(?:\s|$)|"
+    r"(?:calling|invoking|using|running|executing|调用|执行|读取|运行|查询)\s*\S{0,12}?\s*`?[a-z_][\w\-]*(?:\.[\w\u4e00-\u9fff]+)*\(|"
+    r"(?:调用|执行|运行)\s*[\u4e00-\u9fff]{1,8}\.[\u4e00-\u9fff\w]+\()"
 )
+_TOOL_JSON = re.compile(r'^\{\s*"(?:tool|function|name|tool_name|action)"\s*:')
 _TOOL_EMOJI = frozenset("🔧🛠⚙🔍🔎📎🧰💻▶→")
 
 _PROGRESS_LEAD = re.compile(
@@ -68,7 +73,7 @@ _ACK = re.compile(
     r"|^(?:\S{0,20}?\s*)?(?:已|已经)?(?:上传|保存|下载|发送|提交|接收|删除|复制|写入|导入|导出|创建|更新|"
     r"重命名|移动)(?:成功|完成|好了|完毕)(?:了)?$"
     r"|^(?:已|已经)(?:上传|保存|下载|发送|提交|收到|创建|更新|写入)(?:了)?\s*\S{0,20}$"
-    r"|^\S{0,20}?(?:已|已经)(?:上传|保存|下载|发送|提交|收到|创建|更新|写入|删除)(?:了)?(?:成功|完成|好了|完毕)?$"
+    r"|^(?:文件|图片|照片|附件|消息|数据|内容|请求|任务|资料|表格|文档|它|这个|那个|都)?(?:已|已经)(?:上传|保存|下载|发送|提交|收到|创建|更新|写入|删除)(?:了)?(?:成功|完成|好了|完毕)?$"
     r"|^(?:the )?(?:\S+ )?(?:file|image|document|attachment|upload|data|changes?)s? "
     r"(?:(?:has|have) been |was |were |is )?(?:uploaded|saved|sent|received|downloaded|deleted|"
     r"written|created|updated|complete|completed|successful|succeeded)(?: successfully)?$"
@@ -118,6 +123,46 @@ _HALF_DONE = re.compile(
     r"(?:写|做|改|批|整理|看|读|翻译|处理|跑|进行|录入|核对)到.{0,12}[，,]\s*还(?:差|剩|有).{0,20}(?:没|未)?"
     r"|^(?:\S+ )?(?:about |roughly |nearly )?halfway (?:there|through|done)\b"
 )
+# Work still going, said in passing: an ongoing marker with a partial count, a share done, a wait or
+# "the rest" ("Grading essays: 11 of 28 finished", "合同审了一半", "藏品照片还在上传，已传完一半",
+# "Continuing with the rest of the catalog entries", "订单表正在生成中，请稍等～").
+_GOING = re.compile(
+    r"正在|进行中|还在|仍在|跑着呢|在跑|[\u4e00-\u9fff]中[……～~]*$|[\u4e00-\u9fff]中(?=[，,])|了一半|^继续"
+    r"|^(?:(?:i'?m|we'?re|i am|we are)\s+)?(?:(?:still|now|currently|just)\s+)?[a-z]+ing\b|^continuing\b"
+)
+_FINISHED = re.compile(r"\b(?:done|complete|completed|finished|results?|report|summary|won|approved)\b|完成|结果|完毕")
+_GOING_ANYWHERE = re.compile(r"\bhang tight\b|\bi'?m on (?:number|page|item|step|#)|\bthis may take\b|\bnot done yet\b")
+_PART_DONE = re.compile(
+    r"一半|三分之一|halfway|a third\b|\bthe rest\b|剩下|还剩|还要\S{0,4}(?:分钟|小时)|几分钟|稍等|稍候|\bso far\b"
+    r"|第\s*\d+\s*[页篇条个份]|做到|读到|审到|改了\s*\d+|已(?:传|做|改|看|审)完?\s*(?:一半|\d+)|[…]+$|\.{3}$|～$"
+    r"|\bstill (?:polishing|working)|\bnow[.…!]*$"
+)
+_UNIT = r"\s*(?:pods?|pages?|files?|items?|steps?|rows?|records?|photos?|个|页|篇|张|份|条|封|步)"
+
+
+def _partial_counter(norm: str) -> bool:
+    """ "143 of 380", "3/8 pods": a count not yet at its total ("124/124", or a date "3/8", is not)."""
+    for m in re.finditer(rf"\b(\d+) of (\d+)\b|(?<![\d.])(\d+)\s*/\s*(\d+)(?={_UNIT})", norm):
+        done, total = (int(g) for g in (m.group(1) or m.group(3), m.group(2) or m.group(4)))
+        if done < total:
+            return True
+    return False
+
+
+def _still_going(norm: str) -> bool:
+    """Work still going, said in passing: an ongoing marker in the first clause and something
+    not yet done ("Grading essays: 11 of 28 finished", "藏品照片还在上传，已传完一半",
+    "Continuing with the rest of the catalog entries", "订单表正在生成中，请稍等～")."""
+    if len(norm) > 200:
+        return False
+    if _GOING_ANYWHERE.search(norm):
+        return True
+    first = re.split(r"[.;:!?。；：！？\n—]", norm, maxsplit=1)[0][:60]
+    if not _GOING.search(first) or _FINISHED.search(first):
+        return False
+    return _partial_counter(norm) or bool(_PART_DONE.search(norm))
+
+
 _STILL_WAITING = re.compile(r"^(?:still )?waiting (?:for|on)\b.{0,80}\bwill (?:retry|try again|check again)\b")
 
 
@@ -127,6 +172,8 @@ def _under_way(norm: str) -> bool:
     if _STILL_WAITING.search(norm):
         return True
     if len(norm) <= 80 and _HALF_DONE.search(norm):
+        return True
+    if _still_going(norm):
         return True
     if not _TRAILING.search(norm):
         return False
@@ -145,8 +192,9 @@ def _substance(sentence: str) -> str:
 def _is_tool_hint(norm: str) -> bool:
     if not norm or len(norm) > 400:
         return False
-    if norm[0] in _TOOL_EMOJI:
+    if norm[0] in _TOOL_EMOJI or _TOOL_JSON.match(norm):
         return True
+    norm = norm.strip("`").strip()
     # "get_weather(city='paris'), search(q=...)": the split takes every ")" but the last one's.
     # "joão (graça) would like to renew..." is a sentence: a call's name has no space before "(".
     parts = [p.strip() for p in re.split(r"\),\s*", norm)]

@@ -52,6 +52,22 @@ def kind(text: str) -> str | None:
         ("教案写到第三个环节了，还差课堂练习和作业部分。", "progress"),
         ("翻译做到一半，还剩两页", "progress"),
         ("About halfway through the lease comparison.", "progress"),
+        # tool calls in other dress
+        ('[工具] policy_db.lookup(policy_no="HX-5521")', "tool_hint"),
+        ('<工具> parts_catalog.find(model="Brompton C Line")', "tool_hint"),
+        ('{"tool": "quote_engine", "args": {"age": 42}}', "tool_hint"),
+        ('`inventory.check(sku="SH-CN-HG601")`', "tool_hint"),
+        ('Action: catalog_search["Sapiens Harari"]', "tool_hint"),
+        ("Calling stripe.refunds.create(charge='ch_3Nx8', amount=12900)", "tool_hint"),
+        ("执行 SQL：SELECT sum(amount) FROM refunds WHERE week=20;", "tool_hint"),
+        ("调用 顺丰.查询轨迹(运单号='SF1400883021')", "tool_hint"),
+        # work still going, said in passing
+        ("Grading essays: 11 of 28 finished.", "progress"),
+        ("Running the test suite now — 143 of 380 passed so far.", "progress"),
+        ("藏品照片还在上传，已传完一半。", "progress"),
+        ("Continuing with the rest of the catalog entries.", "progress"),
+        ("订单表正在生成中，请稍等～", "progress"),
+        ("Grading batch 2 of 5 now, hang tight.", "progress"),
         ("   ", "empty"),
         ("👍", "empty"),
     ],
@@ -87,6 +103,13 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "已完成 37 份合同的比对，发现 3 处差异",
         "Invoice 12/2026 sent to the client; 3 items are still unpaid.",
         "第 3 季度报告已发布，阅读量 1,284。",
+        # partial counts and -ing words in finished results
+        "王总的个税汇算已经提交。",
+        "May reconciliation done: 12 of 14 flats paid in full. Still outstanding: Daguan 302.",
+        "Culling done: kept 64 of 480 shots, mostly the ceremony and golden-hour portraits.",
+        "Consent forms for the museum trip: 38 of 43 signed and returned. Still missing: Su Wen.",
+        "Booking confirmed for 3/8 at 19:00, table for four.",
+        "Deploy of v1.9.1 triggered a spike of 5xx errors (35%) in production; rolling back now.",
     ],
 )
 def test_one_substantive_sentence_is_enough(text: str) -> None:
