@@ -8,7 +8,9 @@ service → database → JSON text of the tool result.
 
 from __future__ import annotations
 
+import os
 import secrets
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +27,7 @@ from topic_dashboard.models import Conversation
 from topic_dashboard.services.accounts import create_api_token
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.conversations import MessagePublic, add_message, create_conversation
+from topic_dashboard.settings import reset_settings_cache
 
 TOOL = "ccweb_list_user_inputs"
 SOURCE_HEADER = "x-ccweb-conversation-id"
@@ -563,6 +566,23 @@ def test_reading_changes_no_conversation_or_message_row(server: LiveServer, serv
 # --- the source conversation without a header: what the dashboard is relaying ------------------------
 
 
+@pytest.fixture
+def relay_off() -> Iterator[None]:
+    """The app's own chat worker claims nothing while the test claims runs itself: under load it
+    took the queued run first (and failed it on the bot's unreachable endpoint) in CI."""
+    saved = os.environ.get("TOPIC_DASHBOARD_CHAT_RELAY")
+    os.environ["TOPIC_DASHBOARD_CHAT_RELAY"] = "false"
+    reset_settings_cache()
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("TOPIC_DASHBOARD_CHAT_RELAY", None)
+        else:
+            os.environ["TOPIC_DASHBOARD_CHAT_RELAY"] = saved
+        reset_settings_cache()
+
+
 def _relaying(session: Session, bot_id: str, *contents: str) -> str:
     """A conversation the dashboard is relaying to the bot right now (its run claimed, `running`)."""
     from topic_dashboard.services import chat
@@ -577,7 +597,7 @@ def _relaying(session: Session, bot_id: str, *contents: str) -> str:
 
 
 def test_without_a_header_the_source_is_the_conversation_being_relayed(
-    server: LiveServer, server_session: Session
+    server: LiveServer, server_session: Session, relay_off: None
 ) -> None:
     """nanobot sends one set of headers for every conversation: the dashboard knows which one it relays."""
     from topic_dashboard.services import chat
