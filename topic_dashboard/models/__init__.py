@@ -5,7 +5,7 @@ from topic_dashboard.models.accounts import ApiToken, LoginSession, LoginThrottl
 from topic_dashboard.models.audit import AlertEpisode, AlertRule, AlertSchedule, AuditHour, AuditLog, AuditRollup
 from topic_dashboard.models.bots import Bot, TopicBotSettings
 from topic_dashboard.models.conversations import ChatRun, Conversation, Message
-from topic_dashboard.models.topics import ItemState, Topic, TopicItem, TopicRuleChange
+from topic_dashboard.models.topics import ItemState, Topic, TopicCount, TopicItem, TopicRuleChange
 from topic_dashboard.models.vectors import RuleVector
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "SetupToken",
     "Topic",
     "TopicBotSettings",
+    "TopicCount",
     "TopicItem",
     "TopicRuleChange",
     "User",

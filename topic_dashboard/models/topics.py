@@ -77,6 +77,19 @@ class TopicItem(SQLModel, table=True):
     resolved_by: str | None = Field(default=None, max_length=100)
 
 
+class TopicCount(SQLModel, table=True):
+    """How many items a bot has per topic and team read state, archived ones left out. Kept by the
+    database itself (triggers on topic_item, migration 0014), never written by the application: the
+    panel's counts are a look-up of a few rows, however many items there are."""
+
+    __tablename__ = "topic_count"
+
+    bot_id: str = Field(sa_column=sa.Column(sa.String(64), primary_key=True))
+    topic_key: str = Field(sa_column=sa.Column(sa.String(64), primary_key=True))
+    is_read: bool = Field(sa_column=sa.Column(sa.Boolean(), primary_key=True))
+    n: int = Field(default=0)
+
+
 class ItemState(SQLModel, table=True):
     """One person's reading state of one item where it differs from the team's (the item's own flags).
 

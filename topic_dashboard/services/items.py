@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from topic_dashboard.db import json_text
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import ItemState, TopicItem, iso_utc, utcnow
+from topic_dashboard.models import ItemState, TopicCount, TopicItem, iso_utc, utcnow
 from topic_dashboard.services.audit import Actor, as_actor, record
 from topic_dashboard.services.versions import bump_items_version
 from topic_dashboard.text_policy import check_line, is_lookup_key
@@ -562,10 +562,10 @@ def _delta(
 
 def unread_by_bot(*, session: Session, reader: int | None = None) -> dict[str, int]:
     """bot id -> its unread items that are not archived, for `reader` (for the bot selectors)."""
-    rows = session.exec(
-        select(TopicItem.bot_id, sa.func.count())
-        .where(col(TopicItem.is_read).is_(False), col(TopicItem.is_archived).is_(False))
-        .group_by(col(TopicItem.bot_id))
+    rows = session.exec(  # topic_count: kept by the database (migration 0014), a few rows per bot
+        select(TopicCount.bot_id, sa.func.sum(TopicCount.n))
+        .where(col(TopicCount.is_read).is_(False), TopicCount.n > 0)
+        .group_by(col(TopicCount.bot_id))
     ).all()
     counts = {bot_id: int(count) for bot_id, count in rows}
     if reader is not None:
@@ -576,12 +576,13 @@ def unread_by_bot(*, session: Session, reader: int | None = None) -> dict[str, i
 
 def topic_counts(*, session: Session, bot_id: str, reader: int | None = None) -> dict[str, tuple[int, int]]:
     """topic_key -> (unread, total) over items that are not archived, for `reader`: the team's from
-    the index alone, then the reader's own changes laid over them."""
+    topic_count (kept by the database per topic and read state: a few rows, however many items),
+    then the reader's own changes laid over them."""
     counts: dict[str, list[int]] = {}
     rows = session.exec(
-        select(TopicItem.topic_key, TopicItem.is_read, sa.func.count())
-        .where(TopicItem.bot_id == bot_id, col(TopicItem.is_archived).is_(False))
-        .group_by(col(TopicItem.topic_key), col(TopicItem.is_read))
+        select(TopicCount.topic_key, TopicCount.is_read, TopicCount.n).where(
+            TopicCount.bot_id == bot_id, TopicCount.n > 0
+        )
     ).all()
     for key, is_read, count in rows:
         entry = counts.setdefault(key, [0, 0])
