@@ -68,12 +68,18 @@ PG_UP = [
     _pg_function("topic_count_on_insert", _NEW),
     _pg_function("topic_count_on_delete", _OLD),
     _pg_function("topic_count_on_update", f"{_OLD} UNION ALL {_NEW}"),
-    "CREATE TRIGGER topic_count_insert AFTER INSERT ON topic_item REFERENCING NEW TABLE AS new_rows "
-    "FOR EACH STATEMENT EXECUTE FUNCTION topic_count_on_insert()",
-    "CREATE TRIGGER topic_count_delete AFTER DELETE ON topic_item REFERENCING OLD TABLE AS old_rows "
-    "FOR EACH STATEMENT EXECUTE FUNCTION topic_count_on_delete()",
-    "CREATE TRIGGER topic_count_update AFTER UPDATE ON topic_item REFERENCING OLD TABLE AS old_rows "
-    "NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION topic_count_on_update()",
+    (
+        "CREATE TRIGGER topic_count_insert AFTER INSERT ON topic_item REFERENCING NEW TABLE AS new_rows "
+        "FOR EACH STATEMENT EXECUTE FUNCTION topic_count_on_insert()"
+    ),
+    (
+        "CREATE TRIGGER topic_count_delete AFTER DELETE ON topic_item REFERENCING OLD TABLE AS old_rows "
+        "FOR EACH STATEMENT EXECUTE FUNCTION topic_count_on_delete()"
+    ),
+    (
+        "CREATE TRIGGER topic_count_update AFTER UPDATE ON topic_item REFERENCING OLD TABLE AS old_rows "
+        "NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION topic_count_on_update()"
+    ),
 ]
 PG_DOWN = [
     "DROP TRIGGER IF EXISTS topic_count_update ON topic_item",
