@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from topic_dashboard.db import write_session
 from topic_dashboard.models import TopicCount, TopicItem
 from topic_dashboard.services.bots import create_bot, delete_bot
 from topic_dashboard.services.items import topic_counts
@@ -78,3 +80,49 @@ def test_the_kept_counts_follow_every_change_to_the_items(session: Session) -> N
     delete_bot(session=session, bot_id=b)
     assert _kept(session) == _counted(session)
     assert not any(bot == b for bot, _, _ in _kept(session))
+
+
+def test_a_person_reading_while_the_bot_publishes_never_deadlocks(engine: sa.Engine, session: Session) -> None:
+    """PostgreSQL (SQLite has one write lock for the whole database: nothing to order).
+    Publish locks the bot's settings row, then its count row; marking read updates items (their count
+    rows) and then bumps the version (the settings row). The triggers take the settings row first, so
+    the two wait in one order (PostgreSQL reports a crosswise wait as a deadlock)."""
+    import threading
+
+    from topic_dashboard.services.items import _apply_flags
+
+    if engine.dialect.name != "postgresql":
+        pytest.skip("row locks: PostgreSQL only")
+
+    bot = _bot(session, "busy")
+    for i in range(20):
+        request = PublishRequest(topic_key="builds", title=f"#{i}", content="seed", message_type="result")
+        publish_item(session=session, bot_id=bot, request=request)
+    ids = [int(i) for i in session.exec(select(TopicItem.id).where(TopicItem.bot_id == bot)) if i is not None]
+    errors: list[BaseException] = []
+
+    def publish() -> None:
+        try:
+            for i in range(40):
+                with write_session(engine) as own:
+                    request = PublishRequest(topic_key="builds", title=f"p{i}", content="new", message_type="result")
+                    publish_item(session=own, bot_id=bot, request=request)
+        except BaseException as exc:
+            errors.append(exc)
+
+    def read() -> None:
+        try:
+            for i in range(40):
+                with write_session(engine) as own:
+                    _apply_flags(own, {bot: ids}, {"is_read": i % 2 == 0}, None)
+                    own.commit()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=publish), threading.Thread(target=read)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors, errors
+    assert _kept(session) == _counted(session)

@@ -5,8 +5,8 @@ PostgreSQL, growing with the items); they are now a look-up of a few rows. The d
 rows itself, so every way an item is added, moved, read, archived or deleted (the services, a bulk
 UPDATE, a cascade from a deleted bot, the retention purge) counts. SQLite: row triggers with an
 upsert. PostgreSQL: statement triggers over transition tables, one aggregated upsert per statement
-(marking 100,000 items read is one statement's work, not 100,000), rows in key order so two
-statements never wait on each other crosswise.
+(marking 100,000 items read is one statement's work, not 100,000), after the bot's settings row
+(the lock publish takes first), rows in key order: two writers never wait on each other crosswise.
 
 Revision ID: 0014
 Revises: 0013
@@ -56,9 +56,19 @@ _OLD = "SELECT bot_id, topic_key, is_read, -1 AS d FROM old_rows WHERE NOT is_ar
 _NEW = "SELECT bot_id, topic_key, is_read, 1 AS d FROM new_rows WHERE NOT is_archived"
 
 
+# The bot's write lock first (its settings row, which publish takes before inserting): a person
+# marking items read while the bot publishes then waits in the same order, never crosswise
+# (without it PostgreSQL reported a deadlock; tests/topic_dashboard/services/test_topic_counts.py).
+_PG_LOCK = (
+    "PERFORM 1 FROM topic_bot_settings WHERE bot_id IN (SELECT bot_id FROM ({rows}) AS touched) "
+    "ORDER BY bot_id FOR UPDATE;"
+)
+
+
 def _pg_function(name: str, rows: str) -> str:
     return (
         f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        + _PG_LOCK.format(rows=rows)
         + _PG_APPLY.format(rows=rows)
         + " RETURN NULL; END $$"
     )
