@@ -37,6 +37,11 @@ MESSAGE = "Translation catalogue sync finished: 412 strings updated for the Japa
 NEW_CONDITION = "translation catalogue sync"
 
 
+# A save embeds the rule's new texts and their glosses in the other language before it answers
+# (seconds on a loaded machine), as the first preview does.
+SAVE_WAIT_MS = 20_000
+
+
 def _bot(app: E2EApp, *templates: str) -> tuple[str, str]:
     """A fresh bot (with its `inbox`) and a topic per template key; returns (bot_id, token)."""
     with Session(app.engine) as session:
@@ -137,8 +142,8 @@ def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Pag
     expect(rules.example("positive", positives)).to_have_value(MESSAGE)
 
     rules.save_button().click()
-    expect(page.get_by_text("Saved: bots route by this rule")).to_be_visible()
-    expect(rules.save_button()).to_be_disabled()
+    expect(page.get_by_text("Saved: bots route by this rule")).to_be_visible(timeout=SAVE_WAIT_MS)
+    expect(rules.save_button()).to_be_disabled(timeout=SAVE_WAIT_MS)
     saved = _rule(e2e_app, bot_id, "build_results")
     assert saved["include_when"] == [*BUILDS["routing"]["include_when"], NEW_CONDITION]
     assert saved["examples"]["positive"] == [*BUILDS["routing"]["examples"]["positive"], MESSAGE]
@@ -208,7 +213,7 @@ def test_switching_form_json_form_loses_nothing(page: Page, e2e_app: E2EApp) -> 
     rules.mode("JSON")
     assert json.loads(editor.input_value()) == body
     rules.save_button().click()
-    expect(rules.save_button()).to_be_disabled()
+    expect(rules.save_button()).to_be_disabled(timeout=SAVE_WAIT_MS)
     saved = _rule(e2e_app, bot_id, "alerts")
     assert saved["purpose"] == "Incidents someone must act on now"
     assert saved["priority"] == 95

@@ -28,6 +28,7 @@ from topic_dashboard.routing import (
     route_message,
 )
 from topic_dashboard.routing.calibration import calibration
+from topic_dashboard.routing.gloss import lexicon as gloss_lexicon
 from topic_dashboard.routing.semantic import SemanticIndex, Vector, build_index, default_embedder
 from topic_dashboard.services.topics import TopicPublic, load_settings, topic_rows
 
@@ -83,6 +84,7 @@ def warm_rule_vectors() -> int:
     embedder = default_embedder().embedder
     if embedder is None:
         return 0
+    gloss_lexicon()  # ~2 s once: a rule saved or previewed later is glossed without the wait
     try:
         with read_session() as session:
             bot_ids = list(session.exec(select(Topic.bot_id).distinct()))

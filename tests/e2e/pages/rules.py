@@ -147,7 +147,8 @@ class RulesPage(Shell):
 
     def save(self) -> None:
         self.save_button().click()
-        expect(self.page.get_by_text("Saved: bots route by this rule")).to_be_visible()
+        # a save embeds the rule's new texts and their glosses first: seconds on a loaded machine
+        expect(self.page.get_by_text("Saved: bots route by this rule")).to_be_visible(timeout=20_000)
 
     # Retention ---------------------------------------------------------------------------------------
     def open_retention(self) -> None:
