@@ -211,7 +211,8 @@ def test_filters_by_level_tag_topic_and_topic_name(page: Page, e2e_app: E2EApp) 
     shown(note)
     panel.choose_level("Any level")
 
-    panel.row(alert).click()  # read one, then ask for unread only
+    panel.row(alert).click()  # read one (as a person would, seen to turn read), then ask for unread only
+    panel.expect_unread(alert, unread=False)
     panel.unread_only().click()
     shown(note)
     panel.unread_only().click()
