@@ -18,7 +18,6 @@ from mcp.server.transport_security import TransportSecuritySettings
 from reflex.config import get_config
 from reflex.constants import Endpoint
 from sqlalchemy.exc import SQLAlchemyError
-from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from mcp_service.auth import BotTokenGate
@@ -53,7 +52,8 @@ def transport_security() -> TransportSecuritySettings:
     )
 
 
-def _mcp_route(path: str, server: StrictMCPServer) -> Route:
+def _mcp_endpoint(path: str, server: StrictMCPServer) -> ASGIApp:
+    """The server's stateless JSON endpoint behind the bot-token gate (HttpGuards calls it directly)."""
     inner = server.streamable_http_app(
         streamable_http_path=path,
         stateless_http=True,
@@ -61,12 +61,13 @@ def _mcp_route(path: str, server: StrictMCPServer) -> Route:
         transport_security=transport_security(),
         max_request_body_size=get_settings().mcp_max_body_bytes,
     )
-    # POST only: stateless servers with JSON answers have no use for GET's event stream or DELETE's session end.
-    return Route(path, endpoint=BotTokenGate(inner), methods=["POST"], include_in_schema=False)
+    return BotTokenGate(inner)
 
 
 def build_api(reflex_app: ASGIApp) -> ASGIApp:
-    """Reflex's api_transformer: MCP and REST routes first, then everything else to Reflex; all behind HttpGuards."""
+    """Reflex's api_transformer: all behind HttpGuards, which answers the MCP endpoints itself (POST only:
+    stateless servers with JSON answers have no use for GET's event stream or DELETE's session end);
+    then the REST routes, then everything else to Reflex."""
     from mcp_service.topic_server import build_topic_server
 
     topic = build_topic_server()
@@ -82,8 +83,6 @@ def build_api(reflex_app: ASGIApp) -> ASGIApp:
     )
     install_error_handlers(api)
     api.include_router(build_rest_router())
-    api.router.routes.append(_mcp_route(TOPIC_MCP_PATH, topic))
-    api.router.routes.append(_mcp_route(CCWEB_MCP_PATH, ccweb))
     api.add_api_route(
         "/api/{path:path}",
         _unknown_api_path,
@@ -93,7 +92,13 @@ def build_api(reflex_app: ASGIApp) -> ASGIApp:
     api.mount("", reflex_app)
     _current_servers[:] = [topic, ccweb]
     return HttpGuards.from_settings(
-        api, get_settings(), event_path=get_config().prepend_backend_path(str(Endpoint.EVENT))
+        api,
+        get_settings(),
+        event_path=get_config().prepend_backend_path(str(Endpoint.EVENT)),
+        direct={
+            TOPIC_MCP_PATH: _mcp_endpoint(TOPIC_MCP_PATH, topic),
+            CCWEB_MCP_PATH: _mcp_endpoint(CCWEB_MCP_PATH, ccweb),
+        },
     )
 
 

@@ -8,6 +8,8 @@ Before anything behind it runs, in this order:
    so a GET would only open an event stream that nothing ever closes;
 4. a request body over the limit is refused: by its Content-Length at once, a streamed one as soon
    as it passes the limit; before auth and before any parsing.
+The MCP endpoints (`direct`) are then answered here, past nothing else: they need none of the API app's
+routing, error pages or middleware, which cost a bot's every call about a millisecond.
 Every HTTP answer then carries the security headers; an HTML answer's Content-Security-Policy allows
 the inline <script> blocks of that very answer by hash, and no other inline script. A 304 carries no
 policy: the browser keeps the page it has cached, with the policy that came with it.
@@ -22,7 +24,7 @@ import json
 import logging
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -207,8 +209,11 @@ class HttpGuards:
         mcp_max_body_bytes: int,
         connect: Sequence[str] = ("'self'",),
         event_path: str = EVENT_PATH,
+        direct: Mapping[str, ASGIApp] | None = None,
     ) -> None:
         self.app = app
+        # Exact paths (POST only) answered by their own ASGI app once the guards passed: the MCP endpoints.
+        self.direct = dict(direct or {})
         self.allowed_hosts = list(allowed_hosts)
         self.allowed_origins = list(allowed_origins)
         self.rest_max_body_bytes = rest_max_body_bytes
@@ -217,7 +222,14 @@ class HttpGuards:
         self.event_path = event_path.rstrip("/")
 
     @classmethod
-    def from_settings(cls, app: ASGIApp, settings: Settings, *, event_path: str = EVENT_PATH) -> HttpGuards:
+    def from_settings(
+        cls,
+        app: ASGIApp,
+        settings: Settings,
+        *,
+        event_path: str = EVENT_PATH,
+        direct: Mapping[str, ASGIApp] | None = None,
+    ) -> HttpGuards:
         return cls(
             app,
             allowed_hosts=settings.allowed_hosts,
@@ -226,6 +238,7 @@ class HttpGuards:
             mcp_max_body_bytes=settings.mcp_max_body_bytes,
             connect=connect_sources(settings.allowed_hosts, settings.public_base_url),
             event_path=event_path,
+            direct=direct,
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -295,4 +308,5 @@ class HttpGuards:
             # A file sent by path (Granian) could not be held to hash an HTML page's scripts: have it sent as body.
             extensions = {k: v for k, v in scope["extensions"].items() if k != "http.response.pathsend"}
             scope = {**scope, "extensions": extensions}
-        await self.app(scope, _replay(messages, receive), send)
+        target = self.direct.get(path, self.app) if is_mcp else self.app
+        await target(scope, _replay(messages, receive), send)

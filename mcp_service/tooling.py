@@ -72,12 +72,16 @@ class StrictMCPServer(MCPServer):
     """An MCPServer whose tools reject unknown arguments and answer every failure as JSON.
 
     With an `auditor`, every tool call (accepted, refused, or with invalid arguments) is reported
-    once to `auditor(context, tool_name, result, latency_ms)`.
+    once to `auditor(context, tool_name, result, latency_ms)`, except the accepted calls of the
+    `self_audited` tools, which write their audit row in their own transaction (no thread hop for them).
     """
 
-    def __init__(self, *args: Any, auditor: Auditor | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, auditor: Auditor | None = None, self_audited: frozenset[str] = frozenset(), **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._auditor = auditor
+        self._self_audited = self_audited
         # The SDK logs at INFO on every stateless request ("Terminating session: None", "Processing
         # request of type CallToolRequest") through the rich handler it installs: per call, that
         # rendering cost more than the tool (bench/mcp_bench.py's profile) and said nothing.
@@ -126,7 +130,11 @@ class StrictMCPServer(MCPServer):
         # here with its text (a failed INSERT's SQL, say), so nothing but MCPError leaves it.
         started = time.perf_counter()
         result = await self._call_tool_as_json(name, arguments, context)
-        if self._auditor is not None and isinstance(result, CallToolResult):
+        if (
+            self._auditor is not None
+            and isinstance(result, CallToolResult)
+            and (result.is_error or name not in self._self_audited)
+        ):
             try:
                 await anyio.to_thread.run_sync(
                     self._auditor, context, name, result, (time.perf_counter() - started) * 1000

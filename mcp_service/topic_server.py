@@ -12,7 +12,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from mcp_service.audit import PUBLISH_TOOL, audit_tool_call
+from mcp_service.audit import AUDITED_IN_TRANSACTION, PUBLISH_TOOL, audit_tool_call
 from mcp_service.context import current_bot_id
 from mcp_service.tooling import StrictMCPServer, ok_result
 from topic_dashboard import __version__
@@ -156,7 +156,13 @@ def publish_tool(
 
 
 def build_topic_server() -> StrictMCPServer:
-    server = StrictMCPServer(name="topic_mcp", instructions=INSTRUCTIONS, version=__version__, auditor=audit_tool_call)
+    server = StrictMCPServer(
+        name="topic_mcp",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        auditor=audit_tool_call,
+        self_audited=AUDITED_IN_TRANSACTION,
+    )
     server.strict_tool(
         list_topics_tool,
         name="topic_list_topics",

@@ -445,3 +445,44 @@ def test_a_not_modified_answer_leaves_the_cached_pages_policy_alone() -> None:
     assert response.status_code == 304
     assert "content-security-policy" not in response.headers
     assert response.headers["x-frame-options"] == "DENY"
+
+
+def test_the_mcp_endpoints_are_answered_directly_and_only_once_the_guards_passed() -> None:
+    """`direct` paths skip the API app (its routing and middleware cost every bot call about a
+    millisecond), never the guards: a foreign Host, another media type, a GET or an oversized body
+    are refused before the endpoint sees anything."""
+    bodies: list[bytes] = []
+
+    async def mcp_endpoint(scope: Any, receive: Any, send: Any) -> None:
+        bodies.append((await receive())["body"])
+        await JSONResponse({"answered_by": "mcp"})(scope, receive, send)
+
+    async def api_endpoint(_request: Request) -> Response:
+        return JSONResponse({"answered_by": "api"})
+
+    app = Starlette(routes=[Route("/{path:path}", api_endpoint, methods=["GET", "POST"])])
+    guarded = HttpGuards(
+        app,
+        allowed_hosts=["testserver"],
+        allowed_origins=[],
+        rest_max_body_bytes=1024,
+        mcp_max_body_bytes=64,
+        direct={"/api/mcp/topic": mcp_endpoint},
+    )
+    client = TestClient(guarded)
+    json_type = {"content-type": "application/json"}
+    answer = client.post("/api/mcp/topic", content=b'{"id": 1}', headers=json_type)
+    assert answer.json() == {"answered_by": "mcp"}
+    assert answer.headers["x-frame-options"] == "DENY"
+    assert bodies == [b'{"id": 1}']
+    # Other paths, MCP or not, still go to the app.
+    assert client.post("/api/mcp/other", content=b"{}", headers=json_type).json() == {"answered_by": "api"}
+    assert client.post("/api/items", content=b"{}", headers=json_type).json() == {"answered_by": "api"}
+    refused = [
+        client.post("/api/mcp/topic", content=b"{}", headers={**json_type, "host": "evil.example"}),
+        client.post("/api/mcp/topic", content=b"{}", headers={"content-type": "text/plain"}),
+        client.get("/api/mcp/topic"),
+        client.post("/api/mcp/topic", content=b"{" + b" " * 100 + b"}", headers=json_type),
+    ]
+    assert [response.status_code for response in refused] == [421, 415, 405, 413]
+    assert bodies == [b'{"id": 1}']

@@ -5,9 +5,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 
+import anyio
 import pytest
+from mcp_types import CallToolResult
 
-from mcp_service.tooling import StrictMCPServer
+from mcp_service.tooling import StrictMCPServer, ok_result
+from topic_dashboard.errors import AppError
 
 
 @pytest.fixture
@@ -38,3 +41,29 @@ def test_a_level_set_on_purpose_stays(sdk_logger: logging.Logger) -> None:
     sdk_logger.setLevel(logging.DEBUG)
     StrictMCPServer(name="debugging")
     assert sdk_logger.level == logging.DEBUG
+
+
+def test_accepted_calls_of_self_audited_tools_skip_the_auditor_and_their_refusals_do_not() -> None:
+    """topic_publish writes its audit row in its own transaction: its accepted calls are not handed to
+    the auditor (a thread hop and a write per call for nothing); its refusals and every call of other
+    tools are, once each."""
+    reports: list[tuple[str, bool]] = []
+    server = StrictMCPServer(
+        name="audited",
+        auditor=lambda _context, tool, result, _ms: reports.append((tool, bool(result.is_error))),
+        self_audited=frozenset({"publish"}),
+    )
+
+    def publish(accept: bool) -> CallToolResult:
+        if not accept:
+            raise AppError("rate_limited", "slow down")
+        return ok_result({"item_id": 1})
+
+    def read() -> CallToolResult:
+        return ok_result({})
+
+    server.strict_tool(publish, name="publish", description="publishes")
+    server.strict_tool(read, name="read", description="reads", read_only=True)
+    for name, arguments in (("publish", {"accept": True}), ("publish", {"accept": False}), ("read", {})):
+        anyio.run(server.call_tool, name, arguments)
+    assert reports == [("publish", True), ("read", False)]

@@ -143,7 +143,13 @@ def publish_item(
     validation_error, invalid_view, payload_too_large, topic_not_found, not_routed, rate_limited.
     """
     check_payload_size(request.model_dump(mode="json"))
-    settings = load_settings(session=session, bot_id=bot_id)
+    # The bot's write lock is its settings row (PostgreSQL); SQLite's write sessions hold the database
+    # write lock from BEGIN IMMEDIATE, so there the first read is already under it. With a topic named
+    # nothing slow runs before the insert, so the row is locked as it is read; when the rules choose,
+    # it is locked after routing (below), not while the model embeds the message.
+    routes = request.topic_key is None or not request.topic_key.strip()
+    lock_now = not routes or session.get_bind().dialect.name == "sqlite"
+    settings = load_settings(session=session, bot_id=bot_id, for_update=lock_now)
     if not settings.topic_enabled:
         raise AppError("topic_disabled", "Topic delivery is switched off for this bot; keep the result in the chat")
     _check_message_type(request.message_type)
@@ -162,10 +168,10 @@ def publish_item(
     topic, is_fallback, fallback_reason = _resolve_topic(session, bot_id, request, settings.fallback_policy)
     view = validate_view(request.view, allowed_types=parse_allowed_view_types(topic.view_schema_json))
 
-    # The bot's write lock: its settings row (PostgreSQL); SQLite's write sessions hold the
-    # database write lock from BEGIN IMMEDIATE. Dedupe and rate checks below cannot race.
-    # Refreshed, not just re-selected: the session would keep the values it read before the lock.
-    session.refresh(settings, with_for_update=True)
+    # Under the bot's write lock from here: dedupe and rate checks below cannot race. Refreshed, not
+    # just re-selected: the session would keep the values it read before the lock.
+    if not lock_now:
+        session.refresh(settings, with_for_update=True)
     now = utcnow()
     if request.update and dedupe_key is not None:
         current = session.exec(
