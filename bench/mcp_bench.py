@@ -10,6 +10,12 @@ Two servers, each one uvicorn process (one worker), started by this script:
 The client sends the same JSON-RPC `tools/call` requests to both from one asyncio process, at
 concurrency 1, 8 and 32, the rounds interleaved (app, echo, app, echo...) so that load on the machine
 falls on both alike. It prints calls/s, p50 and p99 per round and the ratio to the echo tool.
+
+Then, with `--layers` (on by default), where one publish's time goes, at concurrency 1 (p50 of 300 calls
+each, interleaved): the echo server's `ping` and `echo` call; the app's `ping` (HTTP, Reflex's ASGI stack,
+HttpGuards and the bot-token gate, no tool); the app's `tools/list` (plus the SDK's dispatch); a publish;
+and `publish_item` called in this process in a loop on the same database (the service alone: its SQL
+through SQLAlchemy). The differences between neighbouring rows are the layers' costs.
 """
 
 from __future__ import annotations
@@ -226,6 +232,56 @@ async def run(args: argparse.Namespace, app_url: str, echo_url: str, token: str)
                 )
 
 
+def layers(app_url: str, echo_url: str, token: str, database_url: str, calls: int = 300) -> None:
+    """Per-call p50 of each layer of a publish, at concurrency 1 (see the module docstring)."""
+    from topic_dashboard.db import create_db_engine, write_session
+    from topic_dashboard.services.audit import CallAudit
+    from topic_dashboard.services.bots import bot_id_for_token
+    from topic_dashboard.services.publishing import PublishRequest, publish_item
+
+    def body(method: str, params: dict[str, Any], n: int) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "id": n, "method": method, "params": params}).encode()
+
+    def publish(n: int) -> bytes:
+        arguments = {"topic_key": "builds", "title": f"Layer #{n}", "content": f"Build {n} of main passed."}
+        return body("tools/call", {"name": "topic_publish", "arguments": arguments}, n)
+
+    app_headers = {**HEADERS, "Authorization": f"Bearer {token}"}
+    cases: dict[str, tuple[str, dict[str, str], Any]] = {
+        "echo server: ping": (echo_url, HEADERS, lambda n: body("ping", {}, n)),
+        "echo server: echo tool": (
+            echo_url,
+            HEADERS,
+            lambda n: body("tools/call", {"name": "echo", "arguments": {"title": "t", "content": "c"}}, n),
+        ),
+        "app: ping (stack, guards, token gate)": (app_url, app_headers, lambda n: body("ping", {}, n)),
+        "app: tools/list (+ SDK dispatch)": (app_url, app_headers, lambda n: body("tools/list", {}, n)),
+        "app: topic_publish": (app_url, app_headers, publish),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    engine = create_db_engine(database_url)
+    with write_session(engine) as session:
+        bot_id = bot_id_for_token(session=session, token=token)
+    assert bot_id is not None
+    in_process: list[float] = []
+    with httpx.Client(timeout=30) as client:
+        for n in range(calls):
+            for name, (url, headers, make) in cases.items():
+                started = time.perf_counter()
+                response = client.post(url, content=make(10**7 + n), headers=headers)
+                samples[name].append((time.perf_counter() - started) * 1000)
+                assert response.status_code == 200, response.text[:200]
+            started = time.perf_counter()
+            with write_session(engine) as session:
+                request = PublishRequest(topic_key="builds", title=f"In process #{n}", content=f"Build {n} passed.")
+                publish_item(session=session, bot_id=bot_id, request=request, audit=CallAudit(tool="topic_publish"))
+            in_process.append((time.perf_counter() - started) * 1000)
+    engine.dispose()
+    print("\n| where a publish's time goes (concurrency 1) | p50 | p99 |\n|---|---|---|")
+    for name, measured in {**samples, "publish_item in process (the service, its SQL)": in_process}.items():
+        print(f"| {name} | {statistics.median(measured):.2f} ms | {pct(measured, 0.99):.2f} ms |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--serve", choices=("app", "echo"))
@@ -235,6 +291,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--tools", nargs="+", default=["topic_publish", "topic_route"])
+    parser.add_argument("--no-layers", dest="layers", action="store_false", help="skip where a publish's time goes")
     args = parser.parse_args()
     if args.serve == "echo":
         serve_echo(args.port)
@@ -266,6 +323,13 @@ def main() -> None:
             asyncio.run(
                 run(args, f"http://127.0.0.1:{app_port}/api/mcp/topic", f"http://127.0.0.1:{echo_port}/mcp", token)
             )
+            if args.layers:
+                layers(
+                    f"http://127.0.0.1:{app_port}/api/mcp/topic",
+                    f"http://127.0.0.1:{echo_port}/mcp",
+                    token,
+                    database_url,
+                )
         finally:
             for proc in procs:
                 proc.terminate()
