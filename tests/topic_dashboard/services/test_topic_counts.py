@@ -89,7 +89,7 @@ def test_a_person_reading_while_the_bot_publishes_never_deadlocks(engine: sa.Eng
     the two wait in one order (PostgreSQL reports a crosswise wait as a deadlock)."""
     import threading
 
-    from topic_dashboard.services.items import _apply_flags
+    from topic_dashboard.services.items import set_flags_many
 
     if engine.dialect.name != "postgresql":
         pytest.skip("row locks: PostgreSQL only")
@@ -114,8 +114,7 @@ def test_a_person_reading_while_the_bot_publishes_never_deadlocks(engine: sa.Eng
         try:
             for i in range(40):
                 with write_session(engine) as own:
-                    _apply_flags(own, {bot: ids}, {"is_read": i % 2 == 0}, None)
-                    own.commit()
+                    set_flags_many(session=own, bot_id=bot, item_ids=ids, flags={"is_read": i % 2 == 0})
         except BaseException as exc:
             errors.append(exc)
 
