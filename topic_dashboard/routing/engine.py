@@ -46,6 +46,7 @@ _NOISE_REASONS = {
     "progress": "content is only a progress report",
     "ack": "content is only an acknowledgement",
     "greeting": "content is only a greeting or small talk",
+    "question": "content only asks the user something back (answer it in the chat)",
 }
 
 

@@ -92,7 +92,44 @@ _GREETING = re.compile(
     r"^(?:哈哈+|呵呵+|嘿嘿+|lol|haha+|😂|👍|🙏|😊)+$"
 )
 
-KINDS = ("tool_hint", "progress", "greeting", "ack")
+KINDS = ("tool_hint", "progress", "question", "greeting", "ack")
+
+# What an acknowledgement goes on to promise, going forward or later, rather than report: "好嘞，明天 9 点
+# 提醒你给供应商打电话", "明白，那华信的账单就先不发，等您确认完工时再说", "Noted — I won't send renewal
+# alerts under €5k anymore". Noise only after an acknowledgement: alone, "以后每周一发周报" may be news.
+_COMMITMENT = re.compile(
+    r"^(?:已|已经)?(?:记下|记住|记好|记上)(?:了|啦)?$"
+    r"|^.{0,16}?(?:提醒|叫)(?:你|您)"
+    r"|^(?:那|那么)?(?:以后|之后|今后|往后|下次|从现在起|从今天起)"
+    r"|^(?:那|那么)?\S{0,12}?先不\S{0,12}(?:等|再说|了)"
+    r"|^(?:i'?ll|i will|we'?ll|we will) (?:remind|ping|nudge|let you know|keep|stop|skip|hold|leave)\b"
+    r"|^(?:i|we) won'?t\b|^(?:from now on|going forward|in future|in the future|next time)\b"
+)
+_ACK_FIRST = re.compile(
+    r"^(?:好的?|好滴|好嘞|收到|明白了?|了解了?|知道了|没问题|ok(?:ay)?|sure|got it|noted|understood|will do|roger)(?![a-z])"
+)
+# A message made only of questions (and other noise) asks the user something back ("生日蛋糕是要6寸还是
+# 8寸的？", "Which policy did you mean — the home one or the auto one?"): it belongs in the chat, where the
+# user can answer. A question is read clause by clause: every clause before the last one asks too ("这笔
+# 1200 元从哪个账户转，工资卡还是储蓄卡？") or only leads in ("想确认一下"). A clause that states something
+# ("已订好鼎泰丰晚上 7 点 4 人桌，要提醒你吗？", "Invoice #12 is overdue — should I send a reminder?") makes it
+# a result with an offer after it, and one statement anywhere in the message lets it through.
+_ASKS = re.compile(
+    r"哪|什么|是否|要不要|还是|吗|呢|多少|几|怎么|如何|请问|谁"
+    r"|^(?:which|what|who|whom|where|when|why|how|did|do|does|is|are|was|were|should|shall|can|could|would"
+    r"|will|have|has|any|or)\b"
+)
+_QUESTION_LEAD = re.compile(
+    r"^(?:想|我想|再)?(?:确认一下|确认下|问一下|问下)|^请问$|^(?:quick question|just to confirm|to confirm|"
+    r"to clarify|just checking|one question|one more thing|before i (?:start|go on|continue|book|send))$"
+)
+
+
+def _asks_back(sentence: str) -> bool:
+    """A sentence that ends in a question mark and only asks (see _ASKS)."""
+    *before, _last = re.split(r"[，,]", sentence)
+    return all(_ASKS.search(c.strip()) or _QUESTION_LEAD.match(_TRIM.sub("", c)) for c in before if c.strip())
+
 
 # A message still under way says so with a counter and an ongoing marker together, wherever they
 # stand: "正在做情感分析（3/5）", "Step 2/4 done: ... Checking payment status next",
@@ -185,6 +222,29 @@ def _sentences(norm: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(norm) if s and s.strip()]
 
 
+def _sentences_asking(norm: str) -> list[tuple[str, bool]]:
+    """Each sentence, and whether it asks (a question mark ends it). Pieces joined by dashes that end in
+    a question mark are one question ("which policy did you mean — the home one or the auto one?")."""
+    pieces: list[tuple[str, str]] = []
+    start = 0
+    for match in _SENTENCE_SPLIT.finditer(norm):
+        pieces.append((norm[start : match.start()].strip(), match.group()))
+        start = match.end()
+    pieces.append((norm[start:].strip(), ""))
+    parts: list[tuple[str, bool]] = []
+    run: list[str] = []
+    for sentence, delimiter in pieces:
+        run.append(sentence)
+        if delimiter and not delimiter.strip("—"):
+            continue  # a dash: the run goes on
+        if "?" in delimiter or "？" in delimiter:
+            parts.append(("，".join(piece for piece in run if piece), True))
+        else:
+            parts.extend((piece, False) for piece in run)
+        run = []
+    return [(sentence, asked) for sentence, asked in parts if sentence]
+
+
 def _substance(sentence: str) -> str:
     return _TRIM.sub("", _LEADING_FILLER.sub("", sentence))
 
@@ -209,7 +269,8 @@ _HEADER = re.compile(r"^.{0,10}(?:进度|进展|状态|progress|status|update)$"
 def _sentence_kind(sentence: str) -> str | None:
     """The noise kind of one sentence, or None when it says something."""
     core = _substance(sentence)
-    if not core or _HEADER.match(core):  # "数据同步任务进度：" only introduces what follows
+    # "数据同步任务进度：" or "想确认一下：" only introduces what follows
+    if not core or _HEADER.match(core) or _QUESTION_LEAD.match(core):
         return "filler"
     if _is_tool_hint(core):
         return "tool_hint"
@@ -238,8 +299,13 @@ def classify_noise(norm: str) -> str | None:
     if _under_way(norm):
         return "progress"
     kinds: set[str] = set()
-    for sentence in _sentences(norm):
+    acked = bool(_ACK_FIRST.match(norm))
+    for sentence, asked in _sentences_asking(norm):
         kind = _sentence_kind(sentence)
+        if kind is None and asked and len(norm) <= 200 and _asks_back(sentence):
+            kind = "question"
+        elif kind is None and acked and _COMMITMENT.search(_substance(sentence)):
+            kind = "ack"
         if kind is None:
             return None
         kinds.add(kind)

@@ -119,6 +119,15 @@ def test_content_that_is_only_noise_is_not_published(compiled: CompiledRules, co
     assert (d.should_publish, d.filtered) == (False, "noise")
 
 
+def test_a_question_back_to_the_user_is_kept_in_the_chat_and_says_so(compiled: CompiledRules) -> None:
+    """Even when it names a topic's subject: "which index" is about markets, but it asks, it reports nothing."""
+    d = route(compiled, "想确认一下：您说的是沪深300还是中证500指数？")
+    assert (d.should_publish, d.filtered) == (False, "noise")
+    assert "asks the user something back" in d.reason
+    answered = route(compiled, "沪深300 今日收涨 1.2%，中证500 跌 0.3%。要不要我再看看成交量？")
+    assert (answered.should_publish, answered.topic_key) == (True, "finance_market")
+
+
 def test_include_when_alternatives_route_chinese_without_spaces(compiled: CompiledRules) -> None:
     d = route(compiled, MARKET)
     assert (d.should_publish, d.topic_key, d.fallback) == (True, "finance_market", False)

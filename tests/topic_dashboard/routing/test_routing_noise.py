@@ -70,6 +70,20 @@ def kind(text: str) -> str | None:
         ("Grading batch 2 of 5 now, hang tight.", "progress"),
         ("   ", "empty"),
         ("👍", "empty"),
+        # questions back to the user, with nothing else said
+        ("生日蛋糕是要6寸还是8寸的？", "question"),
+        ("想确认一下：您说的“3号棚”是东区还是西区那个？", "question"),
+        ("Which policy did you mean — the home one or the auto one?", "question"),
+        ("Is this for Max the beagle or Max the tabby? We have two on file?", "question"),
+        ("海报尺寸是A2还是A1？要覆膜吗？", "question"),
+        # an acknowledgement that goes on to promise, not to report
+        ("好嘞，明天 9 点提醒你给供应商打电话。", "ack"),
+        ("收到，已记下：周四之前提醒您联系盒马。", "ack"),
+        ("明白，那华信的账单就先不发，等您确认完工时再说。", "ack"),
+        ("明白，以后小黑盒的评论不单独发了，合并进日报。", "ack"),
+        ("Noted — I won't send renewal alerts for accounts under €5k ARR anymore.", "ack"),
+        ("Got it, I'll remind you on Friday.", "progress"),  # "I'll ..." was progress already
+        ("这笔 1200 元从哪个账户转，工资卡还是储蓄卡？", "question"),
     ],
 )
 def test_noise_kinds(text: str, expected: str) -> None:
@@ -106,6 +120,17 @@ def test_noise_kinds(text: str, expected: str) -> None:
         # partial counts and -ing words in finished results
         "王总的个税汇算已经提交。",
         "May reconciliation done: 12 of 14 flats paid in full. Still outstanding: Daguan 302.",
+        # a result with a question after it, or a question after a report in the same sentence
+        "Q3 revenue is ¥1.2M, up 8%. Want me to send it to finance?",
+        "已订好鼎泰丰晚上 7 点 4 人桌，要提醒你吗？",
+        "米娅两岁体检约在周二下午 4:15，要我前一天晚上提醒你吗？",
+        "Invoice #12 is overdue by 30 days — should I send a reminder?",
+        "Invoice #12 is overdue by 30 days, should I send a reminder?",
+        "鼎泰丰 7 点和 8 点半都有位，订哪个？",  # an answer with a choice: kept for the model to judge
+        # a promise or a plan without an acknowledgement before it may be the news itself
+        "以后每周一早上 8 点自动发周报，第一期下周一。",
+        "From now on, deploys need two approvals.",
+        "收到，已记下：订单 2413 已发货，顺丰 SF1400883021。",
         "Culling done: kept 64 of 480 shots, mostly the ceremony and golden-hour portraits.",
         "Consent forms for the museum trip: 38 of 43 signed and returned. Still missing: Su Wen.",
         "Booking confirmed for 3/8 at 19:00, table for four.",
