@@ -205,7 +205,7 @@ def _by_meaning(
     ranked = sorted((k for k in probs if k), key=lambda k: (-probs[k], k))
     # The owner's constraints hold in meaning too: a message closer to one of a topic's negative
     # examples than to any of its include texts does not go there.
-    excluded = {k: why for k in ranked if (why := _excluded_by_meaning(sims[k])) is not None}
+    excluded = {k: why for k in ranked if (why := _excluded_by_meaning(sims[k], by_key[k].vetoed_by)) is not None}
     ranked = [k for k in ranked if k not in excluded]
     if ranked and probs[ranked[0]] > probs[""]:
         key = ranked[0]
@@ -240,19 +240,25 @@ def _by_meaning(
         )
     else:
         why = "no topic has rules to match"
+    why += "".join(f"; not {k}: {reason}" for k, reason in sorted(excluded.items()))
     decision.reason = why + decision.reason[decision.reason.index(";") :] if ";" in decision.reason else why
     decision.confidence = round(probs[""], 3)
     decision.evidence = "rules+meaning"
     return decision
 
 
-def _excluded_by_meaning(sim: TopicSimilarity) -> str | None:
+def _excluded_by_meaning(sim: TopicSimilarity, vetoed_by: str | None = None) -> str | None:
     """A negative example is a concrete message the owner does not want there: a message that is a
-    rewording of one (and closer to it than to any include text) is excluded. (An exclude_when text is a description, close in
-    meaning to much of what the topic is for: measured, excluding by it alone cost the design
-    sets 4 points; the rule engine's veto and the fitted exclude_gap weigh it instead.)"""
+    rewording of one (and closer to it than to any include text) is excluded. An exclude_when text
+    excludes when the rules found its words in the message (`vetoed_by`) and the message is closer in
+    meaning to it than to anything the topic includes: said and meant. (Alone, neither is enough: an
+    exclusion's words turn up in results it was not written for ("还在拉取订单数据" in a finished
+    shipment notice), and its meaning is close to much of what the topic is for: excluding by meaning
+    alone cost the design sets 4 points; there the fitted exclude_gap weighs it.)"""
     if sim.negative is not None and sim.negative > max(sim.best, NEGATIVE_EXAMPLE_LIKENESS):
         return f"the message is like its {sim.negative_label}"
+    if vetoed_by is not None and sim.exclude is not None and sim.exclude > sim.best:
+        return f"its {vetoed_by} applies (in its words and its meaning)"
     return None
 
 

@@ -175,6 +175,46 @@ def test_a_proposal_the_exclusion_forbids_is_refused_and_the_rules_choose(index:
     assert d.proposal and "exclu" in d.proposal
 
 
+SHOP = [
+    TopicSpec(
+        topic_key="reviews",
+        name="Reviews",
+        description="Customer product reviews and ratings.",
+        routing={
+            "include_when": ["a customer left a product review or rating"],
+            "exclude_when": ["the review is spam or an advertisement"],
+            "examples": {"positive": ["New 5-star review on the walnut cutting board"]},
+            "keywords": ["review", "stars", "评价"],
+        },
+    ),
+    TopicSpec(
+        topic_key="orders",
+        name="Orders",
+        description="New orders, shipping and delivery updates for the online shop.",
+        routing={"include_when": ["a new order was placed", "an order shipped or was delivered"]},
+    ),
+    TopicSpec(topic_key="inbox", name="Inbox", is_default_fallback=True, routing={"purpose": "anything else"}),
+]
+
+
+def test_an_exclusion_said_and_meant_keeps_the_message_out_without_a_proposal(embedder: E5Embedder) -> None:
+    """A new owner's walkthrough: the editor promises that an exclusion's match vetoes its topic, and with
+    meaning the veto only held for the bot's own proposal. Said in the exclusion's words and closer to it
+    in meaning than to what the topic includes, it holds; its words alone, in a review that denies
+    them, do not."""
+    shop = build_index(SHOP, embedder, calibration().centring)
+
+    def shop_route(content: str) -> RouteDecision:
+        request = RouteRequest(content=content, message_type="result")
+        return route_message(compile_rules(SHOP), request, topic_enabled=True, fallback_policy="inbox", semantic=shop)
+
+    spam = shop_route("New review: this review is spam, an advertisement for cheap followers, 5 stars")
+    assert spam.topic_key != "reviews"
+    assert 'not reviews: its exclude_when[0] "the review is spam or an advertisement" applies' in spam.reason
+    honest = shop_route("New 5-star review from Lena: the walnut board is gorgeous, not spam at all")
+    assert honest.topic_key == "reviews"
+
+
 def test_an_unknown_proposal_is_explained(index: SemanticIndex) -> None:
     d = route(index, "The plumber fixed the leak in 3B.", proposed_topic_key="plumbing")
     assert d.topic_key == "repairs"
