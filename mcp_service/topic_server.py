@@ -211,6 +211,7 @@ def build_topic_server() -> StrictMCPServer:
             "state changed; pass resolved: true when it is over) and "
             "fallback (true when the topic was unknown or inactive and the item went to the fallback topic). "
             "Refused with a JSON error when Topic delivery is off (topic_disabled), for chat/progress/tool hints, for "
+            "content that is only thanks, a greeting, an acknowledgement or a question back (filtered_noise), for "
             "invalid fields or views (the error names the field), or when publishing too fast (rate_limited, with "
             "retry_after_seconds)."
         ),

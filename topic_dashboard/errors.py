@@ -58,6 +58,7 @@ CATALOGUE: dict[str, int] = {
     "filtered_progress": 422,
     "filtered_tool_hint": 422,
     "filtered_chat": 422,
+    "filtered_noise": 422,
     "invalid_view": 422,
     "item_not_found": 404,
     "not_routed": 422,

@@ -57,7 +57,9 @@ def test_what_a_bot_did_shows_in_the_charts_and_agrees_with_the_numbers(page: Pa
     for n in range(3):
         failed, _ = mcp_publish(e2e_app, token, topic_key="builds", title=f"Build {n} passed", content="green")
         assert not failed
-    assert not mcp_publish(e2e_app, token, topic_key="inbox", title="Something else", content="?")[0]
+    assert not mcp_publish(
+        e2e_app, token, topic_key="inbox", title="Something else", content="A note that fits no topic."
+    )[0]
     refused, _ = mcp_publish(e2e_app, token, title="Working on it", content="still running", message_type="progress")
     assert refused  # isError: a refusal is a decision too
 

@@ -315,6 +315,26 @@ def classify_noise(norm: str) -> str | None:
     return "ack"
 
 
+# Titles that only label what follows: they add nothing to noise under them.
+_BARE_TITLE = re.compile(
+    r"^(?:questions?|tool(?: ?call| ?use| ?hint)?|note|message|reply|answer|response|info|update|status|progress|"
+    r"chat|hi|hello|hey|thanks?|thank you|ok|回复|问题|提问|消息|通知|工具|工具调用|进度|状态|更新|你好|谢谢)$"
+)
+
+
+def classify_item(title_norm: str, content_norm: str) -> str | None:
+    """The noise kind of a titled item (what topic_publish stores), or None: its content is noise and
+    its title adds nothing (noise itself, or a bare label such as "Question"). A headline that says
+    something ("Release 2.4 shipped") lets a terse content ("Done.") through."""
+    kind = classify_noise(content_norm)
+    if kind is None:
+        return None
+    title = _TRIM.sub("", title_norm)
+    if not title or _BARE_TITLE.match(title) or classify_noise(title_norm) is not None:
+        return kind
+    return kind if classify_noise(f"{title_norm}\n{content_norm}") is not None else None
+
+
 def looks_like(kind: str, norm: str, noise_kind: str | None) -> bool:
     """Loose detectors behind rule texts such as "纯寒暄" or "与金融无关的任务进度".
 

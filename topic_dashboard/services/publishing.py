@@ -1,7 +1,8 @@
 """Publishing one item: the pipeline every surface shares (MCP, REST and UI).
 
-Order: switch off → noise filter → field and view validation → topic (or fallback) → under the
-bot's write lock: dedupe window, rate limit, insert. A refused call stores nothing.
+Order: switch off → message type → field validation → noise (a bot's message that is only thanks,
+progress...) → topic (or fallback) → view → under the bot's write lock: dedupe window, rate limit,
+insert. A refused call stores nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import check_payload_size, parse_allowed_view_types, validate_item_fields, validate_view
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
+from topic_dashboard.routing.noise import classify_item
+from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.audit import CallAudit, add_call
 from topic_dashboard.services.chat import source_conversation_id
 from topic_dashboard.services.routing_service import route_for_bot
@@ -95,6 +98,33 @@ def _check_message_type(message_type: str | None) -> None:
         raise AppError("filtered_tool_hint", "tool hints never go to a topic; keep them in the chat")
 
 
+def _check_not_noise(title: str, content: str) -> None:
+    """A bot that publishes without asking topic_route first still cannot fill a topic with what
+    topic_route never publishes: a message that is only thanks, a greeting, an acknowledgement, a
+    question back, progress or a tool call (the hard filters, routing/noise.py `classify_item`: a
+    headline that says something lets a terse "Done." through). A `view` carries data: never noise.
+
+    Raises filtered_noise."""
+    kind = classify_item(normalize(title), normalize(content))
+    if kind is not None:
+        what = NOISE_WORDS.get(kind, "conversation")
+        raise AppError(
+            "filtered_noise",
+            f"this reads as {what}, not a task result: it never goes to a topic; keep it in the chat",
+            noise_kind=kind,
+        )
+
+
+NOISE_WORDS = {
+    "empty": "nothing",
+    "tool_hint": "a tool call",
+    "progress": "a progress update",
+    "question": "a question back to the user",
+    "greeting": "a greeting or small talk",
+    "ack": "an acknowledgement",
+}
+
+
 def _resolve_topic(
     session: Session, bot_id: str, request: PublishRequest, policy: str
 ) -> tuple[Topic, bool, str | None]:
@@ -139,7 +169,8 @@ def publish_item(
     With `audit`, the call's audit row is written in the same transaction as the item (both or
     neither, even across kill -9); a refusal leaves the audit to the caller.
 
-    Raises bot_not_found, topic_disabled, filtered_progress, filtered_tool_hint, filtered_chat, invalid_argument,
+    Raises bot_not_found, topic_disabled, filtered_progress, filtered_tool_hint, filtered_chat, filtered_noise,
+    invalid_argument,
     validation_error, invalid_view, payload_too_large, topic_not_found, not_routed, rate_limited.
     """
     check_payload_size(request.model_dump(mode="json"))
@@ -165,6 +196,8 @@ def publish_item(
         )
     if request.resolved is not None and not request.update:
         raise AppError("invalid_argument", "resolved is set with update: true", field="resolved")
+    if source == "mcp" and request.view is None:
+        _check_not_noise(title, content)
     topic, is_fallback, fallback_reason = _resolve_topic(session, bot_id, request, settings.fallback_policy)
     view = validate_view(request.view, allowed_types=parse_allowed_view_types(topic.view_schema_json))
 

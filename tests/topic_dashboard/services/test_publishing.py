@@ -388,3 +388,51 @@ def test_every_new_item_bumps_the_bots_items_version_even_concurrently(session: 
     _publish(session, bot_id, dedupe_key="ci-42")  # a duplicate stores nothing and changes nothing
     _refused(session, bot_id, level="fatal")
     assert items_version() == before + 9
+
+
+# --- noise never reaches a topic, even unrouted ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("title", "content", "noise_kind"),
+    [
+        ("thanks", "thanks!", "ack"),
+        ("收到", "好的，我马上处理", "progress"),
+        ("Hi", "Hi there! How can I help you today?", "greeting"),
+        ("Question", "Which policy did you mean — the home one or the auto one?", "question"),
+        ("tool", 'web_search("fed rate decision")', "tool_hint"),
+    ],
+)
+def test_a_bot_cannot_publish_what_topic_route_would_never_publish(
+    session: Session, title: str, content: str, noise_kind: str
+) -> None:
+    """A walkthrough published "thanks!" straight to a topic (naming it, so nothing routed it): a bot
+    that skips topic_route must still not fill topics with acknowledgements."""
+    bot_id = _bot(session)
+    _publish(session, bot_id, title="already there")
+    before = _count_all(session)
+    error = _refused(session, bot_id, title=title, content=content)
+    assert (error.code, error.details["noise_kind"]) == ("filtered_noise", noise_kind)
+    assert "keep it in the chat" in error.message
+    assert _count_all(session) == before
+
+
+@pytest.mark.parametrize(
+    ("fields", "source"),
+    [
+        ({"title": "Release 2.4 shipped", "content": "Done."}, "mcp"),  # the headline is the result
+        (
+            {"title": "Failing tests", "content": "ok", "view": {"type": "metric", "label": "failing", "value": 3}},
+            "mcp",
+        ),
+        ({"title": "thanks", "content": "thanks!"}, "manual"),  # a person's own item is theirs to write
+    ],
+    ids=["headline", "view", "manual"],
+)
+def test_a_terse_result_with_a_headline_or_a_view_and_a_persons_own_item_are_stored(
+    session: Session, fields: dict[str, Any], source: str
+) -> None:
+    bot_id = _bot(session)
+    request = PublishRequest(**{"topic_key": "ci", **fields})
+    result = publish_item(session=session, bot_id=bot_id, request=request, source=source)
+    assert [item.id for item in _items(session, bot_id)] == [result.item_id]
