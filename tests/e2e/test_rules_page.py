@@ -21,6 +21,7 @@ from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem
 from topic_dashboard.rule_templates import TEMPLATES
+from topic_dashboard.rules_editor.preview import plain_labels
 from topic_dashboard.services import accounts
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.publishing import PublishRequest, publish_item
@@ -126,7 +127,11 @@ def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Pag
     expect(rules.decision("topic")).to_have_text("→ inbox", timeout=20_000)
     expect(rules.decision("reason")).to_contain_text("no topic fits clearly")
     # The explanation shows meaning beside the rule words: the closest rule text and how close.
-    expect(rules.decision("scores")).to_contain_text(re.compile(r"meaning: (include_when|purpose|name|examples)"))
+    # Named as the editor's own sections are ("Include when #1", "positive example #2"), not routing_json's paths.
+    expect(rules.decision("scores")).to_contain_text(
+        re.compile(r"meaning: (Include when #\d|purpose|name|positive example #\d)")
+    )
+    expect(rules.decision("scores")).not_to_contain_text(re.compile(r"include_when\[|examples\.|translated"))
 
     # Add an include condition: the preview changes at once, and nothing is saved yet.
     rules.add_button("include_when").click()
@@ -153,7 +158,7 @@ def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Pag
     decision = _topic_route(e2e_app, token, MESSAGE)
     assert (decision["should_publish"], decision["topic_key"]) == (True, "build_results")
     expect(rules.decision("publish")).to_have_text("publish")
-    expect(rules.decision("reason")).to_have_text(decision["reason"])
+    expect(rules.decision("reason")).to_have_text(plain_labels(decision["reason"]))
     expect(rules.decision("confidence")).to_have_text(f"confidence {round(decision['confidence'] * 100)}%")
 
     # The history says who changed what, when, and shows before and after.

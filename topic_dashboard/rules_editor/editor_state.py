@@ -26,7 +26,7 @@ from topic_dashboard.rules_editor.draft import (
     view_schema_json_of,
 )
 from topic_dashboard.rules_editor.history import history_row
-from topic_dashboard.rules_editor.preview import preview_topics, score_rows
+from topic_dashboard.rules_editor.preview import plain_labels, preview_topics, score_rows
 from topic_dashboard.rules_editor.rows import HistoryRow, ScoreRow
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.services import topics as topic_service
@@ -298,7 +298,7 @@ class RulePreviewState(RulesState):
         self.decision_publish = decision.should_publish
         self.decision_topic = decision.topic_key or ""
         self.decision_confidence = round(decision.confidence * 100)
-        self.decision_reason = decision.reason
+        self.decision_reason = plain_labels(decision.reason)
         self.decision_filtered = decision.filtered or ""
         self.scores = score_rows(decision)
 

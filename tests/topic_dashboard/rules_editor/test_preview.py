@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from topic_dashboard.routing import RouteDecision, ScoredCandidate, TopicSpec
-from topic_dashboard.rules_editor.preview import preview_topics, score_rows
+from topic_dashboard.rules_editor.preview import plain_labels, preview_topics, score_rows
 
 SAVED = [
     TopicSpec(topic_key="inbox", name="Inbox", is_default_fallback=True, routing={"purpose": "anything"}),
@@ -45,7 +47,26 @@ def test_score_rows_mark_the_chosen_topic_and_say_why() -> None:
         ("alerts", 38, 50, False),
     ]
     assert rows[0].matched == "a; b; c"  # the first three reasons
-    assert (rows[0].vetoed_by, rows[1].vetoed_by) == ("", 'exclude_when[0] "staging"')
+    assert (rows[0].vetoed_by, rows[1].vetoed_by) == ("", 'Exclude when #1 "staging"')
+
+
+@pytest.mark.parametrize(
+    ("engine", "editor"),
+    [
+        (
+            "meaning close to include_when[0], translated (0.29)",
+            "meaning close to Include when #1 (in the other language) (0.29)",
+        ),
+        ('its exclude_when[1] "spam" applies', 'its Exclude when #2 "spam" applies'),
+        ('examples.positive[0] "New review" (0.19)', 'positive example #1 "New review" (0.19)'),
+        ("the message is like its examples.negative[11]", "the message is like its negative example #12"),
+        ("purpose/name (review)", "purpose or name (review)"),
+        ('keywords "review, stars" (star)', 'keywords "review, stars" (star)'),
+    ],
+)
+def test_the_editor_names_rule_texts_as_its_own_sections_do(engine: str, editor: str) -> None:
+    """A new owner read "include_when[0], translated" in the test panel: jargon from routing_json."""
+    assert plain_labels(engine) == editor
 
 
 def test_nothing_is_chosen_when_the_message_is_not_published() -> None:
