@@ -109,6 +109,13 @@ def test_an_admin_creates_a_bot_sees_its_token_once_and_the_token_works_over_mcp
     assert written == snippet["tools"]["mcpServers"]["topic_mcp"]
     assert written["type"] == "streamableHttp" and written["url"].endswith("/api/mcp/topic")
     assert TOPIC_TOOLS <= _tool_names(e2e_app, token)
+    # At a laptop's 1400x900 the whole config (the token in it too) can be read and Done is on screen:
+    # a walkthrough found the token cut off at the right and the buttons below the fold.
+    page.set_viewport_size({"width": 1400, "height": 900})
+    expect(page.locator("#token-done")).to_be_in_viewport()
+    snippet_box = page.locator("#config-snippet")
+    assert snippet_box.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the config is cut off at the right"
+    page.screenshot(path=str(screenshot_path("bots-token.png")))
 
     bots.token_done()
     row = bots.bot_row(bot.id)

@@ -185,7 +185,15 @@ def token_dialog() -> rx.Component:
             rx.text(
                 "The entries nanobot needs (tools.mcpServers: topic_mcp and ccweb):", size="2", margin_top="0.75rem"
             ),
-            rx.code_block(S.shown_snippet, language="json", width="100%", id="config-snippet"),
+            # Long lines wrap (the token is whole on screen) and the block scrolls: the buttons stay in view.
+            rx.box(
+                rx.code_block(
+                    S.shown_snippet, language="json", width="100%", wrap_long_lines=True, id="config-snippet"
+                ),
+                max_height="min(24rem, 45vh)",
+                overflow_y="auto",
+                width="100%",
+            ),
             rx.hstack(
                 rx.button(
                     rx.icon("copy", size=14), "Copy config", variant="soft", on_click=rx.set_clipboard(S.shown_snippet)
