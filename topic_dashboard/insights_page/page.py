@@ -70,7 +70,7 @@ def kpis() -> rx.Component:
     rules_link = rx.cond(
         S.fallback_count > 0,
         rx.link(
-            "These results matched no rule: improve the rules",
+            "No rule matched them, or the bot named a topic that does not exist: see the rules",
             href=rx.cond(S.bot_id == ALL, "/rules", "/rules?bot=" + S.bot_id),
             size="1",
             id="fallback-rules-link",
@@ -78,7 +78,7 @@ def kpis() -> rx.Component:
         rx.text("Every published result matched a topic's rule", size="1", color=rx.color("gray", 11)),
     )
     return rx.hstack(
-        _kpi("Published", S.published, "results that reached a topic", "kpi-published"),
+        _kpi("Published", S.published, "results that reached a topic, new or updated in place", "kpi-published"),
         _kpi("Decisions", S.decided, "published, skipped, filtered, refused, errors", "kpi-decisions"),
         _kpi("Failure rate", S.failure_rate, "refused or failed tool calls", "kpi-failure-rate"),
         _kpi("In the fallback topic", S.fallback_share, rules_link, "kpi-fallback-share"),

@@ -23,7 +23,7 @@ DECISION_LABELS = {
     "updated": "updated in place",
     "deduplicated": "deduplicated",
     "skipped": "skipped (not for a topic)",
-    "filtered": "filtered (progress, tool hints, chat)",
+    "filtered": "filtered (progress, tool hints, chat, small talk)",
     "rate_limited": "rate-limited",
     "refused": "refused (other)",
     "errors": "errors",
