@@ -176,6 +176,13 @@ def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Pag
     expect(before).to_contain_text(BUILDS["routing"]["include_when"][0])
     expect(before).not_to_contain_text(NEW_CONDITION)
 
+    # Side by side (a laptop's 1400x900), the topics stay in view while the editor scrolls to its history.
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.locator("#rule-history").scroll_into_view_if_needed()
+    expect(page.locator("#rule-history")).to_be_in_viewport()
+    expect(rules.rule_row("build_results")).to_be_in_viewport()
+    page.screenshot(path=str(screenshot_path("rules-scrolled.png")))
+
     _screenshot(page, SCREENSHOT)
 
 

@@ -475,19 +475,22 @@ def test_panel() -> rx.Component:
 
 
 def _history_row(row: HistoryRow) -> rx.Component:
+    # The summary line flows as text: a change that names many fields wraps like a sentence, the badge,
+    # who and when stay on its lines (in a flex row they used to stack on lines of their own).
     return rx.el.details(
         rx.el.summary(
-            rx.hstack(
-                rx.badge(row.action, size="1"),
-                rx.text(row.summary, size="2"),
-                rx.text("by " + row.actor, size="1"),
-                rx.moment(row.created_at, from_now=True, font_size="var(--font-size-1)", color=rx.color("gray", 11)),
-                spacing="2",
-                align="center",
-                display="inline-flex",
-                wrap="wrap",
+            rx.badge(row.action, size="1", margin_right="0.5rem", vertical_align="baseline"),
+            rx.text.span(row.summary, size="2"),
+            rx.text.span(" by " + row.actor, size="1", margin_left="0.5rem"),
+            rx.text.span(
+                rx.moment(row.created_at, from_now=True),
+                size="1",
+                color=rx.color("gray", 11),
+                margin_left="0.5rem",
+                white_space="nowrap",
             ),
             cursor="pointer",
+            overflow_wrap="anywhere",
         ),
         rx.grid(
             # width 100% on the pre: without it the long JSON lines overflow into the other column
@@ -795,6 +798,11 @@ def rules_page() -> rx.Component:
                         ),
                     ),
                     width="100%",
+                    # Side by side, the topics stay in view while a long rule, its test and its history scroll.
+                    position=rx.breakpoints(initial="static", lg="sticky"),
+                    top="0",
+                    align_self="start",
+                    id="rules-topics-column",
                 ),
                 rx.cond(
                     RuleEditorState.has_selection,

@@ -31,7 +31,8 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# A link's target may hold parentheses of its own ("(javascript:alert(1))", "(https://w.org/Foo_(bar))").
+_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")
 _MARKS = re.compile(r"(\*\*|__|`|~~|^#+\s*|^>\s*|^[-*+]\s+)", re.MULTILINE)
 
 

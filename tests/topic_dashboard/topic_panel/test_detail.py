@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from topic_dashboard.topic_panel.detail import iso_time
+from topic_dashboard.topic_panel.detail import iso_time, plain_preview
 
 
 @pytest.mark.parametrize(
@@ -21,3 +21,16 @@ from topic_dashboard.topic_panel.detail import iso_time
 )
 def test_timeline_times_are_read_as_date_times_only_when_they_are_one(text: str, iso: str) -> None:
     assert iso_time(text) == iso
+
+
+@pytest.mark.parametrize(
+    ("markdown", "preview"),
+    [
+        ("[see](javascript:alert(1)) now", "see now"),  # a walkthrough saw "see) now"
+        ("Read [the spec](https://en.wikipedia.org/wiki/Foo_(bar)) first", "Read the spec first"),
+        ('**Build** [#12](https://ci.example/12 "log") `failed`', "Build #12 failed"),
+        ("![chart](https://x.example/c.png) and (a note)", "chart and (a note)"),
+    ],
+)
+def test_the_row_preview_keeps_link_text_and_drops_the_target_whole(markdown: str, preview: str) -> None:
+    assert plain_preview(markdown) == preview
