@@ -115,7 +115,9 @@ def test_move_with_teaching_then_undo(page: Page, new_context: CreateContextCall
     rules.page.reload()
     for key in (TO, FROM):
         latest = _latest_change(rules, key)
-        expect(latest).to_contain_text("changed rule.examples")
+        expect(latest).to_contain_text("move")  # what taught the rule, and what it learned
+        kind = "positive" if key == TO else "negative"
+        expect(latest).to_contain_text(f'added {kind} example "')
         expect(latest).to_contain_text(f"by {ADMIN}")
         before_json, after_json = rules.open_change(latest)
         expect(before_json).not_to_contain_text(TITLE)

@@ -23,12 +23,28 @@ def change_summary(before: dict[str, Any] | None, after: dict[str, Any] | None) 
         return "deleted"
     changed = [label for key, label in _LABELS.items() if before.get(key) != after.get(key)]
     rule_before, rule_after = before.get("routing_json") or {}, after.get("routing_json") or {}
-    changed += [
-        f"rule.{key}"
-        for key in sorted(set(rule_before) | set(rule_after))
-        if rule_before.get(key) != rule_after.get(key)
-    ]
+    keys = sorted(k for k in set(rule_before) | set(rule_after) if rule_before.get(k) != rule_after.get(k))
+    said = _example_changes(rule_before.get("examples"), rule_after.get("examples")) if keys == ["examples"] else []
+    if said and not changed:  # only examples: say which (a move that taught the rule adds one)
+        return "; ".join(said)
+    changed += [f"rule.{key}" for key in keys]
     return "changed " + ", ".join(changed) if changed else "saved without changes"
+
+
+def _example_changes(before: Any, after: Any) -> list[str]:
+    """'added positive example "…"', 'removed negative example "…"' (at most three, then how many more)."""
+    before, after = before if isinstance(before, dict) else {}, after if isinstance(after, dict) else {}
+    said: list[str] = []
+    for kind in ("positive", "negative"):
+        old, new = list(before.get(kind) or []), list(after.get(kind) or [])
+        said += [f'added {kind} example "{_short(text)}"' for text in new if text not in old]
+        said += [f'removed {kind} example "{_short(text)}"' for text in old if text not in new]
+    return said[:3] + ([f"and {len(said) - 3} more"] if len(said) > 3 else [])
+
+
+def _short(text: Any, limit: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def history_row(change: RuleChangePublic) -> HistoryRow:

@@ -142,7 +142,12 @@ def _teach(
     if rule == before:
         return None
     after = apply_topic_update(
-        session=session, bot_id=bot_id, topic_key=topic_key, data=TopicUpdate(routing_json=rule), actor=actor
+        session=session,
+        bot_id=bot_id,
+        topic_key=topic_key,
+        data=TopicUpdate(routing_json=rule),
+        actor=actor,
+        history_label="move",
     )
     return RuleRevision(topic_key=topic_key, before=before, after=after.routing_json)
 
@@ -183,6 +188,7 @@ def undo_move(*, session: Session, bot_id: str, move: ItemMovePublic, actor: Act
                 topic_key=revision.topic_key,
                 data=TopicUpdate(routing_json=revision.before),
                 actor=who,
+                history_label="undo move",
             )
         detail = {"from": move.to_topic_key, "to": source.topic_key, "rules_restored": restore}
         _audit_item(session, who, "item.move_undo", bot_id, move.item_id, source.topic_key, detail)

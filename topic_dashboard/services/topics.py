@@ -315,14 +315,16 @@ def _record_change(
     before: TopicPublic | None,
     after: TopicPublic | None,
     detail: dict[str, Any] | None = None,
+    history_label: str | None = None,
 ) -> None:
-    """The rule's history row and the audit row (`topic.<action>`), in the caller's transaction."""
+    """The rule's history row and the audit row (`topic.<action>`), in the caller's transaction.
+    `history_label` names the change in the rule's history instead of `action` (a "move" taught it)."""
     session.add(
         TopicRuleChange(
             bot_id=bot_id,
             topic_key=topic_key,
             actor=actor.name[:100],
-            action=action,
+            action=(history_label or action)[:16],
             before_json=before.model_dump() if before else None,
             after_json=after.model_dump() if after else None,
         )
@@ -402,10 +404,17 @@ def update_topic(
 
 
 def apply_topic_update(
-    *, session: Session, bot_id: str, topic_key: str, data: TopicUpdate, actor: Actor | str
+    *,
+    session: Session,
+    bot_id: str,
+    topic_key: str,
+    data: TopicUpdate,
+    actor: Actor | str,
+    history_label: str | None = None,
 ) -> TopicPublic:
     """`update_topic` in the caller's transaction (which commits it), for services that change more
-    than the topic at once. Same checks, history and audit rows and version bumps; raises what it raises."""
+    than the topic at once. Same checks, history and audit rows and version bumps; raises what it raises.
+    `history_label` says in the rule's history what made the change ("move", "undo move")."""
     load_settings(session=session, bot_id=bot_id, for_update=True)
     topic = topic_row(session=session, bot_id=bot_id, topic_key=topic_key)
     before = topic_public(topic)
@@ -440,7 +449,14 @@ def apply_topic_update(
     session.flush()
     after = topic_public(topic)
     _record_change(
-        session, bot_id=bot_id, topic_key=topic_key, actor=as_actor(actor), action="update", before=before, after=after
+        session,
+        bot_id=bot_id,
+        topic_key=topic_key,
+        actor=as_actor(actor),
+        action="update",
+        before=before,
+        after=after,
+        history_label=history_label,
     )
     bump_rules_version(session, bot_id)
     _store_vectors(session, topic)

@@ -56,6 +56,25 @@ def test_rule_fields_are_named_as_rule_dot_field_in_key_order() -> None:
     assert summary == "changed rule.include_when, rule.keywords, rule.priority"
 
 
+def test_a_change_of_examples_only_says_which_were_added_and_removed() -> None:
+    """A "Move to topic…" teaches a rule one example: the history says which, not "changed rule.examples"."""
+    before = {"examples": {"positive": ["Build #1 passed"], "negative": []}}
+    moved = {"examples": {"positive": ["Build #1 passed", "Order #1102 shipped to Lisbon"], "negative": []}}
+    assert change_summary(_topic(routing_json=before), _topic(routing_json=moved)) == (
+        'added positive example "Order #1102 shipped to Lisbon"'
+    )
+    undone = {"examples": {"positive": [], "negative": ["x" * 80]}}
+    assert change_summary(_topic(routing_json=before), _topic(routing_json=undone)) == (
+        f'removed positive example "Build #1 passed"; added negative example "{"x" * 59}…"'
+    )
+    many = {"examples": {"positive": ["a", "b", "c", "d", "e"]}}
+    assert change_summary(_topic(routing_json={}), _topic(routing_json=many)).endswith("; and 2 more")
+    with_more = {**moved, "priority": 70}
+    assert change_summary(_topic(routing_json=before), _topic(routing_json=with_more)) == (
+        "changed rule.examples, rule.priority"
+    )
+
+
 def test_topic_and_rule_changes_are_listed_together() -> None:
     routing = {"purpose": "Builds and deploys", "include_when": ["build results"], "priority": 50}
 

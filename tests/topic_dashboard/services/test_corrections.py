@@ -99,7 +99,7 @@ def test_a_taught_move_makes_the_item_an_example_of_both_topics_and_the_next_rou
     # Through the topic service: a history row per topic, by the admin; both versions moved.
     for key in ("flaky", "ci"):
         latest = rule_history(session=session, bot_id=bot_id, topic_key=key, limit=1)[0]
-        assert (latest.actor, latest.action) == ("ann", "update")
+        assert (latest.actor, latest.action) == ("ann", "move")  # the rule's history says what taught it
         assert latest.after is not None and latest.after["routing_json"] == _rule(session, bot_id, key)
     new_items_version, new_rules_version = _versions(session, bot_id)
     assert new_items_version > items_version and new_rules_version > rules_version
@@ -119,7 +119,8 @@ def test_undo_moves_the_item_back_and_restores_both_rules_exactly(session: Sessi
     assert _item_topic(session, item_id) == "ci"
     assert _rule(session, bot_id, "ci") == ci_before
     assert _rule(session, bot_id, "flaky") == flaky_before
-    assert [c.actor for c in rule_history(session=session, bot_id=bot_id, topic_key="ci")] == ["ann", "ann", "setup"]
+    history = rule_history(session=session, bot_id=bot_id, topic_key="ci")
+    assert [(c.actor, c.action) for c in history] == [("ann", "undo move"), ("ann", "move"), ("setup", "create")]
     new_items_version, new_rules_version = _versions(session, bot_id)
     assert new_items_version > items_version and new_rules_version > rules_version
     assert _route(session, bot_id) == "ci"
