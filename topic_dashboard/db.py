@@ -59,7 +59,7 @@ class WriterTurn:
         self._lock.release()
 
 
-def is_sqlite(engine: Engine) -> bool:
+def is_sqlite(engine: Engine | sa.Connection) -> bool:
     return engine.dialect.name == "sqlite"
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.calibration import Calibration, calibration, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
+from topic_dashboard.routing.noise import NOISE_REASONS
 from topic_dashboard.routing.scoring import TopicScore, score_topics
 from topic_dashboard.routing.semantic import SemanticIndex, TopicSimilarity, Vector, message_text, similarities
 from topic_dashboard.routing.types import (
@@ -40,14 +41,6 @@ RELATIVE_FLOOR_SYNONYMS_ONLY = 0.8
 # the same subject): short generic negatives ("好的") sit near many messages below it.
 NEGATIVE_EXAMPLE_LIKENESS = 0.85
 NEAR_MISS = 0.2  # a topic this close to matching may redirect the fallback (its fallback_topic_key)
-_NOISE_REASONS = {
-    "empty": "content is empty",
-    "tool_hint": "content is a tool hint (a tool call, not a result)",
-    "progress": "content is only a progress report",
-    "ack": "content is only an acknowledgement",
-    "greeting": "content is only a greeting or small talk",
-    "question": "content only asks the user something back (answer it in the chat)",
-}
 
 
 def route_message(
@@ -83,7 +76,7 @@ def route_message(
         return _filtered("chat", "message_type 'chat' is conversation, not a result: never published", 1.0, candidates)
     if noise is not None:
         excerpt = request.content.strip()[:40]
-        return _filtered("noise", f"{_NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
+        return _filtered("noise", f"{NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
     if vector is not None:
         signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
         p_noise = fitted.noise_probability(request.content, vector, signals)

@@ -93,6 +93,15 @@ _GREETING = re.compile(
 )
 
 KINDS = ("tool_hint", "progress", "question", "greeting", "ack")
+# What each kind is, in the words topic_route's reason and topic_publish's refusal use.
+NOISE_REASONS = {
+    "empty": "content is empty",
+    "tool_hint": "content is a tool hint (a tool call, not a result)",
+    "progress": "content is only a progress report",
+    "ack": "content is only an acknowledgement",
+    "greeting": "content is only a greeting or small talk",
+    "question": "content only asks the user something back (answer it in the chat)",
+}
 
 # What an acknowledgement goes on to promise, going forward or later, rather than report: "好嘞，明天 9 点
 # 提醒你给供应商打电话", "明白，那华信的账单就先不发，等您确认完工时再说", "Noted — I won't send renewal

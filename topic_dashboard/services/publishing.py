@@ -15,11 +15,12 @@ import sqlalchemy as sa
 from pydantic import BaseModel, Field
 from sqlmodel import Session, col, select
 
+from topic_dashboard.db import is_sqlite
 from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import check_payload_size, parse_allowed_view_types, validate_item_fields, validate_view
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
-from topic_dashboard.routing.noise import classify_item
+from topic_dashboard.routing.noise import NOISE_REASONS, classify_item
 from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.audit import CallAudit, add_call
 from topic_dashboard.services.chat import source_conversation_id
@@ -107,22 +108,11 @@ def _check_not_noise(title: str, content: str) -> None:
     Raises filtered_noise."""
     kind = classify_item(normalize(title), normalize(content))
     if kind is not None:
-        what = NOISE_WORDS.get(kind, "conversation")
         raise AppError(
             "filtered_noise",
-            f"this reads as {what}, not a task result: it never goes to a topic; keep it in the chat",
+            f"{NOISE_REASONS[kind]}, not a task result: it never goes to a topic; keep it in the chat",
             noise_kind=kind,
         )
-
-
-NOISE_WORDS = {
-    "empty": "nothing",
-    "tool_hint": "a tool call",
-    "progress": "a progress update",
-    "question": "a question back to the user",
-    "greeting": "a greeting or small talk",
-    "ack": "an acknowledgement",
-}
 
 
 def _resolve_topic(
@@ -179,7 +169,7 @@ def publish_item(
     # nothing slow runs before the insert, so the row is locked as it is read; when the rules choose,
     # it is locked after routing (below), not while the model embeds the message.
     routes = request.topic_key is None or not request.topic_key.strip()
-    lock_now = not routes or session.get_bind().dialect.name == "sqlite"
+    lock_now = not routes or is_sqlite(session.get_bind())
     settings = load_settings(session=session, bot_id=bot_id, for_update=lock_now)
     if not settings.topic_enabled:
         raise AppError("topic_disabled", "Topic delivery is switched off for this bot; keep the result in the chat")
