@@ -283,7 +283,8 @@ def test_the_calibration_was_fitted_on_dev_sets_only_and_the_blind_sets_are_unch
     for name, entry in blind.items():
         data = (ROOT / "bench/routing_sets" / name).read_bytes()
         assert sha256(data).hexdigest() == entry["sha256"], f"{name} changed after it was frozen"
-        assert len(json.loads(data)["cases"]) >= 150
+        # a routing set holds cases for its topics; a noise corpus (blind_noise/) holds messages only
+        assert len(json.loads(data)["cases" if "cases" in entry else "items"]) >= 150
 
 
 @pytest.mark.parametrize(("value", "expected"), [("1", 1), ("3", 3), ("", None), ("zero", None), ("0", None)])
