@@ -48,7 +48,7 @@ FITTING_SETS = sorted((ROOT / "bench/routing_sets/dev").glob("*.json")) + [
     ROOT / "tests/topic_dashboard/routing/eval_set_alt.json",
     ROOT / "tests/topic_dashboard/routing/eval_set_blind.json",
 ]
-NOISE_CORPORA = sorted((ROOT / "bench/routing_training").glob("noise_vs_result*.json"))
+NOISE_CORPORA = sorted((ROOT / "bench/routing_training").glob("*.json"))
 OUT = ROOT / "topic_dashboard/routing/fitted/calibration.json"
 LANGUAGE_ALPHA = 0.8  # chosen on the dev sets: cross-language 30% -> 80%, same-language -5 points
 NOISE_KINDS = ("noise", "progress", "tool_hint")
@@ -219,7 +219,7 @@ def main() -> None:
     embedder.save()
     for item in corpus:
         vector = centring.apply(embedder.embed([item["text"]])[0], item["text"])
-        signals = noise_signals(content=item["text"], title=None, message_type=None)
+        signals = noise_signals(content=item["text"], title=item.get("title"), message_type=item.get("message_type"))
         noise_x.append(noise_row(item["text"], vector, signals))
         noise_y.append(int(item["label"] == "noise"))
         noise_group.append("corpus:" + item["domain"])

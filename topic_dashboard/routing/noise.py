@@ -174,6 +174,7 @@ _HALF_DONE = re.compile(
 # "Continuing with the rest of the catalog entries", "订单表正在生成中，请稍等～").
 _GOING = re.compile(
     r"正在|进行中|还在|仍在|跑着呢|在跑|[\u4e00-\u9fff]中[……～~]*$|[\u4e00-\u9fff]中(?=[，,])|了一半|^继续"
+    r"|[我你他她]们?在(?:看|读|查|改|做|写|弄|排|整理|处理|核对|翻译|审|算|录|修|剪|导出|上传|下载)"
     r"|^(?:(?:i'?m|we'?re|i am|we are)\s+)?(?:(?:still|now|currently|just)\s+)?[a-z]+ing\b|^continuing\b"
 )
 _FINISHED = re.compile(r"\b(?:done|complete|completed|finished|results?|report|summary|won|approved)\b|完成|结果|完毕")
@@ -183,27 +184,43 @@ _PART_DONE = re.compile(
     r"|第\s*\d+\s*[页篇条个份]|做到|读到|审到|改了\s*\d+|已(?:传|做|改|看|审)完?\s*(?:一半|\d+)|[…]+$|\.{3}$|～$"
     r"|\bstill (?:polishing|working)|\bnow[.…!]*$"
 )
+# Part done, the rest still being worked on, said last: "三楼和四楼的房态已经排好，五楼还在弄。"
+_STILL_AT_END = re.compile(
+    r"[，,]\s*\S{0,8}?(?:还在|仍在)(?:弄|做|排|改|处理|跑|写|整理|核对|赶|修|装|剪|录|算)(?:呢|着)?[。.!！…~～]*$"
+)
 _UNIT = r"\s*(?:pods?|pages?|files?|items?|steps?|rows?|records?|photos?|个|页|篇|张|份|条|封|步)"
 
 
+# The total first, then what is done of it: "Exporting 212 photos… 90 done", "导出照片中……212 张已完成 90 张",
+# "380 个用例已经过了 143 个".
+_TOTAL_THEN_DONE = re.compile(
+    r"(?<!\d)(?<!\d\.)(\d+)(?:\s*[a-z]+)?\D{0,24}?(?<!\d)(?<!\d\.)(\d+)\s*(?:done|finished|processed|checked|exported|uploaded)\b"
+    r"|(?<!\d)(?<!\d\.)(\d+)\s*[个张页篇份条项封件本户间]\S{0,8}?已经?\S{0,4}?\s*(?<!\d)(?<!\d\.)(\d+)\s*[个张页篇份条项封件本户间]"
+)
+
+
 def _partial_counter(norm: str) -> bool:
-    """ "143 of 380", "3/8 pods": a count not yet at its total ("124/124", or a date "3/8", is not)."""
-    for m in re.finditer(rf"\b(\d+) of (\d+)\b|(?<![\d.])(\d+)\s*/\s*(\d+)(?={_UNIT})", norm):
-        done, total = (int(g) for g in (m.group(1) or m.group(3), m.group(2) or m.group(4)))
-        if done < total:
-            return True
-    return False
+    """ "143 of 380", "3/8 pods", "212 张已完成 90 张": a count not yet at its total ("124/124", or a
+    date "3/8", is not)."""
+    pairs = [
+        (m.group(1) or m.group(3), m.group(2) or m.group(4))
+        for m in re.finditer(rf"\b(\d+) of (?:the |all )?(\d+)\b|(?<![\d.])(\d+)\s*/\s*(\d+)(?={_UNIT})", norm)
+    ]
+    pairs += [(m.group(2) or m.group(4), m.group(1) or m.group(3)) for m in _TOTAL_THEN_DONE.finditer(norm)]
+    return any(int(done) < int(total) for done, total in pairs)
 
 
 def _still_going(norm: str) -> bool:
     """Work still going, said in passing: an ongoing marker in the first clause and something
     not yet done ("Grading essays: 11 of 28 finished", "藏品照片还在上传，已传完一半",
     "Continuing with the rest of the catalog entries", "订单表正在生成中，请稍等～")."""
-    if len(norm) > 200:
+    if len(norm) > 240:
         return False
+    if len(norm) <= 80 and _STILL_AT_END.search(norm):
+        return True
     if _GOING_ANYWHERE.search(norm):
         return True
-    first = re.split(r"[.;:!?。；：！？\n—]", norm, maxsplit=1)[0][:60]
+    first = re.split(r"[.;:!?。；：！？\n—…]", norm, maxsplit=1)[0][:60]
     if not _GOING.search(first) or _FINISHED.search(first):
         return False
     return _partial_counter(norm) or bool(_PART_DONE.search(norm))
@@ -213,7 +230,7 @@ _STILL_WAITING = re.compile(r"^(?:still )?waiting (?:for|on)\b.{0,80}\bwill (?:r
 
 
 def _under_way(norm: str) -> bool:
-    if len(norm) > 160:
+    if len(norm) > 240:
         return False
     if _STILL_WAITING.search(norm):
         return True

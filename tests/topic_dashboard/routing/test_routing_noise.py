@@ -68,6 +68,20 @@ def kind(text: str) -> str | None:
         ("Continuing with the rest of the catalog entries.", "progress"),
         ("订单表正在生成中，请稍等～", "progress"),
         ("Grading batch 2 of 5 now, hang tight.", "progress"),
+        # the total first, then what is done of it; "I'm reading"; the rest still being worked on, said last
+        ("Exporting 212 photos… 90 done.", "progress"),
+        ("导出照片中……212 张已完成 90 张。", "progress"),
+        ("测试跑着呢，380 个用例已经过了 143 个。", "progress"),
+        ("你发的 12 篇论文我在看，现在读到第 5 篇。", "progress"),
+        ("三楼和四楼的房态已经排好，五楼还在弄。", "progress"),
+        (
+            (
+                "Working through the renewal batch now: 12 of the 40 policies are checked, but the Harbor ones "
+                "take longer because their portal keeps logging me out every few minutes, so it'll be a while "
+                "before the rest are through."
+            ),
+            "progress",
+        ),
         ("   ", "empty"),
         ("👍", "empty"),
         # questions back to the user, with nothing else said
@@ -135,6 +149,10 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "Consent forms for the museum trip: 38 of 43 signed and returned. Still missing: Su Wen.",
         "Booking confirmed for 3/8 at 19:00, table for four.",
         "Deploy of v1.9.1 triggered a spike of 5xx errors (35%) in production; rolling back now.",
+        # an incident report whose last clause says who is on it now
+        "P1 工单 #48213：深圳锐拓智能反馈看板页面全部白屏，影响 200 多个用户，已升级到二线，研发正在排查。",
+        "Photo export finished: 212 of 212 done, 3 skipped as duplicates.",
+        "导出完成：212 张全部导出，90 张已上传相册。",
     ],
 )
 def test_one_substantive_sentence_is_enough(text: str) -> None:
