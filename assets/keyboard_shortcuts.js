@@ -64,6 +64,9 @@
     while (step && !step.hasAttribute("data-td-row")) step = sibling(step);
     const next = step || at;
     putCursor(next);
+    // The list's header stays at the top of the column: a row scrolled up stops below it, not under it.
+    const header = document.getElementById("stream-header");
+    next.style.scrollMarginTop = header ? `${header.offsetHeight + 8}px` : "";
     next.scrollIntoView({ block: "nearest" });
     return true;
   };

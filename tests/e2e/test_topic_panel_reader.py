@@ -150,6 +150,20 @@ def test_the_keyboard_reader_scrolls_with_the_cursor_closes_with_escape_and_expl
         page.keyboard.press("j")
     cursor_row = panel.row(ids[-31])
     expect(cursor_row).to_be_in_viewport()
+    # The list's header (search, filters, mark all read) stays in view while the rows scroll under it,
+    # and a row the cursor walks back up to stops below it, not hidden under it.
+    header = page.locator("#stream-header")
+    expect(header).to_be_in_viewport()
+    expect(page.locator("#search-input")).to_be_in_viewport()
+    for _ in range(20):
+        page.keyboard.press("k")
+    walked_back = panel.row(ids[-11]).bounding_box()
+    header_box = header.bounding_box()
+    assert walked_back is not None and header_box is not None
+    assert walked_back["y"] >= header_box["y"] + header_box["height"] - 1, (walked_back, header_box)
+    page.screenshot(path=str(screenshot_path("panel-list-scrolled.png")))
+    for _ in range(20):
+        page.keyboard.press("j")
     page.keyboard.press("o")
     expect(panel.detail_title()).to_have_text("result 9")
     page.keyboard.press("Escape")

@@ -674,9 +674,6 @@ def _window_controls() -> rx.Component:
             size="2",
             id="new-items-pill",
             align_self="center",
-            position="sticky",
-            top="0",
-            z_index="2",
             box_shadow="var(--shadow-3)",
         ),
         rx.cond(
@@ -695,10 +692,11 @@ def _window_controls() -> rx.Component:
     )
 
 
-def items_column() -> rx.Component:
+def _stream_header() -> rx.Component:
+    """What the list is and what can be done with it (heading, export, mark all read, search, filters,
+    the bulk bar, the new-items pill): it stays at the top of the column while the rows scroll under
+    it, so a filter or the search is one click away wherever you are in a long list."""
     return rx.vstack(
-        _mobile_topic_picker(),
-        mark_read_dialog(),
         rx.hstack(
             rx.heading(S.heading, size="4", id="stream-heading"),
             rx.spacer(),
@@ -734,6 +732,22 @@ def items_column() -> rx.Component:
         _filters(),
         bulk_bar(),
         _window_controls(),
+        spacing="3",
+        width="100%",
+        position="sticky",
+        top="0",
+        z_index="3",
+        background_color="var(--color-background)",
+        padding_bottom="0.25rem",
+        id="stream-header",
+    )
+
+
+def items_column() -> rx.Component:
+    return rx.vstack(
+        _mobile_topic_picker(),
+        mark_read_dialog(),
+        _stream_header(),
         rx.cond(
             S.loading,
             _loading_rows(),
