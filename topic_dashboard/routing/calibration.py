@@ -15,6 +15,10 @@ and writes fitted/calibration.json; this module only reads it. Three models:
   question back, an offer) rather than a result. The n-grams carry the speech act ("want me
   to", "要不要我", "谢谢"), the vector what it is about; together they caught 79% of the fitting
   sets' noise held out by set, losing 2 of 740 results (bench/fit_routing.py --cv).
+- **stream**: the same kind of model, fitted only on progress reports and tool hints against
+  finished results, for the forms of "still working on it" and "calling a tool" the hand-written
+  patterns do not know. Held out by set and by trade it caught every progress report and tool hint
+  of the sets and lost no result (bench/fit_routing.py --cv).
 
 Pure: numpy and the standard library.
 """
@@ -68,13 +72,39 @@ _NGRAM_TOKEN = re.compile(r"[a-z']+|[0-9]+|[\u4e00-\u9fff]|[^\sa-z0-9\u4e00-\u9f
 
 
 @dataclass(frozen=True)
+class TextModel:
+    """A logistic model on a message's hashed n-grams, its vector and NOISE_SIGNALS."""
+
+    ngram_weights: Vector  # one per hashed n-gram bucket
+    weights: Vector  # the message vector's part, then NOISE_SIGNALS
+    bias: float
+    threshold: float  # at or above it, the message is not published
+
+    def probability(self, text: str, vector: Vector, signals: Sequence[float]) -> float:
+        x = np.concatenate([vector, np.asarray(signals, dtype=np.float32)])
+        grams = sum(self.ngram_weights[i] * v for i, v in ngram_features(text).items())
+        return _sigmoid(float(x @ self.weights) + float(grams) + self.bias)
+
+    def holds(self, text: str, vector: Vector, signals: Sequence[float]) -> tuple[bool, float]:
+        p = self.probability(text, vector, signals)
+        return p >= self.threshold, p
+
+    @staticmethod
+    def read(raw: dict[str, Any], prefix: str) -> TextModel:
+        return TextModel(
+            ngram_weights=np.asarray(raw[f"{prefix}_ngram_weights"], dtype=np.float32),
+            weights=np.asarray(raw[f"{prefix}_weights"], dtype=np.float32),
+            bias=float(raw[f"{prefix}_bias"]),
+            threshold=float(raw[f"{prefix}_threshold"]),
+        )
+
+
+@dataclass(frozen=True)
 class Calibration:
     topic_weights: tuple[float, ...]
     nothing_fits: float
-    noise_ngram_weights: Vector  # one per hashed n-gram bucket
-    noise_weights: Vector  # the message vector's part, then NOISE_SIGNALS
-    noise_bias: float
-    noise_threshold: float
+    noise: TextModel  # conversation (greetings, thanks, questions back) vs results
+    stream: TextModel | None  # progress reports and tool hints vs results
     rules_matched: tuple[float, float]  # Platt (a, b) of the winner's rule score
     rules_fallback: tuple[float, float]  # Platt (a, b) of the best topic's rule score
     centring: LanguageCentring
@@ -91,11 +121,6 @@ class Calibration:
         exps = [math.exp(v - top) for v in values]
         total = sum(exps)
         return [e / total for e in exps]
-
-    def noise_probability(self, text: str, vector: Vector, signals: Sequence[float]) -> float:
-        x = np.concatenate([vector, np.asarray(signals, dtype=np.float32)])
-        grams = sum(self.noise_ngram_weights[i] * v for i, v in ngram_features(text).items())
-        return _sigmoid(float(x @ self.noise_weights) + float(grams) + self.noise_bias)
 
     def rules_confidence(self, score: float, *, matched: bool) -> float:
         a, b = self.rules_matched if matched else self.rules_fallback
@@ -179,10 +204,8 @@ def from_dict(raw: dict[str, Any]) -> Calibration:
     return Calibration(
         topic_weights=tuple(float(w) for w in raw["topic_weights"]),
         nothing_fits=float(raw["nothing_fits"]),
-        noise_ngram_weights=np.asarray(raw["noise_ngram_weights"], dtype=np.float32),
-        noise_weights=np.asarray(raw["noise_weights"], dtype=np.float32),
-        noise_bias=float(raw["noise_bias"]),
-        noise_threshold=float(raw["noise_threshold"]),
+        noise=TextModel.read(raw, "noise"),
+        stream=TextModel.read(raw, "stream") if "stream_weights" in raw else None,
         rules_matched=(float(raw["rules_matched"][0]), float(raw["rules_matched"][1])),
         rules_fallback=(float(raw["rules_fallback"][0]), float(raw["rules_fallback"][1])),
         centring=LanguageCentring(

@@ -28,9 +28,21 @@ _TOOL_LEAD = re.compile(
     r"(?:executing|running)\s+sql\b|执行\s*sql|"
     r"(?:calling|invoking|using|running|executing)\s+`?[a-z][a-z0-9]*(?:_[a-z0-9]+)+`?(?:\s|$)|"
     r"(?:calling|invoking|using|running|executing|调用|执行|读取|运行|查询)\s*\S{0,12}?\s*`?[a-z_][\w\-]*(?:\.[\w\u4e00-\u9fff]+)*\(|"
-    r"(?:调用|执行|运行)\s*[\u4e00-\u9fff]{1,8}\.[\u4e00-\u9fff\w]+\()"
+    r"(?:调用|执行|运行)\s*[\u4e00-\u9fff]{1,8}\.[\u4e00-\u9fff\w]+\(|"
+    # a call in more words: "Calling 苗木价格库 API → query(…)", "调用 B站 投稿接口 upload(…)"
+    r"(?:calling|invoking|调用|执行)\s.{0,30}?[a-z_][\w]*\(|"
+    # a code block, a bare SQL statement, an HTTP request, a ReAct step
+    r"```|(?:select\s.+?\sfrom|insert\s+into|update\s+\S+\s+set|delete\s+from)\s|"
+    r"(?:get|post|put|patch|delete)\s+(?:https?://|/)\S|(?:action|thought|思考|行动)\s*[:：]|"
+    # looking something up, said as it starts: "查一下顺丰冷链能不能到乌鲁木齐…", "用 memoQ 服务器查一下…",
+    # "通过 Z39.50 协议检索…", "调用学信网学历认证接口…", "查审批状态："
+    r"(?:我|让我|我来|我去|先|再)?(?:查一下|查下|查查|翻一下|翻翻|搜一下|搜搜|扒一下|检索一下)|"
+    r"用\s*.{1,20}?(?:查|搜|检索|翻)一下|(?:在|去|到)\s*.{1,20}?(?:查|扒|搜|翻|检索).{0,40}\.{3,}$|"
+    r"(?:正在)?(?:调用|请求|访问|通过)\s*.{0,24}?(?:接口|api|协议|后台|服务器|数据库)"
+    r"(?!.{0,40}(?:失败|成功|完成|报错|返回了|结果|failed|succeeded))|"
+    r"(?:查|查询|检索|搜索|调取)\S{0,12}[:：]$)"
 )
-_TOOL_JSON = re.compile(r'^\{\s*"(?:tool|function|name|tool_name|action)"\s*:')
+_TOOL_JSON = re.compile(r'^\{\s*"(?:tool|function|name|tool_name|action|工具|函数|动作)"\s*:')
 _TOOL_EMOJI = frozenset("🔧🛠⚙🔍🔎📎🧰💻▶→")
 
 _PROGRESS_LEAD = re.compile(
@@ -54,8 +66,9 @@ _PROGRESS_ANY = re.compile(
     r"^(?:处理中|进行中|请稍候|请稍等|稍等|等一下)|稍后(?:给你|回复|发送|同步|通知)|马上(?:给你|回复|处理)|"
     r"(?:下载|上传|加载|搜索|分析|生成|处理|执行)中\W*$|"
     r"^(?:let me|i'?ll|i will|give me a|one moment|just a moment|hang on|hold on|please wait|"
-    r"bear with me|stand by|working on it|still working|in progress)\b|"
-    r"^(?:进度|progress|step|步骤|第\s*\d+\s*步)\s*[:：]?\s*\d+|^\d+\s*/\s*\d+\s*(?:步|steps?|files?|个)|"
+    r"bear with me|stand by|working on it|still working|still on it|in progress)\b|"
+    r"^(?:让我|我去|我来)(?:看看|翻翻|找找|查查|对一下|核对)|^(?:马上好|马上就好|快好了)|"
+    r"^(?:进度|progress|step|步骤|第\s*\d+\s*步)\s*[:：]?\s*\d+|"
     r"^\[?[=#>\-\s]*\]?\s*\d{1,3}\s*%$|已完成\s*\d{1,3}\s*%|\d{1,3}\s*%\s*(?:done|complete)"
 )
 _ACK = re.compile(
@@ -151,7 +164,7 @@ _COUNTER = re.compile(
     r"|\b\d+ (?:of|/) \d+ (?:done|processed|checked|scanned)\b"
 )
 _ONGOING = re.compile(
-    r"正在|处理中|进行中|还在|稍后|接下来|\bnext\b|\bnow (?:checking|running|fetching|pulling|uploading|processing)\b"
+    r"[:：]\s*[a-z]+ing\b|正在|处理中|进行中|还在|稍后|接下来|\bnext\b|\bnow (?:checking|running|fetching|pulling|uploading|processing)\b"
     r"|\b\w+ing\b[^.!?。！？]{0,40}(?:…|\.{3})|(?:…|\.{3})\s*\d{1,3}(?:\.\d)?\s*%"
 )
 
@@ -173,16 +186,21 @@ _HALF_DONE = re.compile(
 # "the rest" ("Grading essays: 11 of 28 finished", "合同审了一半", "藏品照片还在上传，已传完一半",
 # "Continuing with the rest of the catalog entries", "订单表正在生成中，请稍等～").
 _GOING = re.compile(
-    r"正在|进行中|还在|仍在|跑着呢|在跑|[\u4e00-\u9fff]中[……～~]*$|[\u4e00-\u9fff]中(?=[，,])|了一半|^继续"
+    r"正在|进行中|(?<![个人位家户])还在|仍在|跑着呢|在跑|[\u4e00-\u9fff]中[……～~]*$|[\u4e00-\u9fff]中(?=[，,])|了一半|^继续"
     r"|[我你他她]们?在(?:看|读|查|改|做|写|弄|排|整理|处理|核对|翻译|审|算|录|修|剪|导出|上传|下载)"
-    r"|^(?:(?:i'?m|we'?re|i am|we are)\s+)?(?:(?:still|now|currently|just)\s+)?[a-z]+ing\b|^continuing\b"
+    r"|^(?:(?:i'?m|we'?re|i am|we are)\s+)?(?:(?:still|now|currently|just)\s+)?[a-z]+ing\b|^continuing\b|\bin progress\b"
 )
-_FINISHED = re.compile(r"\b(?:done|complete|completed|finished|results?|report|summary|won|approved)\b|完成|结果|完毕")
+_FINISHED = re.compile(
+    r"\b(?:done|complete|completed|finished|won|approved)\b|完成|结果|完毕"
+    # "Q3 report: …" is a result; "Processing the lab results…" is work on them
+    r"|^(?!(?:(?:i'?m|we'?re|still|now|currently)\s+)*[a-z]+ing (?:the|a|an|our|your|my|his|her|their|all|\d))"
+    r".*\b(?:results?|report|summary)\b"
+)
 _GOING_ANYWHERE = re.compile(r"\bhang tight\b|\bi'?m on (?:number|page|item|step|#)|\bthis may take\b|\bnot done yet\b")
 _PART_DONE = re.compile(
     r"一半|三分之一|halfway|a third\b|\bthe rest\b|剩下|还剩|还要\S{0,4}(?:分钟|小时)|几分钟|稍等|稍候|\bso far\b"
     r"|第\s*\d+\s*[页篇条个份]|做到|读到|审到|改了\s*\d+|已(?:传|做|改|看|审)完?\s*(?:一半|\d+)|[…]+$|\.{3}$|～$"
-    r"|\bstill (?:polishing|working)|\bnow[.…!]*$"
+    r"|\bstill (?:polishing|working)|\bnow[.…!]*$|\bin progress\b|\bafter that\b|逐个|一条条|一个个"
 )
 # Part done, the rest still being worked on, said last: "三楼和四楼的房态已经排好，五楼还在弄。"
 _STILL_AT_END = re.compile(
@@ -195,7 +213,10 @@ _UNIT = r"\s*(?:pods?|pages?|files?|items?|steps?|rows?|records?|photos?|个|页
 # "380 个用例已经过了 143 个".
 _TOTAL_THEN_DONE = re.compile(
     r"(?<!\d)(?<!\d\.)(\d+)(?:\s*[a-z]+)?\D{0,24}?(?<!\d)(?<!\d\.)(\d+)\s*(?:done|finished|processed|checked|exported|uploaded)\b"
-    r"|(?<!\d)(?<!\d\.)(\d+)\s*[个张页篇份条项封件本户间]\S{0,8}?已经?\S{0,4}?\s*(?<!\d)(?<!\d\.)(\d+)\s*[个张页篇份条项封件本户间]"
+    r"|(?<!\d)(?<!\d\.)(\d+)\s*[个张页篇份条项封件本户间家位人集章]\S{0,8}?已经?\S{0,4}?\s*(?<!\d)(?<!\d\.)(\d+)\s*"
+    r"[个张页篇份条项封件本户间家位人集章]"
+    r"|(?<!\d)(?<!\d\.)(\d+)\s*/\s*(\d+)\s+[a-z]+\s+(?:reviewed|done|processed|checked|parsed|decoded|placed|sent|"
+    r"uploaded|imported|exported|written|scanned|tagged|assigned|resized|translated|matched|entered)\b"
 )
 
 
@@ -206,7 +227,11 @@ def _partial_counter(norm: str) -> bool:
         (m.group(1) or m.group(3), m.group(2) or m.group(4))
         for m in re.finditer(rf"\b(\d+) of (?:the |all )?(\d+)\b|(?<![\d.])(\d+)\s*/\s*(\d+)(?={_UNIT})", norm)
     ]
-    pairs += [(m.group(2) or m.group(4), m.group(1) or m.group(3)) for m in _TOTAL_THEN_DONE.finditer(norm)]
+    for m in _TOTAL_THEN_DONE.finditer(norm):
+        if m.group(5):  # "3/7 maps reviewed": what is done first
+            pairs.append((m.group(5), m.group(6)))
+        else:
+            pairs.append((m.group(2) or m.group(4), m.group(1) or m.group(3)))
     return any(int(done) < int(total) for done, total in pairs)
 
 
@@ -229,9 +254,51 @@ def _still_going(norm: str) -> bool:
 _STILL_WAITING = re.compile(r"^(?:still )?waiting (?:for|on)\b.{0,80}\bwill (?:retry|try again|check again)\b")
 
 
+# Signs of work still going that no finished result carries, anywhere in a message: a progress bar
+# part filled ("▓▓▓░░ 38%"), a status tag leading it ("[进度]", "【状态】", "[status]"), an hourglass,
+# the first part of an output shown while the rest is made ("生成中，前半部分如下"), a place in a
+# queue, a retry under way, the time still to wait ("大概还要 4 分钟", "about 5 more minutes"), the
+# bot's own work going on ("渲染中", "术语表还在补", "still aligning the Spanish one"), the next part
+# being started ("现在做第二批", "working on Day 4"), or the rest promised ("等会儿发你", "剩下的继续").
+_WORK_GOING = re.compile(
+    r"[▓█■▰][▓█■▰]*[░▒□▱]|^[\[【(（]\s*(?:进度|状态|status|progress|wip)\s*[\]】)）]|^(?:⏳|⌛|🔄)"
+    r"|(?:前半部分|前半段|第一部分|上半部分)如下|\bfirst (?:part|half|section)s?\b.{0,12}\bbelow\b"
+    r"|排队中|队列\S{0,6}?排(?:在)?第\s*\d|queue position|position \d+ in (?:the )?queue"
+    r"|\bretrying\b|\bretry \d+\s*/\s*\d+|\(attempt \d+(?: of \d+)?\)|重试中|正在重试|第\s*\d+\s*次重试"
+    r"|(?:预计|大概|估计|大约)?还(?:要|需要?)\s*\S{0,3}\s*(?:分钟|min)|\b\d+ more minutes?\b|大概还有\s*\d+\s*分钟"
+    r"|(?:生成|汇总|渲染|拉取|盘点|统计|导入|导出|同步|计算|核对|录入|上传|下载|加载|编译|转换|打包|整理|解析|排版"
+    r"|剪辑|收集|编目|迁移|扫描|比对|匹配|校对|生成|collecting|parsing|syncing|loading)\s?中(?![心国文间级断])"
+    r"|还在(?:补|写|确认|调|弄|做|排(?!查)|改|整理|核对|赶|算|对|录|剪|生成|加载|汇总|统计|拉)"
+    # the bot's own: "still on it", "but I'm still aligning the Spanish one" (not "the contractor is still working")
+    r"|(?:^|[,;:—]\s*|\b(?:i'?m|i am|we'?re|we are)\s+)still (?:aligning|pricing|checking|working|writing|drafting|compiling|processing|running|rendering|"
+    r"uploading|downloading|syncing|importing|exporting|generating|calculating|matching|sorting|parsing|"
+    r"collecting|gathering|pulling|building|polishing|editing|translating|scanning|counting|on it)\b"
+    r"|(?:现在|正在|接下来|然后)(?:在)?(?:做|发|导|排|处理|同步|弄|整理|核对|算|剪|写|录)\S{0,3}?第?\S{0,2}?"
+    r"(?:批|部分|轮|集|章|步)"
+    r"|\b(?:working on|now on|moving on to|starting on|now doing) (?:the )?(?:next|second|third|last|remaining|"
+    r"rest|day \d+|part \d+|step \d+|batch \d+|section \d+)\b|\bworking through [a-z]\W"
+    r"|(?:等会儿?|待会儿?|稍后|晚点|一会儿?)(?:发|给|同步|回复)(?:你|您)|(?:弄完|做完|搞完)就|剩下的继续|继续往[下后](?:看|翻|查|做|弄|整理|核对)"
+    r"|[,，;—]\s*continuing\.?$|\bcontinuing with the rest\b|(?:完成|跑|做|看|审)到?一半"
+    r"|^(?:还在|在|正在|仍在)?等(?:待)?(?![你您])\S{0,20}?(?:回复|回消息|回传|回签|确认|返回|反馈|报价|结果)"
+    r"|^(?:\S+\s)?(?:still |currently )?waiting (?:for|on) (?!you\b|your\b)"
+    # the next part, said after what is done: "接下来导研究生的", "第二步在查出险记录", "下一步对比三家供应商的价格"
+    r"|接下来(?:我)?(?:再)?(?:导|处理|做|弄|同步|发|整理|核对|对比|算|排|写|查)"
+    r"|下一步(?:我)?(?:会|再|就)?(?:把|对比|核对|整理|发|做|处理|查|算|排)"
+    r"|(?:第\s*[一二三四五六七八九十\d]+\s*\S{0,3}|[,，]\s*)(?:在|正在)(?:剪|做|写|排(?!查)|改|录|弄|查|译|审|描|对|算)"
+    r"|到第\s*\d+\s*\S{0,2}了?[,，]\s*(?:一共|共|总共)\s*\d+|第\s*\d+\s*步\s*[(（]\s*共\s*\d+\s*步"
+    r"|剩下\s*\S{0,4}\s*继续|^(?:马上好|马上就好|快好了)|[,;]\s*(?:now )?working on\b|\b[a-z]{3,}ing \d+ of \d+\b"
+)
+# ...unless it is over: a run that ended ("failed after 3 attempts", "gave up") or reached its total.
+_WORK_OVER = re.compile(
+    r"failed after|gave up|stopped retrying|放弃|停止重试|已全部|全部完成|all done|\b100\s*%|(?<!\d)(\d+)\s*/\s*\1(?!\d)"
+)
+
+
 def _under_way(norm: str) -> bool:
     if len(norm) > 240:
         return False
+    if _WORK_GOING.search(norm) and not _WORK_OVER.search(norm):
+        return True
     if _STILL_WAITING.search(norm):
         return True
     if len(norm) <= 80 and _HALF_DONE.search(norm):
@@ -280,6 +347,8 @@ def _is_tool_hint(norm: str) -> bool:
         return False
     if norm[0] in _TOOL_EMOJI or _TOOL_JSON.match(norm):
         return True
+    if norm.startswith("```"):
+        return True  # a code block first: the command the bot runs
     norm = norm.strip("`").strip()
     # "get_weather(city='paris'), search(q=...)": the split takes every ")" but the last one's.
     # "joão (graça) would like to renew..." is a sentence: a call's name has no space before "(".
@@ -287,6 +356,15 @@ def _is_tool_hint(norm: str) -> bool:
     if all(_TOOL_CALL.match(p if i == len(parts) - 1 else p + ")") for i, p in enumerate(parts)):
         return True
     return bool(_TOOL_LEAD.match(norm))
+
+
+# "3/8 步" leading a sentence: a count short of its total ("9/9 个…已核完" is a result)
+_LEAD_COUNT = re.compile(r"^(\d+)\s*/\s*(\d+)\s*(?:步|steps?|files?|个)")
+
+
+def _lead_count_short(core: str) -> bool:
+    match = _LEAD_COUNT.match(core)
+    return match is not None and int(match[1]) < int(match[2])
 
 
 _HEADER = re.compile(r"^.{0,10}(?:进度|进展|状态|progress|status|update)$")
@@ -301,7 +379,7 @@ def _sentence_kind(sentence: str) -> str | None:
     if _is_tool_hint(core):
         return "tool_hint"
     short = len(core) <= 80
-    if short and (_PROGRESS_LEAD.match(core) or _PROGRESS_ANY.search(core)):
+    if short and (_PROGRESS_LEAD.match(core) or _PROGRESS_ANY.search(core) or _lead_count_short(core)):
         return "progress"
     whole = _TRIM.sub("", sentence)  # "收到你的消息了" is an ack as a whole, not after "收到"
     if any(len(t) <= 60 and _ACK.match(t) for t in (core, whole)):

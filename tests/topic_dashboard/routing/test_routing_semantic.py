@@ -19,7 +19,8 @@ import numpy.typing as npt
 import pytest
 
 from topic_dashboard.routing import RouteDecision, RouteRequest, TopicSpec, compile_rules, route_message
-from topic_dashboard.routing.calibration import calibration
+from topic_dashboard.routing.calibration import calibration, from_dict
+from topic_dashboard.routing.noise import classify_noise
 from topic_dashboard.routing.semantic import (
     DISABLE_SETTING,
     THREADS_SETTING,
@@ -32,6 +33,7 @@ from topic_dashboard.routing.semantic import (
 )
 from topic_dashboard.routing.semantic import _load as load_embedder
 from topic_dashboard.routing.semantic import _threads_setting as threads_setting
+from topic_dashboard.routing.text import normalize
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -152,6 +154,37 @@ def test_the_reason_and_candidates_name_the_rule_text_that_was_close_in_meaning(
 def test_conversation_is_not_published(index: SemanticIndex, content: str) -> None:
     d = route(index, content)
     assert d.should_publish is False and d.filtered == "noise", d.reason
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Cut list calculating… 12 of 19 parts placed on the walnut sheets.",
+        "消毒记录正在录入系统，本周录完了周一到周三。",
+        "还在跟金融公司的系统对接，贷款预审结果没回来。",
+    ],
+)
+def test_work_still_going_that_no_pattern_knows_is_not_published(index: SemanticIndex, content: str) -> None:
+    assert classify_noise(normalize(content)) is None  # the stream model, not the patterns, keeps it out
+    d = route(index, content)
+    assert d.should_publish is False and d.filtered == "noise", d.reason
+    assert "work still going or a tool call" in d.reason
+
+
+def test_a_calibration_without_a_stream_model_still_routes(index: SemanticIndex) -> None:
+    raw = json.loads((ROOT / "topic_dashboard/routing/fitted/calibration.json").read_text())
+    assert calibration().stream is not None
+    older = from_dict({k: v for k, v in raw.items() if not k.startswith("stream_")})
+    assert older.stream is None
+    d = route_message(
+        compile_rules(TOPICS),
+        RouteRequest(content="Cut list calculating… 12 of 19 parts placed on the walnut sheets."),
+        topic_enabled=True,
+        fallback_policy="inbox",
+        semantic=index,
+        fitted=older,
+    )
+    assert "work still going" not in d.reason
 
 
 def test_a_short_result_is_kept(index: SemanticIndex) -> None:
