@@ -79,23 +79,18 @@ def route_message(
         return _filtered("noise", f"{NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
     if vector is not None:
         signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
-        excerpt = request.content.strip()[:40]
-        is_noise, p_noise = fitted.noise.holds(request.content, vector, signals)
-        if is_noise:
-            return _filtered(
-                "noise",
-                f"reads as conversation (a greeting, thanks, question or remark), not a finished result: {excerpt!r}",
-                round(p_noise, 3),
-                candidates,
-            )
-        if fitted.stream is not None:
-            is_stream, p_stream = fitted.stream.holds(request.content, vector, signals)
-            if is_stream:
+        models = (
+            (fitted.noise, "reads as conversation (a greeting, thanks, question or remark)"),
+            (fitted.stream, "reads as work still going or a tool call"),
+        )
+        for model, reads_as in models:
+            if model is None:
+                continue
+            holds, probability = model.holds(request.content, vector, signals)
+            if holds:
+                excerpt = request.content.strip()[:40]
                 return _filtered(
-                    "noise",
-                    f"reads as work still going or a tool call, not a finished result: {excerpt!r}",
-                    round(p_stream, 3),
-                    candidates,
+                    "noise", f"{reads_as}, not a finished result: {excerpt!r}", round(probability, 3), candidates
                 )
 
     proposal = None
