@@ -40,9 +40,18 @@ _TOOL_LEAD = re.compile(
     r"用\s*.{1,20}?(?:查|搜|检索|翻)一下|(?:在|去|到)\s*.{1,20}?(?:查|扒|搜|翻|检索).{0,40}\.{3,}$|"
     r"(?:正在)?(?:调用|请求|访问|通过)\s*.{0,24}?(?:接口|api|协议|后台|服务器|数据库)"
     r"(?!.{0,40}(?:失败|成功|完成|报错|返回了|结果|failed|succeeded))|"
-    r"(?:查|查询|检索|搜索|调取)\S{0,12}[:：]$)"
+    r"(?:查|查询|检索|搜索|调取)\S{0,12}[:：]$|"
+    # a slash command, a tool tag with attributes, a spreadsheet formula, a GraphQL query, a shell command
+    r"/[a-z\u4e00-\u9fff][\w\u4e00-\u9fff\-]*(?:\s|$)|<(?:tool|function|function_call|tool_call|invoke|工具|调用)[\s>=]|"
+    r"(?:call|cmd|command|fn)\s*[:：]\s*\S|=[a-z]{2,}\(|(?:query|mutation)\s*\w*\s*[({]|"
+    r"(?:(?:ssh|curl|wget|rsync|scp)\s+\S|(?:psql|mysql|redis-cli)\s+-|kubectl\s+[a-z]|"
+    r"systemctl\s+(?:start|stop|restart|status|reload|enable)\b|docker\s+(?:run|exec|compose|ps|logs)\b|"
+    r"(?:git|npm|pip|pnpm|yarn)\s+(?:push|pull|clone|install|run|checkout|fetch)\b)"
+    r"(?!.{0,60}(?:succeeded|failed|done|built|pushed|deployed|完成|成功|失败)))"
 )
-_TOOL_JSON = re.compile(r'^\{\s*"(?:tool|function|name|tool_name|action|工具|函数|动作)"\s*:')
+_TOOL_JSON = re.compile(
+    r'^\{\s*"(?:tool|function|name|tool_name|action|fn|method|call|cmd|command|plugin|api|工具|函数|动作)"\s*:'
+)
 _TOOL_EMOJI = frozenset("🔧🛠⚙🔍🔎📎🧰💻▶→")
 
 _PROGRESS_LEAD = re.compile(
@@ -68,6 +77,7 @@ _PROGRESS_ANY = re.compile(
     r"^(?:let me|i'?ll|i will|give me a|one moment|just a moment|hang on|hold on|please wait|"
     r"bear with me|stand by|working on it|still working|still on it|in progress)\b|"
     r"^(?:让我|我去|我来)(?:看看|翻翻|找找|查查|对一下|核对)|^(?:马上好|马上就好|快好了)|"
+    r"^(?:让我|我去|我来|我先)(?:打开|登录|登进|翻|查|搜|算|调)|"
     r"^(?:进度|progress|step|步骤|第\s*\d+\s*步)\s*[:：]?\s*\d+|"
     r"^\[?[=#>\-\s]*\]?\s*\d{1,3}\s*%$|已完成\s*\d{1,3}\s*%|\d{1,3}\s*%\s*(?:done|complete)"
 )
@@ -268,11 +278,6 @@ _WORK_GOING = re.compile(
     r"|(?:预计|大概|估计|大约)?还(?:要|需要?)\s*\S{0,3}\s*(?:分钟|min)|\b\d+ more minutes?\b|大概还有\s*\d+\s*分钟"
     r"|(?:生成|汇总|渲染|拉取|盘点|统计|导入|导出|同步|计算|核对|录入|上传|下载|加载|编译|转换|打包|整理|解析|排版"
     r"|剪辑|收集|编目|迁移|扫描|比对|匹配|校对|生成|collecting|parsing|syncing|loading)\s?中(?![心国文间级断])"
-    r"|还在(?:补|写|确认|调|弄|做|排(?!查)|改|整理|核对|赶|算|对|录|剪|生成|加载|汇总|统计|拉)"
-    # the bot's own: "still on it", "but I'm still aligning the Spanish one" (not "the contractor is still working")
-    r"|(?:^|[,;:—]\s*|\b(?:i'?m|i am|we'?re|we are)\s+)still (?:aligning|pricing|checking|working|writing|drafting|compiling|processing|running|rendering|"
-    r"uploading|downloading|syncing|importing|exporting|generating|calculating|matching|sorting|parsing|"
-    r"collecting|gathering|pulling|building|polishing|editing|translating|scanning|counting|on it)\b"
     r"|(?:现在|正在|接下来|然后)(?:在)?(?:做|发|导|排|处理|同步|弄|整理|核对|算|剪|写|录)\S{0,3}?第?\S{0,2}?"
     r"(?:批|部分|轮|集|章|步)"
     r"|\b(?:working on|now on|moving on to|starting on|now doing) (?:the )?(?:next|second|third|last|remaining|"
@@ -284,20 +289,34 @@ _WORK_GOING = re.compile(
     # the next part, said after what is done: "接下来导研究生的", "第二步在查出险记录", "下一步对比三家供应商的价格"
     r"|接下来(?:我)?(?:再)?(?:导|处理|做|弄|同步|发|整理|核对|对比|算|排|写|查)"
     r"|下一步(?:我)?(?:会|再|就)?(?:把|对比|核对|整理|发|做|处理|查|算|排)"
-    r"|(?:第\s*[一二三四五六七八九十\d]+\s*\S{0,3}|[,，]\s*)(?:在|正在)(?:剪|做|写|排(?!查)|改|录|弄|查|译|审|描|对|算)"
     r"|到第\s*\d+\s*\S{0,2}了?[,，]\s*(?:一共|共|总共)\s*\d+|第\s*\d+\s*步\s*[(（]\s*共\s*\d+\s*步"
     r"|剩下\s*\S{0,4}\s*继续|^(?:马上好|马上就好|快好了)|[,;]\s*(?:now )?working on\b|\b[a-z]{3,}ing \d+ of \d+\b"
 )
+# Work still being done, said of someone: the bot's own unless the message reports what someone else
+# said ("干洗店说亮片裙要特殊处理，还在做", "the print shop says the banners are still printing").
+_STILL_DOING = re.compile(
+    r"还在(?:补|写|确认|调|弄|做|排(?!查)|改|整理|核对|赶|算|对|录|剪|生成|加载|汇总|统计|拉)"
+    # "still on it", "but I'm still aligning the Spanish one" (not "the contractor is still working")
+    r"|(?:^|[,;:—]\s*|\b(?:i'?m|i am|we'?re|we are)\s+)still (?:aligning|pricing|checking|working|writing|drafting|"
+    r"compiling|processing|running|rendering|uploading|downloading|syncing|importing|exporting|generating|calculating|"
+    r"matching|sorting|parsing|collecting|gathering|pulling|building|polishing|editing|translating|scanning|counting|"
+    r"on it)\b"
+    r"|(?:第\s*[一二三四五六七八九十\d]+\s*\S{0,3}|[,，]\s*)(?:在|正在)(?:剪|做|写|排(?!查)|改|录|弄|查|译|审|描|对|算)"
+)
+_REPORTED = re.compile(r"[\u4e00-\u9fff](?:说|表示|反馈|称|告知)|\b(?:says?|said|according to|told (?:us|me))\b")
 # ...unless it is over: a run that ended ("failed after 3 attempts", "gave up") or reached its total.
 _WORK_OVER = re.compile(
     r"failed after|gave up|stopped retrying|放弃|停止重试|已全部|全部完成|all done|\b100\s*%|(?<!\d)(\d+)\s*/\s*\1(?!\d)"
 )
+# An attempt that ended is a result: "尝试续费 3 次都被银行拒了，没再试".
+_ENDED = re.compile(r"失败|被拒|拒了|没再试|放弃|没成功|\bfailed\b|\bgave up\b|\bdeclined\b|\brejected\b")
 
 
 def _under_way(norm: str) -> bool:
     if len(norm) > 240:
         return False
-    if _WORK_GOING.search(norm) and not _WORK_OVER.search(norm):
+    going = _WORK_GOING.search(norm) or (_STILL_DOING.search(norm) and not _REPORTED.search(norm))
+    if going and not _WORK_OVER.search(norm):
         return True
     if _STILL_WAITING.search(norm):
         return True
@@ -379,7 +398,11 @@ def _sentence_kind(sentence: str) -> str | None:
     if _is_tool_hint(core):
         return "tool_hint"
     short = len(core) <= 80
-    if short and (_PROGRESS_LEAD.match(core) or _PROGRESS_ANY.search(core) or _lead_count_short(core)):
+    if (
+        short
+        and (_PROGRESS_LEAD.match(core) or _PROGRESS_ANY.search(core) or _lead_count_short(core))
+        and not _ENDED.search(core)
+    ):
         return "progress"
     whole = _TRIM.sub("", sentence)  # "收到你的消息了" is an ack as a whole, not after "收到"
     if any(len(t) <= 60 and _ACK.match(t) for t in (core, whole)):

@@ -72,6 +72,14 @@ def kind(text: str) -> str | None:
         ("用 memoQ 服务器查一下这个客户的翻译记忆库有没有 2022 年的版本…", "tool_hint"),
         ("在 Salesforce 里查这位捐赠人的历史捐款记录…", "tool_hint"),
         ("通过 Z39.50 协议检索国家图书馆书目库…", "tool_hint"),
+        ("/erp sync --store=temu-eu --sku=all", "tool_hint"),
+        ("/查库存 药品=二甲双胍 规格=0.5g", "tool_hint"),
+        ('<tool name="sms_send"><to>138****5521</to></tool>', "tool_hint"),
+        ('{"fn":"calendar.add","params":{"title":"Blitz night"}}', "tool_hint"),
+        ("=SUM(Deposit!B2:B40) 让我算一下已收定金", "tool_hint"),
+        ("call: print_label", "tool_hint"),
+        ("ssh admin@mc-eu-3 'systemctl restart minecraft@survival'", "tool_hint"),
+        ("query { orders(status: OPEN) { id total } }", "tool_hint"),
         # work still going, said in passing
         ("Grading essays: 11 of 28 finished.", "progress"),
         ("Running the test suite now — 143 of 380 passed so far.", "progress"),
@@ -205,6 +213,12 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "周六的陶艺课候补名单里 4 个人，2 个已经补上了位子，剩下 2 个还在等。",
         "房东看了我们的报价，说不打算继续往下谈了，押金条款是卡点。",
         "The plumber is still working on the burst pipe in unit 4 and expects to finish by Thursday.",
+        "裁缝店说礼服要改腰身，还在做，周四能取。",
+        "The print shop says the banners are still printing and will be ready at 4pm.",
+        "尝试用公司卡付了 2 次都失败了，建议换一张卡。",
+        "git push to main succeeded: v2.4.1 is tagged and the release notes are up.",
+        "Docker image api:1.8.0 built and pushed to the registry (312 MB, 2m08s).",
+        "/srv/backups is 92% full: 41 GB left, the oldest snapshot is from March.",
     ],
 )
 def test_one_substantive_sentence_is_enough(text: str) -> None:

@@ -161,7 +161,8 @@ def test_conversation_is_not_published(index: SemanticIndex, content: str) -> No
     [
         "Cut list calculating… 12 of 19 parts placed on the walnut sheets.",
         "消毒记录正在录入系统，本周录完了周一到周三。",
-        "还在跟金融公司的系统对接，贷款预审结果没回来。",
+        "等我一下，还在跟 venue 确认 stage plot，确认完再发给 percussion section。",
+        "[12:04:33] INFO reminder_job: sent 14/40 appointment reminders",
     ],
 )
 def test_work_still_going_that_no_pattern_knows_is_not_published(index: SemanticIndex, content: str) -> None:
