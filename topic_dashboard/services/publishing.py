@@ -188,6 +188,9 @@ def publish_item(
         raise AppError("invalid_argument", "resolved is set with update: true", field="resolved")
     if source == "mcp" and request.view is None:
         _check_not_noise(title, content)
+    # A bad view is the input's own error, named before routing judges the content (which types the
+    # topic allows is checked once the topic is known, below).
+    validate_view(request.view)
     topic, is_fallback, fallback_reason = _resolve_topic(session, bot_id, request, settings.fallback_policy)
     view = validate_view(request.view, allowed_types=parse_allowed_view_types(topic.view_schema_json))
 

@@ -315,6 +315,16 @@ def test_refusals_name_the_problem_and_store_nothing(
     assert _count_all(session) == before
 
 
+@pytest.mark.parametrize("content", ["x", "Thanks!", "Still working on it, 3 of 8 done…"])
+def test_a_bad_view_is_refused_for_itself_before_routing_judges_the_content(session: Session, content: str) -> None:
+    # No topic_key: routing would refuse this content (not_routed); the bad view is the input's own
+    # error and is named whatever routing would say.
+    bot_id = _bot(session)
+    error = _refused(session, bot_id, topic_key=None, title="refused", content=content, view=UNSAFE_LINK_CARD)
+    assert (error.code, error.field) == ("invalid_view", "view.link.url")
+    assert _items(session, bot_id) == []
+
+
 def test_a_view_type_the_topic_does_not_allow_is_refused(session: Session) -> None:
     bot_id = _bot(session)
     update_topic(
