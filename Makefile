@@ -15,8 +15,8 @@ e2e:  ## the browser flows alone (ARGS='-k ...' selects; HEADED=1; E2E_BASE_URL=
 lint:  ## ruff's lint rules and formatting, mypy --strict on the domain (make test runs them first)
 	bash scripts/lint.sh
 
-eval-routing:  ## routing accuracy on the labeled set, against a keyword baseline
-	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_eval.py
+eval-routing:  ## routing accuracy on the labeled set, against a keyword baseline; publish-or-not on the noise corpora
+	bash scripts/bootstrap.sh && .venv/bin/python bench/routing_eval.py && .venv/bin/python bench/noise_eval.py
 
 bench:  ## benchmarks (ratios against baselines measured in the same run)
 	bash scripts/bench.sh

@@ -16,6 +16,7 @@ from topic_dashboard.item_views.limits import (
 )
 from topic_dashboard.item_views.safety import SAFE_URL_SCHEMES, safe_url
 from topic_dashboard.item_views.schema import (
+    check_view_allowed,
     parse_allowed_view_types,
     schema_document,
     validate_view,
@@ -31,6 +32,7 @@ __all__ = [
     "VIEW_TYPES",
     "ItemLimits",
     "check_payload_size",
+    "check_view_allowed",
     "json_size",
     "limits_document",
     "parse_allowed_view_types",

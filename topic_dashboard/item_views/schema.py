@@ -97,15 +97,7 @@ def validate_view(view: Any, *, allowed_types: Sequence[str] | None = None) -> d
         fail("view.type", f"view.type is missing; set it to one of: {', '.join(VIEW_TYPES)}")
     if not isinstance(kind, str) or kind not in SHAPES:
         fail("view.type", f"view.type {kind!r} is not a view type; use one of: {', '.join(VIEW_TYPES)}")
-    allowed = VIEW_TYPES if allowed_types is None else _known_types(allowed_types)
-    if kind not in allowed:
-        if not allowed:
-            fail("view.type", "this topic accepts no view; omit view", allowed_types=[])
-        fail(
-            "view.type",
-            f"view type {kind!r} is not allowed in this topic; use one of: {', '.join(allowed)}, or omit view",
-            allowed_types=list(allowed),
-        )
+    check_view_allowed(view, allowed_types)
     normalized = SHAPES[kind].check(view, "view")
     size = json_size(normalized)
     if size > LIMITS.view_max_bytes:
@@ -136,6 +128,25 @@ def parse_allowed_view_types(view_schema_json: Any) -> list[str]:
     if not isinstance(raw, (list, tuple)):
         return list(VIEW_TYPES)
     return _known_types(raw) or list(VIEW_TYPES)
+
+
+def check_view_allowed(view: dict[str, Any] | None, allowed_types: Sequence[str] | None) -> None:
+    """Refuse a view (one `validate_view` accepted, or will check) whose type the topic does not allow.
+
+    Raises AppError("invalid_view") with field "view.type" and `allowed_types`.
+    """
+    if view is None or allowed_types is None:
+        return
+    kind = view.get("type")
+    allowed = _known_types(allowed_types)
+    if kind not in allowed:
+        if not allowed:
+            fail("view.type", "this topic accepts no view; omit view", allowed_types=[])
+        fail(
+            "view.type",
+            f"view type {kind!r} is not allowed in this topic; use one of: {', '.join(allowed)}, or omit view",
+            allowed_types=list(allowed),
+        )
 
 
 def validate_view_schema_json(obj: Any) -> dict[str, Any]:

@@ -80,13 +80,14 @@ class TextModel:
     bias: float
     threshold: float  # at or above it, the message is not published
 
-    def probability(self, text: str, vector: Vector, signals: Sequence[float]) -> float:
+    def probability(self, grams: dict[int, float], vector: Vector, signals: Sequence[float]) -> float:
+        """`grams` is `ngram_features(text)`, computed once for every model that reads the message."""
         x = np.concatenate([vector, np.asarray(signals, dtype=np.float32)])
-        grams = sum(self.ngram_weights[i] * v for i, v in ngram_features(text).items())
-        return _sigmoid(float(x @ self.weights) + float(grams) + self.bias)
+        weighted = sum(self.ngram_weights[i] * v for i, v in grams.items())
+        return _sigmoid(float(x @ self.weights) + float(weighted) + self.bias)
 
-    def holds(self, text: str, vector: Vector, signals: Sequence[float]) -> tuple[bool, float]:
-        p = self.probability(text, vector, signals)
+    def holds(self, grams: dict[int, float], vector: Vector, signals: Sequence[float]) -> tuple[bool, float]:
+        p = self.probability(grams, vector, signals)
         return p >= self.threshold, p
 
     @staticmethod

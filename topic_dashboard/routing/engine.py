@@ -18,7 +18,7 @@ No match goes to the fallback topic under the bot's policy ("inbox") or is not p
 from __future__ import annotations
 
 from topic_dashboard.routing.analysis import analyse
-from topic_dashboard.routing.calibration import Calibration, calibration, noise_signals, topic_features
+from topic_dashboard.routing.calibration import Calibration, calibration, ngram_features, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
 from topic_dashboard.routing.noise import NOISE_REASONS
 from topic_dashboard.routing.scoring import TopicScore, score_topics
@@ -79,6 +79,7 @@ def route_message(
         return _filtered("noise", f"{NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
     if vector is not None:
         signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
+        grams = ngram_features(request.content)
         models = (
             (fitted.noise, "reads as conversation (a greeting, thanks, question or remark)"),
             (fitted.stream, "reads as work still going or a tool call"),
@@ -86,7 +87,7 @@ def route_message(
         for model, reads_as in models:
             if model is None:
                 continue
-            holds, probability = model.holds(request.content, vector, signals)
+            holds, probability = model.holds(grams, vector, signals)
             if holds:
                 excerpt = request.content.strip()[:40]
                 return _filtered(

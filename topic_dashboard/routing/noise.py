@@ -212,10 +212,6 @@ _PART_DONE = re.compile(
     r"|第\s*\d+\s*[页篇条个份]|做到|读到|审到|改了\s*\d+|已(?:传|做|改|看|审)完?\s*(?:一半|\d+)|[…]+$|\.{3}$|～$"
     r"|\bstill (?:polishing|working)|\bnow[.…!]*$|\bin progress\b|\bafter that\b|逐个|一条条|一个个"
 )
-# Part done, the rest still being worked on, said last: "三楼和四楼的房态已经排好，五楼还在弄。"
-_STILL_AT_END = re.compile(
-    r"[，,]\s*\S{0,8}?(?:还在|仍在)(?:弄|做|排|改|处理|跑|写|整理|核对|赶|修|装|剪|录|算)(?:呢|着)?[。.!！…~～]*$"
-)
 _UNIT = r"\s*(?:pods?|pages?|files?|items?|steps?|rows?|records?|photos?|个|页|篇|张|份|条|封|步)"
 
 
@@ -251,8 +247,6 @@ def _still_going(norm: str) -> bool:
     "Continuing with the rest of the catalog entries", "订单表正在生成中，请稍等～")."""
     if len(norm) > 240:
         return False
-    if len(norm) <= 80 and _STILL_AT_END.search(norm):
-        return True
     if _GOING_ANYWHERE.search(norm):
         return True
     first = re.split(r"[.;:!?。；：！？\n—…]", norm, maxsplit=1)[0][:60]
@@ -277,7 +271,7 @@ _WORK_GOING = re.compile(
     r"|\bretrying\b|\bretry \d+\s*/\s*\d+|\(attempt \d+(?: of \d+)?\)|重试中|正在重试|第\s*\d+\s*次重试"
     r"|(?:预计|大概|估计|大约)?还(?:要|需要?)\s*\S{0,3}\s*(?:分钟|min)|\b\d+ more minutes?\b|大概还有\s*\d+\s*分钟"
     r"|(?:生成|汇总|渲染|拉取|盘点|统计|导入|导出|同步|计算|核对|录入|上传|下载|加载|编译|转换|打包|整理|解析|排版"
-    r"|剪辑|收集|编目|迁移|扫描|比对|匹配|校对|生成|collecting|parsing|syncing|loading)\s?中(?![心国文间级断])"
+    r"|剪辑|收集|编目|迁移|扫描|比对|匹配|校对|collecting|parsing|syncing|loading)\s?中(?![心国文间级断])"
     r"|(?:现在|正在|接下来|然后)(?:在)?(?:做|发|导|排|处理|同步|弄|整理|核对|算|剪|写|录)\S{0,3}?第?\S{0,2}?"
     r"(?:批|部分|轮|集|章|步)"
     r"|\b(?:working on|now on|moving on to|starting on|now doing) (?:the )?(?:next|second|third|last|remaining|"
@@ -293,7 +287,8 @@ _WORK_GOING = re.compile(
     r"|剩下\s*\S{0,4}\s*继续|^(?:马上好|马上就好|快好了)|[,;]\s*(?:now )?working on\b|\b[a-z]{3,}ing \d+ of \d+\b"
 )
 # Work still being done, said of someone: the bot's own unless the message reports what someone else
-# said ("干洗店说亮片裙要特殊处理，还在做", "the print shop says the banners are still printing").
+# said ("干洗店说亮片裙要特殊处理，还在做", "the print shop says the banners are still printing"); also
+# a part done and the rest still being worked on, said last ("三楼和四楼的房态已经排好，五楼还在弄。").
 _STILL_DOING = re.compile(
     r"还在(?:补|写|确认|调|弄|做|排(?!查)|改|整理|核对|赶|算|对|录|剪|生成|加载|汇总|统计|拉)"
     # "still on it", "but I'm still aligning the Spanish one" (not "the contractor is still working")

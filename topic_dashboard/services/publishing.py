@@ -17,7 +17,13 @@ from sqlmodel import Session, col, select
 
 from topic_dashboard.db import is_sqlite
 from topic_dashboard.errors import AppError
-from topic_dashboard.item_views import check_payload_size, parse_allowed_view_types, validate_item_fields, validate_view
+from topic_dashboard.item_views import (
+    check_payload_size,
+    check_view_allowed,
+    parse_allowed_view_types,
+    validate_item_fields,
+    validate_view,
+)
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
 from topic_dashboard.routing.noise import NOISE_REASONS, classify_item
@@ -188,11 +194,11 @@ def publish_item(
         raise AppError("invalid_argument", "resolved is set with update: true", field="resolved")
     if source == "mcp" and request.view is None:
         _check_not_noise(title, content)
-    # A bad view is the input's own error, named before routing judges the content (which types the
-    # topic allows is checked once the topic is known, below).
-    validate_view(request.view)
+    # A bad view is the input's own error, named before routing judges the content; which types the
+    # topic allows is checked once the topic is known.
+    view = validate_view(request.view)
     topic, is_fallback, fallback_reason = _resolve_topic(session, bot_id, request, settings.fallback_policy)
-    view = validate_view(request.view, allowed_types=parse_allowed_view_types(topic.view_schema_json))
+    check_view_allowed(view, parse_allowed_view_types(topic.view_schema_json))
 
     # Under the bot's write lock from here: dedupe and rate checks below cannot race. Refreshed, not
     # just re-selected: the session would keep the values it read before the lock.
