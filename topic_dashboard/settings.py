@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
 from pathlib import Path
 from typing import Annotated
 
@@ -148,11 +148,36 @@ def exposure_warning(listen_host: str) -> str | None:
     )
 
 
-@lru_cache(maxsize=1)
+_settings_lock = threading.Lock()
+_cached_settings: Settings | None = None
+_settings_generation = 0
+
+
 def get_settings() -> Settings:
-    return Settings()
+    """The settings, read from the environment once and kept until `reset_settings_cache`.
+
+    A read that began before a reset is returned to its caller but never kept: another thread
+    (a live server in tests, a worker's background task) must not put settings read from the old
+    environment back into the cache after the reset.
+    """
+    global _cached_settings
+    cached = _cached_settings
+    if cached is not None:
+        return cached
+    with _settings_lock:
+        generation = _settings_generation
+    settings = Settings()
+    with _settings_lock:
+        if generation == _settings_generation:
+            if _cached_settings is None:
+                _cached_settings = settings
+            return _cached_settings
+    return settings
 
 
 def reset_settings_cache() -> None:
     """Forget the cached settings (tests change the environment between cases)."""
-    get_settings.cache_clear()
+    global _cached_settings, _settings_generation
+    with _settings_lock:
+        _settings_generation += 1
+        _cached_settings = None

@@ -61,3 +61,39 @@ def test_the_public_url_follows_the_port_unless_set(monkeypatch: pytest.MonkeyPa
     assert Settings().public_base_url == "http://127.0.0.1:3311"
     monkeypatch.setenv("TOPIC_DASHBOARD_PUBLIC_BASE_URL", "https://dash.example")
     assert Settings().public_base_url == "https://dash.example"
+
+
+def test_a_read_begun_before_a_reset_never_puts_the_old_environment_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A live server's thread reading settings while a test (or an operator's reload) changes the environment
+    must not put the settings it read from the old environment back into the cache after the reset."""
+    import threading
+
+    from topic_dashboard import settings as settings_module
+
+    name = ENV_PREFIX + "PUBLIC_BASE_URL"
+    monkeypatch.setenv(name, "http://127.0.0.1:40477")
+    settings_module.reset_settings_cache()
+    read_started, may_finish = threading.Event(), threading.Event()
+    real = settings_module.Settings
+
+    class SlowSettings(real):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            if threading.current_thread().name == "slow-reader":
+                read_started.set()
+                may_finish.wait(5)
+
+    monkeypatch.setattr(settings_module, "Settings", SlowSettings)
+    stale: list[str] = []
+    reader = threading.Thread(
+        target=lambda: stale.append(settings_module.get_settings().public_base_url), name="slow-reader"
+    )
+    reader.start()
+    assert read_started.wait(5)
+    monkeypatch.setenv(name, "http://[::1]:3000")
+    settings_module.reset_settings_cache()
+    may_finish.set()
+    reader.join(5)
+    assert stale == ["http://127.0.0.1:40477"]  # the slow reader read the old environment
+    assert settings_module.get_settings().public_base_url == "http://[::1]:3000"
+    settings_module.reset_settings_cache()
