@@ -211,6 +211,8 @@ _PART_DONE = re.compile(
     r"一半|三分之一|halfway|a third\b|\bthe rest\b|剩下|还剩|还要\S{0,4}(?:分钟|小时)|几分钟|稍等|稍候|\bso far\b"
     r"|第\s*\d+\s*[页篇条个份]|做到|读到|审到|改了\s*\d+|已(?:传|做|改|看|审)完?\s*(?:一半|\d+)|[…]+$|\.{3}$|～$"
     r"|\bstill (?:polishing|working)|\bnow[.…!]*$|\bin progress\b|\bafter that\b|逐个|一条条|一个个"
+    # a part done and the last part still going, said last: "A 区已经同步完，B 区进行中。"
+    r"|[,，]\s*[^,，。;；]{1,12}?(?:进行中|处理中|还没(?:好|完))\W*$"
 )
 _UNIT = r"\s*(?:pods?|pages?|files?|items?|steps?|rows?|records?|photos?|个|页|篇|张|份|条|封|步)"
 
@@ -285,6 +287,8 @@ _WORK_GOING = re.compile(
     r"|下一步(?:我)?(?:会|再|就)?(?:把|对比|核对|整理|发|做|处理|查|算|排)"
     r"|到第\s*\d+\s*\S{0,2}了?[,，]\s*(?:一共|共|总共)\s*\d+|第\s*\d+\s*步\s*[(（]\s*共\s*\d+\s*步"
     r"|剩下\s*\S{0,4}\s*继续|^(?:马上好|马上就好|快好了)|[,;]\s*(?:now )?working on\b|\b[a-z]{3,}ing \d+ of \d+\b"
+    # the steps still ahead, in order: "212 employees loaded, tax tables next, then the bank export"
+    r"|[,;]\s*[a-z][a-z ]{2,30} next,? then (?:the )?[a-z]"
 )
 # Work still being done, said of someone: the bot's own unless the message reports what someone else
 # said ("干洗店说亮片裙要特殊处理，还在做", "the print shop says the banners are still printing"); also
@@ -298,10 +302,14 @@ _STILL_DOING = re.compile(
     r"on it)\b"
     r"|(?:第\s*[一二三四五六七八九十\d]+\s*\S{0,3}|[,，]\s*)(?:在|正在)(?:剪|做|写|排(?!查)|改|录|弄|查|译|审|描|对|算)"
 )
-_REPORTED = re.compile(r"[\u4e00-\u9fff](?:说|表示|反馈|称|告知)|\b(?:says?|said|according to|told (?:us|me))\b")
+_REPORTED = re.compile(
+    r"[\u4e00-\u9fff](?:说|表示|反馈|称|告知)|[\u4e00-\u9fff]那边|对方|\b(?:says?|said|according to|told (?:us|me))\b"
+)
 # ...unless it is over: a run that ended ("failed after 3 attempts", "gave up") or reached its total.
 _WORK_OVER = re.compile(
     r"failed after|gave up|stopped retrying|放弃|停止重试|已全部|全部完成|all done|\b100\s*%|(?<!\d)(\d+)\s*/\s*\1(?!\d)"
+    # the bot already told the person concerned: "在业扩队列排第 9，预计 7 月中旬接电，已短信通知他"
+    r"|已(?:短信|电话|邮件|微信)?(?:通知|告知|转告)(?:了)?(?:他|她|客户|家长|对方|本人)"
 )
 # An attempt that ended is a result: "尝试续费 3 次都被银行拒了，没再试".
 _ENDED = re.compile(r"失败|被拒|拒了|没再试|放弃|没成功|\bfailed\b|\bgave up\b|\bdeclined\b|\brejected\b")
@@ -416,7 +424,7 @@ def classify_noise(norm: str) -> str | None:
         return "empty"
     if _is_tool_hint(norm):
         return "tool_hint"
-    if len(norm) <= 200 and _COUNTER.search(norm) and _ONGOING.search(norm):
+    if len(norm) <= 200 and _COUNTER.search(norm) and _ONGOING.search(norm) and not _REPORTED.search(norm):
         return "progress"
     if _under_way(norm):
         return "progress"

@@ -143,6 +143,12 @@ def kind(text: str) -> str | None:
         ("Noted — I won't send renewal alerts for accounts under €5k ARR anymore.", "ack"),
         ("Got it, I'll remind you on Friday.", "progress"),  # "I'll ..." was progress already
         ("这笔 1200 元从哪个账户转，工资卡还是储蓄卡？", "question"),
+        # the bot's own work in a queue or under a progress header stays progress
+        ("进度：正在核对第 3/8 个文件", "progress"),
+        ("我的导出任务在队列排第 3，大概还要 5 分钟", "progress"),
+        ("我这边正在核对发票，进度：12/40 张", "progress"),
+        ("库存表正在同步到系统，A 区已经同步完，B 区进行中。", "progress"),
+        ("Payroll file: 212 employees loaded, tax tables next, then the bank export.", "progress"),
     ],
 )
 def test_noise_kinds(text: str, expected: str) -> None:
@@ -219,6 +225,10 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "git push to main succeeded: v2.4.1 is tagged and the release notes are up.",
         "Docker image api:1.8.0 built and pushed to the registry (312 MB, 2m08s).",
         "/srv/backups is 92% full: 41 GB left, the oldest snapshot is from March.",
+        # someone else's work in a progress header is news ("那边", "对方", "理赔员说")
+        "理赔进度：人保那边正在审核赵先生的医疗单据，理赔员说下周二前给结论。",
+        # a customer's place in a queue, already told to them
+        "张先生的新装申请在业扩队列排第 9，预计 7 月中旬接电，已短信通知他。",
     ],
 )
 def test_one_substantive_sentence_is_enough(text: str) -> None:
