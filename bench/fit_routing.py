@@ -42,6 +42,7 @@ from topic_dashboard.routing.compiler import compile_rules
 from topic_dashboard.routing.engine import evidence, feature_rows, matches, route_message, rules_score
 from topic_dashboard.routing.evaluation import load_eval_set, request_of
 from topic_dashboard.routing.semantic import LanguageCentring, build_index, cjk_share, message_text, rule_texts
+from topic_dashboard.rule_templates import TEMPLATES
 
 FITTING_SETS = sorted((ROOT / "bench/routing_sets/dev").glob("*.json")) + [
     ROOT / "tests/topic_dashboard/routing/eval_set.json",
@@ -250,6 +251,14 @@ def main() -> None:
                 stream_x.append(row)
                 stream_y.append(int(item["label"] != "result"))
                 stream_group.append(group)
+    # The shipped templates' own positive examples are results the stream model must never take for work
+    # still going (a refit without them took "对比 Postgres 与 SQLite 的并发写入：…" at 0.909).
+    for key, template in TEMPLATES.items():
+        for text in template["routing"]["examples"]["positive"]:
+            vector = centring.apply(embedder.embed([text])[0], text)
+            stream_x.append(noise_row(text, vector, noise_signals(content=text, title=None, message_type=None)))
+            stream_y.append(0)
+            stream_group.append(f"templates:{key}")
     embedder.save()
 
     # 3. Fit.

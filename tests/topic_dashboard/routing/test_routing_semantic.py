@@ -160,7 +160,7 @@ def test_conversation_is_not_published(index: SemanticIndex, content: str) -> No
     "content",
     [
         "Cut list calculating… 12 of 19 parts placed on the walnut sheets.",
-        "消毒记录正在录入系统，本周录完了周一到周三。",
+        "客户回访名单整理了前 40 位，剩下的我边打电话边补。",
         "等我一下，还在跟 venue 确认 stage plot，确认完再发给 percussion section。",
         "[12:04:33] INFO reminder_job: sent 14/40 appointment reminders",
     ],
