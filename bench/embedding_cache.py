@@ -22,10 +22,12 @@ class CachingEmbedder:
         self.model_id = self.inner.model_id
         self.path = path
         self.vectors: dict[str, npt.NDArray[np.float32]] = {}
+        self.forms: dict[str, npt.NDArray[np.float32]] = {}
         if path.exists():
             stored = pickle.loads(path.read_bytes())
             if stored.get("model_id") == self.model_id:
                 self.vectors = stored["vectors"]
+                self.forms = stored.get("forms", {})
         self.added = 0
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -38,7 +40,21 @@ class CachingEmbedder:
                 self.save()
         return np.stack([self.vectors[t] for t in texts]) if texts else np.zeros((0, 384), np.float32)
 
+    def embed_with_form(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.forms or t not in self.vectors]
+        if missing:
+            vectors, forms = self.inner.embed_with_form(missing)
+            for text, vector, form in zip(missing, vectors, forms, strict=True):
+                self.vectors[text] = np.asarray(vector, dtype=np.float32)
+                self.forms[text] = np.asarray(form, dtype=np.float32)
+            self.added += len(missing)
+            if self.added >= 200:
+                self.save()
+        if not texts:
+            return np.zeros((0, 384), np.float32), np.zeros((0, 384), np.float32)
+        return np.stack([self.vectors[t] for t in texts]), np.stack([self.forms[t] for t in texts])
+
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_bytes(pickle.dumps({"model_id": self.model_id, "vectors": self.vectors}))
+        self.path.write_bytes(pickle.dumps({"model_id": self.model_id, "vectors": self.vectors, "forms": self.forms}))
         self.added = 0

@@ -199,9 +199,11 @@ TEMPLATES: dict[str, dict[str, Any]] = {
             "include_when": [
                 "production service down or unreachable for users; requests failing",
                 "error rate, latency, disk, memory or CPU over the alert threshold",
+                "a production database or server almost out of disk, memory or connections; on-call paged",
                 "PagerDuty or Prometheus alert firing, severity P0/P1",
                 "线上服务宕机、无法访问或大量请求失败",
                 "错误率、延迟、磁盘、内存或 CPU 超过告警阈值，触发 P0/P1 告警",
+                "生产数据库或服务器的磁盘、内存或连接数快要耗尽，已呼叫值班",
             ],
             "exclude_when": [
                 "incident resolved or service recovered, back to normal, nothing left to do",
@@ -234,6 +236,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
             "include_when": [
                 "production service down or unreachable for users; requests failing",
                 "error rate, latency, disk, memory or CPU over the alert threshold",
+                "a production database or server almost out of disk, memory or connections; on-call paged",
                 "PagerDuty or Prometheus alert firing, severity P0/P1",
             ],
             "exclude_when": [
@@ -266,6 +269,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
             "include_when": [
                 "线上服务宕机、无法访问或大量请求失败",
                 "错误率、延迟、磁盘、内存或 CPU 超过告警阈值",
+                "生产数据库或服务器的磁盘、内存或连接数快要耗尽，已呼叫值班",
                 "PagerDuty 或 Prometheus 告警正在触发，级别 P0/P1",
             ],
             "exclude_when": [

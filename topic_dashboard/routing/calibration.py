@@ -79,9 +79,12 @@ class TextModel:
     weights: Vector  # the message vector's part, then NOISE_SIGNALS
     bias: float
     threshold: float  # at or above it, the message is not published
+    reads: str = "meaning"  # which part of a message's reading: "meaning", or "form+meaning" (all of it)
 
-    def probability(self, grams: dict[int, float], vector: Vector, signals: Sequence[float]) -> float:
-        """`grams` is `ngram_features(text)`, computed once for every model that reads the message."""
+    def probability(self, grams: dict[int, float], reading: Vector, signals: Sequence[float]) -> float:
+        """`grams` is `ngram_features(text)`, computed once for every model that reads the message;
+        `reading` is the message's form vector and then its meaning vector (engine.evidence)."""
+        vector = reading if self.reads == "form+meaning" else reading[len(reading) // 2 :]
         x = np.concatenate([vector, np.asarray(signals, dtype=np.float32)])
         weighted = sum(self.ngram_weights[i] * v for i, v in grams.items())
         return _sigmoid(float(x @ self.weights) + float(weighted) + self.bias)
@@ -97,6 +100,7 @@ class TextModel:
             weights=np.asarray(raw[f"{prefix}_weights"], dtype=np.float32),
             bias=float(raw[f"{prefix}_bias"]),
             threshold=float(raw[f"{prefix}_threshold"]),
+            reads=str(raw.get(f"{prefix}_reads", "meaning")),
         )
 
 
@@ -111,6 +115,7 @@ class Calibration:
     centring: LanguageCentring
     fitted_on: tuple[str, ...]
     lone_other: tuple[float, float] = (0.0, 0.0)  # a lone topic's rival: the median runner-up (best, centroid)
+    model: str = ""  # the embedding model (model_id) whose vectors it was fitted on
 
     def topic_utility(self, features: Sequence[float]) -> float:
         return float(sum(w * f for w, f in zip(self.topic_weights, features, strict=True)))
@@ -217,4 +222,5 @@ def from_dict(raw: dict[str, Any]) -> Calibration:
         ),
         fitted_on=tuple(raw["fitted_on"]),
         lone_other=(float(raw.get("lone_topic_other", [0, 0])[0]), float(raw.get("lone_topic_other", [0, 0])[1])),
+        model=str(raw.get("model", "")),
     )

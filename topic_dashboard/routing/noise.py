@@ -93,7 +93,10 @@ _ACK = re.compile(
     r"(?:the )?(?:task|job|request|work|all)(?: is| has been)? (?:complete|completed|done|finished)|"
     r"(?:your )?(?:request|message|task)s? (?:has been |have been |was |is )?(?:received|accepted|queued)"
     r"(?: and (?:is|are) being processed)?)$"
-    r"|^(?:\S{0,20}?\s*)?(?:已|已经)?(?:上传|保存|下载|发送|提交|接收|删除|复制|写入|导入|导出|创建|更新|"
+    # a file name or a generic object before the verb ("report.pdf 上传成功", "文件保存完成"); a named
+    # thing with where it went ("营业执照年报已经在公示系统提交完成") is a result, not an acknowledgement
+    r"|^(?:[\x21-\x7e]{1,20}\s*|(?:文件|图片|照片|附件|消息|数据|内容|资料|表格|文档|它|这个|那个|都)\s*)?"
+    r"(?:已|已经)?(?:上传|保存|下载|发送|提交|接收|删除|复制|写入|导入|导出|创建|更新|"
     r"重命名|移动)(?:成功|完成|好了|完毕)(?:了)?$"
     r"|^(?:已|已经)(?:上传|保存|下载|发送|提交|收到|创建|更新|写入)(?:了)?\s*\S{0,20}$"
     r"|^(?:文件|图片|照片|附件|消息|数据|内容|请求|任务|资料|表格|文档|它|这个|那个|都)?(?:已|已经)(?:上传|保存|下载|发送|提交|收到|创建|更新|写入|删除)(?:了)?(?:成功|完成|好了|完毕)?$"
@@ -196,7 +199,7 @@ _HALF_DONE = re.compile(
 # "the rest" ("Grading essays: 11 of 28 finished", "合同审了一半", "藏品照片还在上传，已传完一半",
 # "Continuing with the rest of the catalog entries", "订单表正在生成中，请稍等～").
 _GOING = re.compile(
-    r"正在|进行中|(?<![个人位家户])还在|仍在|跑着呢|在跑|[\u4e00-\u9fff]中[……～~]*$|[\u4e00-\u9fff]中(?=[，,])|了一半|^继续"
+    r"正在|进行中|(?<![个人位家户])还在|仍在|跑着呢|在跑|[\u4e00-\u9fff]中[……～~]*$|[\u4e00-\u9fff]中(?=[，,])|(?<![付交退赔垫])了一半|^继续"
     r"|[我你他她]们?在(?:看|读|查|改|做|写|弄|排|整理|处理|核对|翻译|审|算|录|修|剪|导出|上传|下载)"
     r"|^(?:(?:i'?m|we'?re|i am|we are)\s+)?(?:(?:still|now|currently|just)\s+)?[a-z]+ing\b|^continuing\b|\bin progress\b"
 )

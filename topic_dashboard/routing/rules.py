@@ -84,13 +84,19 @@ def _text_list(value: Any, field: str, max_chars: int) -> list[str]:
 
 
 def _matchable(texts: list[str], field: str) -> None:
-    """Refuse conditions with nothing to match on: no letters at all ("!!!"), or a lone filler word
-    ("的"). A longer condition the word matcher cannot use ("No-show 记录" once was) still counts:
-    the embedding model matches it by meaning."""
-    from topic_dashboard.routing.conditions import parse_condition  # jieba loads lazily
+    """Refuse conditions with nothing to match on: no letters at all ("!!!"), or only filler words
+    ("的", "是的", "a"). A condition the word matcher cannot use still counts ("No-show 记录" once
+    was; "断货", out of stock, splits into two single characters): the embedding model matches it
+    by meaning."""
+    from topic_dashboard.routing.conditions import STOP_ZH, parse_condition  # jieba loads lazily
+    from topic_dashboard.routing.text import STOP_EN
 
     for i, text in enumerate(texts):
-        if not any(ch.isalnum() for ch in text) or (len(text.strip()) <= 3 and not parse_condition(text).alts):
+        letters = [ch for ch in text if ch.isalnum()]
+        filler = all(ch in STOP_ZH for ch in letters if not ch.isascii()) and all(
+            word in STOP_EN for word in re.findall(r"[a-z0-9]+", text.lower())
+        )
+        if not letters or (len(text.strip()) <= 3 and filler and not parse_condition(text).alts):
             raise _invalid(f"{field}[{i}] {text!r} has no words to match on", f"{field}[{i}]")
 
 

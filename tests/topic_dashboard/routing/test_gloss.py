@@ -70,7 +70,7 @@ def test_descriptions_get_a_glossed_row_and_examples_do_not(embedder: E5Embedder
     assert INTO_CHINESE in set(shipping.row_kinds)
     assert refunds.include_matrix.shape[0] == len(refunds.includes) == len(refunds.row_kinds)
     # an English message meets the Chinese rule through its gloss more closely than through the rule itself
-    vector = index.embed_message("Refund request for order 5521 approved.")
+    vector = index.embed_message("Refund request for order 5521 approved.").meaning
     sims = refunds.include_matrix @ vector
     original = max(s for s, k in zip(sims, refunds.row_kinds, strict=True) if k == 0)
     assert similarities(index, vector)["refunds"].into_english > original - 0.05

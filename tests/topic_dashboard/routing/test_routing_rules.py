@@ -78,6 +78,8 @@ def test_a_single_condition_string_is_read_as_a_list() -> None:
         ({"include_when": ["股票", 3]}, "include_when[1]"),
         ({"include_when": ["股票", "外汇", "   "]}, "include_when[2]"),
         ({"include_when": ["的"]}, "include_when[0]"),
+        ({"include_when": ["库存", "是的"]}, "include_when[1]"),
+        ({"exclude_when": ["a"]}, "exclude_when[0]"),
         ({"include_when": {"a": 1}}, "include_when"),
         ({"exclude_when": ["x" * 501]}, "exclude_when[0]"),
         ({"examples": {"positive": [""]}}, "examples.positive[0]"),
@@ -94,6 +96,14 @@ def test_errors_point_at_the_field(patch: dict[str, Any], field: str) -> None:
     error = invalid({**FINANCE, **patch})
     assert error.field == field
     assert error.to_dict()["field"] == field
+
+
+@pytest.mark.parametrize("condition", ["断货", "催单", "OK", "5xx"])
+def test_a_short_condition_the_word_matcher_cannot_split_is_still_a_condition(condition: str) -> None:
+    """ "断货" (out of stock) and "催单" (chasing an order) segment into single characters the word
+    matcher skips; they are words an owner writes, and the embedding model reads them (a blind set's
+    owner wrote "断货", and the whole bot's rules were refused)."""
+    assert validate_routing({"include_when": [condition]}).include_when == [condition]
 
 
 def test_priority_accepts_whole_floats_and_null_means_default() -> None:

