@@ -267,10 +267,10 @@ def main() -> None:
     w = fit_choice(weighted(choice_rows, args.design_weight))
     x, y = np.array(noise_x, dtype=np.float32), np.array(noise_y, dtype=np.float32)
     # A row holds the n-grams, the message's reading (its form vector, then its meaning vector) and the
-    # signals; both models read all of it. Measured on the corpora (fitted on): with both parts the noise
-    # model published 33 of their 509 other noise (60 reading the meaning alone, 48 the form alone) and
-    # kept 1,444 of their 1,449 results (1,445 either way); the five it drops are terse results written
-    # like an acknowledgement ("已加白名单 ✔️", "发好了，去邮箱看看吧。").
+    # signals; both models read all of it. Measured on the corpora (fitted on): with both parts the models
+    # published 33 of their 509 other noise (60 with the noise model on the meaning alone) and kept 1,444
+    # of their 1,449 results (1,445); the five dropped are terse results written like an acknowledgement
+    # ("已加白名单 ✔️", "发好了，去邮箱看看吧。"). docs/ROUTING.md, "The form vector".
     nw = fit_logistic(x, y, l2=NOISE_L2, steps=1500)
     threshold = NOISE_THRESHOLD
     print(f"noise model: {int(y.sum())} noise / {int((1 - y).sum())} results; threshold {threshold}")
