@@ -149,9 +149,12 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="also print leave-one-set-out accuracy")
     parser.add_argument("--cv", action="store_true", help="also cross-validate the noise model (slow)")
     parser.add_argument("--design-weight", type=int, default=DESIGN_WEIGHT, help="see DESIGN_WEIGHT")
+    parser.add_argument("--hold", default="", help="fitting sets to leave out (comma-separated stems; experiments)")
     args = parser.parse_args()
+    held = set(args.hold.split(",")) if args.hold else set()
+    fitting_sets = [path for path in FITTING_SETS if path.stem not in held]
     embedder = CachingEmbedder()
-    docs = {path: json.loads(path.read_text(encoding="utf-8")) for path in FITTING_SETS}
+    docs = {path: json.loads(path.read_text(encoding="utf-8")) for path in fitting_sets}
     corpus = [item for path in NOISE_CORPORA for item in json.loads(path.read_text(encoding="utf-8"))["items"]]
 
     # 1. Language means: every text we fit on, raw vectors split by language.
@@ -293,7 +296,7 @@ def main() -> None:
     out = {
         "about": "Fitted by bench/fit_routing.py on the dev sets and design-subject sets; never on the blind sets.",
         "model": embedder.model_id,
-        "fitted_on": [str(p.relative_to(ROOT)) for p in FITTING_SETS]
+        "fitted_on": [str(p.relative_to(ROOT)) for p in fitting_sets]
         + [str(path.relative_to(ROOT)) for path in STREAM_CORPORA],
         "topic_features": list(TOPIC_FEATURES),
         "topic_weights": [round(float(v), 5) for v in w[:-1]],

@@ -174,9 +174,9 @@ def feature_rows(
 def evidence(
     compiled: CompiledRules, request: RouteRequest, semantic: SemanticIndex | None
 ) -> tuple[list[TopicScore], Vector | None, dict[str, TopicSimilarity] | None, str | None]:
-    """What a decision weighs: the rule scores, the message's form vector (what the noise and stream
-    models read) and its similarities to the topics (both None without the model) and the noise
-    patterns' verdict. `route_message` decides from it; the
+    """What a decision weighs: the rule scores, the message's reading (its form vector, then its
+    meaning vector: what the noise and stream models read), its similarities to the topics (both
+    None without the model) and the noise patterns' verdict. `route_message` decides from it; the
     calibration is fitted on it."""
     message = analyse(compiled, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
