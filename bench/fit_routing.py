@@ -312,8 +312,6 @@ def main() -> None:
         "noise_weights": [round(float(v), 5) for v in nw[NGRAM_DIM:-1]],
         "noise_bias": round(float(nw[-1]), 5),
         "noise_threshold": round(threshold, 4),
-        "noise_reads": "form+meaning",
-        "stream_reads": "form+meaning",
         "stream_ngram_weights": [round(float(v), 4) for v in sw[:NGRAM_DIM]],
         "stream_weights": [round(float(v), 5) for v in sw[NGRAM_DIM:-1]],
         "stream_bias": round(float(sw[-1]), 5),

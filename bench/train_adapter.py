@@ -35,6 +35,7 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.fit_routing import FITTING_SETS, LANGUAGE_ALPHA
 from topic_dashboard.routing.e5_runtime import (
     QUERY_PREFIX,
     E5File,
@@ -44,14 +45,8 @@ from topic_dashboard.routing.e5_runtime import (
     bundled_model_path,
 )
 from topic_dashboard.routing.evaluation import load_eval_set
-from topic_dashboard.routing.semantic import cjk_share, message_text, rule_texts
+from topic_dashboard.routing.semantic import OWNER_CENTRING, LanguageCentring, cjk_share, message_text, rule_texts
 
-DEV = sorted((ROOT / "bench/routing_sets/dev").glob("*.json"))
-DESIGN = [
-    ROOT / "tests/topic_dashboard/routing/eval_set.json",
-    ROOT / "tests/topic_dashboard/routing/eval_set_alt.json",
-    ROOT / "tests/topic_dashboard/routing/eval_set_blind.json",
-]
 MAX_TOKENS = 48  # message_text cuts at about 32 model tokens; rule texts are short
 OUT = ROOT / "topic_dashboard/routing/fitted/e5_adapter.npz"
 # Chosen on two held-out folds of three dev sets each (docs/ROUTING.md, "The topic adapter").
@@ -143,8 +138,7 @@ class Inputs:
         return torch.from_numpy(x), torch.from_numpy(valid)
 
 
-def embed(enc: Encoder, inputs: Inputs, texts: list[str], train_from: int = 99) -> np.ndarray:
-    out = []
+def embed(enc: Encoder, inputs: Inputs, texts: list[str]) -> np.ndarray:
     order = sorted(range(len(texts)), key=lambda i: len(inputs.ids(texts[i])))
     vecs: dict[int, np.ndarray] = {}
     with torch.no_grad():
@@ -188,28 +182,24 @@ def load(path: Path) -> dict[str, Any]:
     return {"name": path.stem, "topics": owned, "messages": messages, "inbox": inbox}
 
 
-def centre(v: np.ndarray, texts: list[str], means: tuple[np.ndarray, np.ndarray], alpha: float = 0.8) -> np.ndarray:
-    share = np.array([cjk_share(t) for t in texts])[:, None]
-    out = v - alpha * (share * means[0] + (1 - share) * means[1])
-    return out / np.linalg.norm(out, axis=1, keepdims=True)
+def centre(v: np.ndarray, texts: list[str], centring: LanguageCentring) -> np.ndarray:
+    return np.stack([centring.apply(row, text) for row, text in zip(v, texts, strict=True)])
 
 
-def evaluate(
-    enc: Encoder, inputs: Inputs, sets: list[dict[str, Any]], means: tuple[np.ndarray, np.ndarray]
-) -> dict[str, Any]:
+def evaluate(enc: Encoder, inputs: Inputs, sets: list[dict[str, Any]], centring: LanguageCentring) -> dict[str, Any]:
     right = total = 0
     by_variant: dict[str, list[int]] = {}
     per_set = {}
     for s in sets:
         keys = list(s["topics"])
         texts = [t for k in keys for t in s["topics"][k]]
-        tv = centre(embed(enc, inputs, texts), texts, means)
+        tv = centre(embed(enc, inputs, texts), texts, centring)
         spans, at = [], 0
         for k in keys:
             spans.append((at, at + len(s["topics"][k])))
             at += len(s["topics"][k])
         cents = np.stack([tv[a:b].mean(0) / np.linalg.norm(tv[a:b].mean(0)) for a, b in spans])
-        owner = 0.5 * cents.mean(0)
+        owner = OWNER_CENTRING * cents.mean(0)
 
         def oc(m: np.ndarray, owner: np.ndarray = owner) -> np.ndarray:
             m = m - owner
@@ -217,7 +207,7 @@ def evaluate(
 
         tv2, cents2 = oc(tv), oc(cents)
         mt = [m for m, _, _ in s["messages"]]
-        mv = oc(centre(embed(enc, inputs, mt), mt, means))
+        mv = oc(centre(embed(enc, inputs, mt), mt, centring))
         sims = mv @ tv2.T
         csim = mv @ cents2.T
         ok = 0
@@ -240,13 +230,14 @@ def evaluate(
     }
 
 
-def language_means(enc: Encoder, inputs: Inputs, sets: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+def language_means(enc: Encoder, inputs: Inputs, sets: list[dict[str, Any]]) -> LanguageCentring:
+    """Language centring as fit_routing makes it, from the training sets' texts under this encoder."""
     texts = sorted(
         {t for s in sets for ts in s["topics"].values() for t in ts} | {m for s in sets for m, _, _ in s["messages"]}
     )
     v = embed(enc, inputs, texts)
     share = np.array([cjk_share(t) for t in texts])
-    return v[share > 0.8].mean(0), v[share < 0.2].mean(0)
+    return LanguageCentring(v[share > 0.8].mean(0), v[share < 0.2].mean(0), LANGUAGE_ALPHA)
 
 
 def main() -> None:
@@ -271,15 +262,15 @@ def main() -> None:
     f = E5File(bundled_model_path())
     enc, inputs = Encoder(f, args.rank, args.train_from), Inputs(f)
     hold = set(args.hold.split(",")) if args.hold else set()
-    all_sets = [load(p) for p in DEV + DESIGN]
+    all_sets = [load(p) for p in FITTING_SETS]
     train = [s for s in all_sets if s["name"] not in hold]
     test = [s for s in all_sets if s["name"] in hold]
     print("train", [s["name"] for s in train], sum(len(s["messages"]) for s in train), "messages")
     print("test", [s["name"] for s in test], sum(len(s["messages"]) for s in test), "messages")
     t0 = time.time()
-    means = language_means(enc, inputs, train)
+    centring = language_means(enc, inputs, train)
     if test:
-        print("before", json.dumps(evaluate(enc, inputs, test, means)), f"{time.time() - t0:.0f}s", flush=True)
+        print("before", json.dumps(evaluate(enc, inputs, test, centring)), f"{time.time() - t0:.0f}s", flush=True)
     params = [
         p
         for i, m in enumerate(enc.layers)
@@ -332,10 +323,10 @@ def main() -> None:
                 )
         enc.eval()
         if test:
-            means = language_means(enc, inputs, train)
+            centring = language_means(enc, inputs, train)
             print(
                 f"after epoch {epoch}",
-                json.dumps(evaluate(enc, inputs, test, means)),
+                json.dumps(evaluate(enc, inputs, test, centring)),
                 f"{time.time() - t0:.0f}s",
                 flush=True,
             )
@@ -347,8 +338,8 @@ def main() -> None:
                     for part in ("q", "k", "v", "ao", "fi", "fo"):
                         w = getattr(m, part + "_w")
                         w.copy_(q4_roundtrip(w))
-        means = language_means(enc, inputs, train)
-        print("after Q4 round trip", json.dumps(evaluate(enc, inputs, test, means)), flush=True)
+        centring = language_means(enc, inputs, train)
+        print("after Q4 round trip", json.dumps(evaluate(enc, inputs, test, centring)), flush=True)
     if args.write:
         if not args.rank:
             raise SystemExit("--write takes a LoRA adapter (--rank > 0)")

@@ -76,16 +76,14 @@ class TextModel:
     """A logistic model on a message's hashed n-grams, its vector and NOISE_SIGNALS."""
 
     ngram_weights: Vector  # one per hashed n-gram bucket
-    weights: Vector  # the message vector's part, then NOISE_SIGNALS
+    weights: Vector  # the message's reading (form vector, then meaning vector), then NOISE_SIGNALS
     bias: float
     threshold: float  # at or above it, the message is not published
-    reads: str = "meaning"  # which part of a message's reading: "meaning", or "form+meaning" (all of it)
 
     def probability(self, grams: dict[int, float], reading: Vector, signals: Sequence[float]) -> float:
         """`grams` is `ngram_features(text)`, computed once for every model that reads the message;
         `reading` is the message's form vector and then its meaning vector (engine.evidence)."""
-        vector = reading if self.reads == "form+meaning" else reading[len(reading) // 2 :]
-        x = np.concatenate([vector, np.asarray(signals, dtype=np.float32)])
+        x = np.concatenate([reading, np.asarray(signals, dtype=np.float32)])
         weighted = sum(self.ngram_weights[i] * v for i, v in grams.items())
         return _sigmoid(float(x @ self.weights) + float(weighted) + self.bias)
 
@@ -100,7 +98,6 @@ class TextModel:
             weights=np.asarray(raw[f"{prefix}_weights"], dtype=np.float32),
             bias=float(raw[f"{prefix}_bias"]),
             threshold=float(raw[f"{prefix}_threshold"]),
-            reads=str(raw.get(f"{prefix}_reads", "meaning")),
         )
 
 
