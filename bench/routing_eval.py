@@ -56,8 +56,16 @@ def main() -> None:
     parser.add_argument("--errors", action="store_true", help="list every wrong decision of the engine")
     parser.add_argument("--sets", choices=("design", "dev", "blind", "all"), default="all")
     parser.add_argument("--rules-only", action="store_true", help="skip the embedding model")
+    parser.add_argument(
+        "--only", help="comma-separated set names (file stems) to run, e.g. to keep a frozen batch unrun"
+    )
+    parser.add_argument("--skip", help="comma-separated set names (file stems) not to run")
     args = parser.parse_args()
     chosen = {"design": DESIGN, "dev": DEV, "blind": BLIND, "all": {**DESIGN, **DEV, **BLIND}}[args.sets]
+    if args.only:
+        chosen = {t: p for t, p in chosen.items() if p.stem in args.only.split(",")}
+    if args.skip:
+        chosen = {t: p for t, p in chosen.items() if p.stem not in args.skip.split(",")}
     embedder = None
     if not args.rules_only:
         from bench.embedding_cache import CachingEmbedder

@@ -49,6 +49,20 @@ _TOOL_LEAD = re.compile(
     r"(?:git|npm|pip|pnpm|yarn)\s+(?:push|pull|clone|install|run|checkout|fetch)\b)"
     r"(?!.{0,60}(?:succeeded|failed|done|built|pushed|deployed|完成|成功|失败)))"
 )
+# More ways a bot says which tool it is about to use: somewhere to look ("我去 Meraki 后台看一下",
+# "让我在售票系统里看一眼", "我先用运维后台查一下", "用房贷计算器算一下：…"), a chain of clicks or a call
+# with its parameters ("打开 Opera PMS → 房态图 → 8月15日", "计算个税 ▸ 工资=18500", "检索 PubMed：关键词「…」"),
+# a command line ("lark-cli msg send --chat …", "执行：gedcom-merge a.ged b.ged"), an agent framework's trace.
+_TOOL_LEAD_MORE = re.compile(
+    r"^(?:我|让我|我来|我去|我先|先|再)?(?:先|再)?(?:去|用|在|到)\s*[^，,。]{1,24}?(?:查|搜|检索|翻|看|算|跑)"
+    r"(?:一下|一眼|一遍|搜|看)(?![^，,。]{0,6}(?:了|过))"
+    r"|^(?:调用|执行|检索|拉取|打开|计算|查询|搜索)\s*[^，,。]{0,30}?(?:→|▸|｜|\|)"
+    r"|^(?:调用|执行|检索|搜索|查询)\s*[^，,。:：]{0,30}?[:：]\s*[^。]{0,60}?(?:=|「|关键词|参数|条件)"
+    r"|^(?:执行|运行)\s*[:：]\s*[a-z]"
+    r"|^[a-z][\w-]*(?:-cli|ctl)\s+[a-z]|^[a-z][\w.-]+\s+(?:[a-z][\w.-]*\s+){0,3}--[a-z][\w-]*"
+    r"|^>\s*entering new \w+ chain|^【(?:工具|调用|函数)】"
+    r"|^googling\b|^using (?:the )?[^,.]{1,30}? (?:tool|api|cli|plugin|integration) to (?:look up|check|find|search|pull|fetch|query)\b"
+)
 _TOOL_JSON = re.compile(
     r'^\{\s*"(?:tool|function|name|tool_name|action|fn|method|call|cmd|command|plugin|api|工具|函数|动作)"\s*:'
 )
@@ -60,7 +74,7 @@ _PROGRESS_LEAD = re.compile(
     r"|^我们?(?:(?:已经|已|现在|正|先|马上|这就|立即|立刻|将|会|继续|再)+(?:来|去|帮你|为你|给你|帮您|为您|给您)?|"
     r"(?:来|去|帮你|为你|给你|帮您|为您|给您))"
     r"\S{0,4}?(?:处理|搜索|查|找|分析|整理|看|生成|下载|读取|获取|拉取|运行|执行|计算|检查|准备|汇总|总结|写|"
-    r"翻译|跑|抓取|确认|核实|对比|研究)"
+    r"翻译|跑|抓取|确认|核实|对比|研究)(?![了过完好])"  # "我去药房查了一下，…还有 12 盒" is done
     r"|^(?:i'?ve|i have|we'?ve|we have)\s+(?:just\s+|already\s+)?(?:started|begun|kicked off)\b"
     r"|^(?:i'?m|i am|we'?re|we are)?\s*(?:(?:now|currently|still|just|already)\s+)*"
     r"(?:starting|started|working|looking|checking|searching|fetching|running|analy[sz]ing|processing|"
@@ -177,7 +191,7 @@ _COUNTER = re.compile(
     r"|\b\d+ (?:of|/) \d+ (?:done|processed|checked|scanned)\b"
 )
 _ONGOING = re.compile(
-    r"[:：]\s*[a-z]+ing\b|正在|处理中|进行中|还在|稍后|接下来|\bnext\b|\bnow (?:checking|running|fetching|pulling|uploading|processing)\b"
+    r"[:：]\s*[a-z]+ing\b|正在|处理中|进行中|还在|稍后|接下来|\bnext\b|\bnow [a-z]{3,}ing\b"
     r"|\b\w+ing\b[^.!?。！？]{0,40}(?:…|\.{3})|(?:…|\.{3})\s*\d{1,3}(?:\.\d)?\s*%"
 )
 
@@ -279,7 +293,7 @@ _WORK_GOING = re.compile(
     r"|剪辑|收集|编目|迁移|扫描|比对|匹配|校对|collecting|parsing|syncing|loading)\s?中(?![心国文间级断])"
     r"|(?:现在|正在|接下来|然后)(?:在)?(?:做|发|导|排|处理|同步|弄|整理|核对|算|剪|写|录)\S{0,3}?第?\S{0,2}?"
     r"(?:批|部分|轮|集|章|步)"
-    r"|\b(?:working on|now on|moving on to|starting on|now doing) (?:the )?(?:next|second|third|last|remaining|"
+    r"|\b(?:working on|now on|moving on to|starting on|now doing) (?:the )?(?:next|other|second|third|last|remaining|"
     r"rest|day \d+|part \d+|step \d+|batch \d+|section \d+)\b|\bworking through [a-z]\W"
     r"|(?:等会儿?|待会儿?|稍后|晚点|一会儿?)(?:发|给|同步|回复)(?:你|您)|(?:弄完|做完|搞完)就|剩下的继续|继续往[下后](?:看|翻|查|做|弄|整理|核对)"
     r"|[,，;—]\s*continuing\.?$|\bcontinuing with the rest\b|(?:完成|跑|做|看|审)到?一半"
@@ -290,6 +304,17 @@ _WORK_GOING = re.compile(
     r"|下一步(?:我)?(?:会|再|就)?(?:把|对比|核对|整理|发|做|处理|查|算|排)"
     r"|到第\s*\d+\s*\S{0,2}了?[,，]\s*(?:一共|共|总共)\s*\d+|第\s*\d+\s*步\s*[(（]\s*共\s*\d+\s*步"
     r"|剩下\s*\S{0,4}\s*继续|^(?:马上好|马上就好|快好了)|[,;]\s*(?:now )?working on\b|\b[a-z]{3,}ing \d+ of \d+\b"
+    # the bot looking something up now and promising word later: "Checking the typhoon track… will update
+    # in 10 min", "Checking with Dr. Huang before I confirm the referral — will get back to you"
+    r"|^(?:(?:i'?m|we'?re)\s+)?(?:still\s+)?(?:checking|looking (?:into|up|at)|verifying|confirming|asking|calling|"
+    r"pulling|fetching|searching|going through|reviewing)\b.{0,160}\b(?:will|i'?ll|i will|we'?ll)\s+(?:update|"
+    r"report back|get back|circle back|let you know|follow up|ping you|message you)\b"
+    # the bot at work, said first: "在给下周排班，周一到周三排完了", "在核对押金退款，退了 4 个",
+    # "周测卷在批，数学批完 18 份", "发票在开，已开 3 家诊所", "催款邮件文案在写：标题定了"
+    r"|^我?还?在给[^，,。]{1,20}?(?:排|办|建|做|写|整理|更新|算|开|录|拍)"
+    r"|^我?还?在(?:批|排(?!查)|核对|写|做|整理|处理|更新|拍|算|弄|改|录|翻)"
+    r"|^(?![^，,。]*(?:说|表示|反馈|那边))[^，,。：:]{1,24}?(?<![现存正实所还])在(?:写|开|更新|批|做|算|排(?!查)|整理|核对|处理|弄|改|录|拍|上传|生成|剪)"
+    r"(?:了|着)?\s*[，,：:]"
     # the steps still ahead, in order: "212 employees loaded, tax tables next, then the bank export"
     r"|[,;]\s*[a-z][a-z ]{2,30} next,? then (?:the )?[a-z]"
 )
@@ -310,7 +335,7 @@ _REPORTED = re.compile(
 )
 # ...unless it is over: a run that ended ("failed after 3 attempts", "gave up") or reached its total.
 _WORK_OVER = re.compile(
-    r"failed after|gave up|stopped retrying|放弃|停止重试|已全部|全部完成|all done|\b100\s*%|(?<!\d)(\d+)\s*/\s*\1(?!\d)"
+    r"failed after|gave up|stopped retrying|放弃|停止重试|已经?全部|全部完成|all done|\b100\s*%|(?<!\d)(\d+)\s*/\s*\1(?!\d)"
     # the bot already told the person concerned: "在业扩队列排第 9，预计 7 月中旬接电，已短信通知他"
     r"|已(?:短信|电话|邮件|微信)?(?:通知|告知|转告)(?:了)?(?:他|她|客户|家长|对方|本人)"
 )
@@ -380,7 +405,7 @@ def _is_tool_hint(norm: str) -> bool:
     parts = [p.strip() for p in re.split(r"\),\s*", norm)]
     if all(_TOOL_CALL.match(p if i == len(parts) - 1 else p + ")") for i, p in enumerate(parts)):
         return True
-    return bool(_TOOL_LEAD.match(norm))
+    return bool(_TOOL_LEAD.match(norm) or _TOOL_LEAD_MORE.match(norm))
 
 
 # "3/8 步" leading a sentence: a count short of its total ("9/9 个…已核完" is a result)

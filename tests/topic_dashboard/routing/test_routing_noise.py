@@ -149,6 +149,27 @@ def kind(text: str) -> str | None:
         ("我这边正在核对发票，进度：12/40 张", "progress"),
         ("库存表正在同步到系统，A 区已经同步完，B 区进行中。", "progress"),
         ("Payroll file: 212 employees loaded, tax tables next, then the bank export.", "progress"),
+        # the bot looking something up now and promising word later; a step done and the next one now
+        ("Checking the ferry timetable for Sunday… will update in 10 min.", "progress"),
+        ("Checking with Dr. Huang before I confirm the referral — will get back to you.", "progress"),
+        ("Step 2/4 done: imported 36 invoices. Now matching them against the bank feed.", "progress"),
+        ("Intake form for patient 1 done, moving on to the other 3 new patients now.", "progress"),
+        # the bot at work, said first in Chinese
+        ("在核对押金退款，退了 4 个，还剩 3 个", "progress"),
+        ("在给下周排班，周一到周三排完了", "progress"),
+        ("发票在开，已开 3 家诊所，还有 4 家，开完统一发", "progress"),
+        ("催款邮件文案在写：标题定了，正文还很粗糙。", "progress"),
+        # a tool named in plain words, a chain of clicks, a call with parameters, a command line, a trace
+        ("我先用运维后台查一下 A-12 最后一次还车的位置。", "tool_hint"),
+        ("让我在售票系统里看一眼 3 月 9 日那场还剩多少座位。", "tool_hint"),
+        ("打开 Opera PMS → 房态图 → 8月15日，筛选条件：海景房、可售", "tool_hint"),
+        ("计算个税 ▸ 工资=18500，专项附加扣除=2000", "tool_hint"),
+        ("检索 PubMed：关键词「跟腱炎 离心训练」，时间范围 2019–2024", "tool_hint"),
+        ("执行：gedcom-merge chen_v3.ged chen_lin.ged -o merged.ged", "tool_hint"),
+        ("lark-cli msg send --chat nurses --text 'night shifts open'", "tool_hint"),
+        ("> Entering new AgentExecutor chain...", "tool_hint"),
+        ("Using the Square tool to look up yesterday's refunds.", "tool_hint"),
+        ("Googling 'escape room team building packages' to compare prices", "tool_hint"),
     ],
 )
 def test_noise_kinds(text: str, expected: str) -> None:
@@ -227,6 +248,15 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "/srv/backups is 92% full: 41 GB left, the oldest snapshot is from March.",
         # someone else's work in a progress header is news ("那边", "对方", "理赔员说")
         "理赔进度：人保那边正在审核赵先生的医疗单据，理赔员说下周二前给结论。",
+        # someone else still at work, said first; a lookup that is over; a step count at its total
+        "宠物医院说小橘的术后化验还在做，结果周五才出。它目前精神和食欲都正常。",
+        "我去药房查了一下，阿莫西林还有 12 盒。",
+        "现在在做的那批蛋糕已经全部装箱发走。",
+        "在淘宝上下单成功，明天到。",
+        "Checked with the landlord: he will update the lease by Friday.",
+        "Checking account balance is $4,200; savings $12,000.",
+        "Step 4/4 done: all 36 CVs scored, shortlist of 5 attached.",
+        "用计算器核了一遍：总价 380 万，首付 114 万。",
         # a customer's place in a queue, already told to them
         "张先生的新装申请在业扩队列排第 9，预计 7 月中旬接电，已短信通知他。",
     ],
