@@ -52,6 +52,7 @@ FITTING_SETS = sorted((ROOT / "bench/routing_sets/dev").glob("*.json")) + [
 # progress_vs_result_3.json (progress, tool hints and finished look-alikes) taught the patterns in
 # routing/noise.py, not this model: fitted with it, the model published more of the other noise
 # (dev sets 4 -> 10 of 411) and caught no more progress than the patterns already do.
+# Since session 31 the other corpora's finished results (not their progress or tool hints) join it.
 NOISE_CORPORA = sorted((ROOT / "bench/routing_training").glob("noise_vs_result*.json"))
 # The stream model (progress reports and tool hints vs finished results) learns from every corpus.
 STREAM_CORPORA = sorted((ROOT / "bench/routing_training").glob("*.json"))

@@ -41,6 +41,16 @@ _TOOL_LEAD = re.compile(
     r"(?:正在)?(?:调用|请求|访问|通过)\s*.{0,24}?(?:接口|api|协议|后台|服务器|数据库)"
     r"(?!.{0,40}(?:失败|成功|完成|报错|返回了|结果|failed|succeeded))|"
     r"(?:查|查询|检索|搜索|调取)\S{0,12}[:：]$|"
+    # somewhere to look ("我去 Meraki 后台看一下", "让我在售票系统里看一眼", "我先用运维后台查一下"), a chain of
+    # clicks or a call with its parameters ("打开 Opera PMS → 房态图", "计算个税 ▸ 工资=18500", "检索 PubMed：关键词「…」"),
+    # a command line ("lark-cli msg send --chat …", "执行：gedcom-merge a.ged b.ged"), an agent framework's trace
+    r"(?:我|让我|我来|我去|我先|先|再)?(?:先|再)?(?:去|用|在|到)\s*[^，,。]{1,24}?(?:查|搜|检索|翻|看|算|跑)"
+    r"(?:一下|一眼|一遍|搜|看)(?![^，,。]{0,6}(?:了|过))|"
+    r"(?:调用|执行|检索|拉取|打开|计算|查询|搜索)\s*[^，,。]{0,30}?(?:→|▸|｜|\|)|"
+    r"(?:调用|执行|检索|搜索|查询)\s*[^，,。:：]{0,30}?[:：]\s*[^。]{0,60}?(?:=|「|关键词|参数|条件)|"
+    r"(?:执行|运行)\s*[:：]\s*[a-z]|[a-z][\w-]*(?:-cli|ctl)\s+[a-z]|[a-z][\w.-]+\s+(?:[a-z][\w.-]*\s+){0,3}--[a-z][\w-]*|"
+    r">\s*entering new \w+ chain|【(?:工具|调用|函数)】|googling\b|"
+    r"using (?:the )?[^,.]{1,30}? (?:tool|api|cli|plugin|integration) to (?:look up|check|find|search|pull|fetch|query)\b|"
     # a slash command, a tool tag with attributes, a spreadsheet formula, a GraphQL query, a shell command
     r"/[a-z\u4e00-\u9fff][\w\u4e00-\u9fff\-]*(?:\s|$)|<(?:tool|function|function_call|tool_call|invoke|工具|调用)[\s>=]|"
     r"(?:call|cmd|command|fn)\s*[:：]\s*\S|=[a-z]{2,}\(|(?:query|mutation)\s*\w*\s*[({]|"
@@ -48,20 +58,6 @@ _TOOL_LEAD = re.compile(
     r"systemctl\s+(?:start|stop|restart|status|reload|enable)\b|docker\s+(?:run|exec|compose|ps|logs)\b|"
     r"(?:git|npm|pip|pnpm|yarn)\s+(?:push|pull|clone|install|run|checkout|fetch)\b)"
     r"(?!.{0,60}(?:succeeded|failed|done|built|pushed|deployed|完成|成功|失败)))"
-)
-# More ways a bot says which tool it is about to use: somewhere to look ("我去 Meraki 后台看一下",
-# "让我在售票系统里看一眼", "我先用运维后台查一下", "用房贷计算器算一下：…"), a chain of clicks or a call
-# with its parameters ("打开 Opera PMS → 房态图 → 8月15日", "计算个税 ▸ 工资=18500", "检索 PubMed：关键词「…」"),
-# a command line ("lark-cli msg send --chat …", "执行：gedcom-merge a.ged b.ged"), an agent framework's trace.
-_TOOL_LEAD_MORE = re.compile(
-    r"^(?:我|让我|我来|我去|我先|先|再)?(?:先|再)?(?:去|用|在|到)\s*[^，,。]{1,24}?(?:查|搜|检索|翻|看|算|跑)"
-    r"(?:一下|一眼|一遍|搜|看)(?![^，,。]{0,6}(?:了|过))"
-    r"|^(?:调用|执行|检索|拉取|打开|计算|查询|搜索)\s*[^，,。]{0,30}?(?:→|▸|｜|\|)"
-    r"|^(?:调用|执行|检索|搜索|查询)\s*[^，,。:：]{0,30}?[:：]\s*[^。]{0,60}?(?:=|「|关键词|参数|条件)"
-    r"|^(?:执行|运行)\s*[:：]\s*[a-z]"
-    r"|^[a-z][\w-]*(?:-cli|ctl)\s+[a-z]|^[a-z][\w.-]+\s+(?:[a-z][\w.-]*\s+){0,3}--[a-z][\w-]*"
-    r"|^>\s*entering new \w+ chain|^【(?:工具|调用|函数)】"
-    r"|^googling\b|^using (?:the )?[^,.]{1,30}? (?:tool|api|cli|plugin|integration) to (?:look up|check|find|search|pull|fetch|query)\b"
 )
 _TOOL_JSON = re.compile(
     r'^\{\s*"(?:tool|function|name|tool_name|action|fn|method|call|cmd|command|plugin|api|工具|函数|动作)"\s*:'
@@ -405,7 +401,7 @@ def _is_tool_hint(norm: str) -> bool:
     parts = [p.strip() for p in re.split(r"\),\s*", norm)]
     if all(_TOOL_CALL.match(p if i == len(parts) - 1 else p + ")") for i, p in enumerate(parts)):
         return True
-    return bool(_TOOL_LEAD.match(norm) or _TOOL_LEAD_MORE.match(norm))
+    return bool(_TOOL_LEAD.match(norm))
 
 
 # "3/8 步" leading a sentence: a count short of its total ("9/9 个…已核完" is a result)
