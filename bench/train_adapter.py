@@ -54,6 +54,9 @@ from topic_dashboard.routing.semantic import OWNER_CENTRING, LanguageCentring, c
 
 MAX_TOKENS = 48  # message_text cuts at about 32 model tokens; rule texts are short
 OUT = ROOT / "topic_dashboard/routing/fitted/e5_adapter.npz"
+# Small owners written by helpers from a brief alone to teach the adapter paraphrases and the other language
+# (results only): --owners.
+TRAINING_OWNERS = sorted((ROOT / "bench/routing_training/owners").glob("*.json"))
 # Chosen on two held-out folds of three dev sets each (docs/ROUTING.md, "The topic adapter").
 RANK, TRAIN_FROM, LR, EPOCHS = 16, 6, 3e-4, 2
 
@@ -364,6 +367,12 @@ def main() -> None:
         "each held-out set list kept in folds.json beside it)",
     )
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--owners",
+        action="store_true",
+        help="also train on the training owners (bench/routing_training/owners/: results only, mostly paraphrases "
+        "and the other language; never used by the calibration)",
+    )
     ap.add_argument("--rank", type=int, default=RANK, help="LoRA rank (0: train the layers' weights themselves)")
     ap.add_argument(
         "--inbox",
@@ -382,6 +391,8 @@ def main() -> None:
     hold = set(args.hold.split(",")) if args.hold else set()
     all_sets = [load(p) for p in FITTING_SETS]
     train = [s for s in all_sets if s["name"] not in hold]
+    if args.owners:
+        train += [load(p) for p in TRAINING_OWNERS]
     test = [s for s in all_sets if s["name"] in hold]
     print("train", [s["name"] for s in train], sum(len(s["messages"]) for s in train), "messages")
     print("test", [s["name"] for s in test], sum(len(s["messages"]) for s in test), "messages")
