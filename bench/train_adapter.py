@@ -17,6 +17,9 @@ fits") for every topic: with the whole pipeline held out on two folds 80.6% and 
 82.4% without, but on blind batch 5, fresh, 75.8% against 76.1%, and two template cases broke: measured,
 not shipped (docs/ROUTING.md, "The topic adapter").
 `--soup N` trains N seeds and averages them (measured on fold A: no better than one seed, not shipped).
+`--owners` also trains on the training owners (bench/routing_training/owners/; session 33, whole pipeline
+held out on fold A: 79.8% against 79.6%, not shipped). `--out PATH` writes a fold adapter for
+fit_routing.py --crossfit (fold A: 79.6% either way, not shipped).
 
 `--hold` leaves sets out and measures them before and after each epoch: nearest topic among results,
 with language and owner centring as routing does them (docs/ROUTING.md, "The topic adapter").
