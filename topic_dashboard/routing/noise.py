@@ -224,6 +224,13 @@ _PART_DONE = re.compile(
     r"一半|三分之一|halfway|a third\b|\bthe rest\b|剩下|还剩|还要\S{0,4}(?:分钟|小时)|几分钟|稍等|稍候|\bso far\b"
     r"|第\s*\d+\s*[页篇条个份]|做到|读到|审到|改了\s*\d+|已(?:传|做|改|看|审)完?\s*(?:一半|\d+)|[…]+$|\.{3}$|～$"
     r"|\bstill (?:polishing|working)|\bnow[.…!]*$|\bin progress\b|\bafter that\b|逐个|一条条|一个个"
+    # what is left, said after the count done: "3 riders done, 6 left", "112 boxes checked, ~80 to go",
+    # "weekday rates in, weekend rates still to add", "hull done, machinery section next", ", carrying on."
+    # ("84 boxes left (of 200)" alone is stock: "left" only after a count done)
+    r"|~?\b\d+\s+(?:[a-z]+\s+){0,2}(?:to go|remaining|pending)\b|\bstill to [a-z]+\b|\b[a-z]+ next\W*$"
+    r"|\b\d+\s+(?:[a-z]+\s+){0,2}(?:done|checked|sent|confirmed|finished|placed|reviewed|booked|messaged|called)"
+    r"\b[^.;]{0,30}?\b\d+\s+(?:[a-z]+\s+){0,2}left\b"
+    r"|\bcarrying on\W*$"
     # a part done and the last part still going, said last: "A 区已经同步完，B 区进行中。"
     r"|[,，]\s*[^,，。;；]{1,12}?(?:进行中|处理中|还没(?:好|完))\W*$"
 )
@@ -256,6 +263,16 @@ def _partial_counter(norm: str) -> bool:
     return any(int(done) < int(total) for done, total in pairs)
 
 
+# The thing first, then the bot at it, and what is left of it: "报名表在审，看了 6 份，还剩 4 份",
+# "摊位费在对账，已收到 19 家，还差 7 家". Only with what is left: "合同在谈" alone may be someone else's news.
+_SUBJECT_AT_WORK = re.compile(
+    r"^(?![^，,。]*(?:说|表示|反馈|那边))[^，,。：:]{1,40}?(?<![现存正实所还我你他她们])在"
+    r"(?:审|寄|看|比价|谈|拉|对账|确认|盯|办|迁移|换|准备|填|盘|下单|配|数|查|催|挑|贴|称|校对|补|跑|核|排(?!查)|写|做"
+    r"|算|改|录|整理|处理|更新|弄|拆|逐个|一个个)(?![^，,。]{0,4}?(?:后|完|好))"
+)
+_LEFT_TO_DO = re.compile(r"还(?:剩|差|没)|剩下|剩\s*\d|待定|还有\s*\d+\s*\S{0,2}(?:没|未|待|要)")
+
+
 def _still_going(norm: str) -> bool:
     """Work still going, said in passing: an ongoing marker in the first clause and something
     not yet done ("Grading essays: 11 of 28 finished", "藏品照片还在上传，已传完一半",
@@ -265,6 +282,8 @@ def _still_going(norm: str) -> bool:
     if _GOING_ANYWHERE.search(norm):
         return True
     first = re.split(r"[.;:!?。；：！？\n—…]", norm, maxsplit=1)[0][:60]
+    if _SUBJECT_AT_WORK.search(first) and (_LEFT_TO_DO.search(norm) or _partial_counter(norm)):
+        return not _REPORTED.search(norm) and not _WORK_OVER.search(norm)
     if not _GOING.search(first) or _FINISHED.search(first):
         return False
     return _partial_counter(norm) or bool(_PART_DONE.search(norm))

@@ -159,6 +159,15 @@ def kind(text: str) -> str | None:
         ("在给下周排班，周一到周三排完了", "progress"),
         ("发票在开，已开 3 家诊所，还有 4 家，开完统一发", "progress"),
         ("催款邮件文案在写：标题定了，正文还很粗糙。", "progress"),
+        # the thing first, then the bot at it, and what is left of it (session 33)
+        ("投标文件在审，看了 5 份，还剩 3 份。", "progress"),
+        ("押金在对账，已收回 12 户，还差 4 户没转。", "progress"),
+        ("旧仓库在拆货架，拆完 6 排，剩 2 排。", "progress"),
+        ("Tagging the spring catalogue photos: 40 tagged, about 25 to go.", "progress"),
+        ("Calling the parents about the trip: 7 reached, 3 still pending.", "progress"),
+        ("Updating the allergy chart: starters done, mains still to check.", "progress"),
+        ("Writing the newsletter: intro and events done, recipes next.", "progress"),
+        ("Sending reminders to the choir: 12 sent, 6 left.", "progress"),
         # a tool named in plain words, a chain of clicks, a call with parameters, a command line, a trace
         ("我先用运维后台查一下 A-12 最后一次还车的位置。", "tool_hint"),
         ("让我在售票系统里看一眼 3 月 9 日那场还剩多少座位。", "tool_hint"),
@@ -251,6 +260,10 @@ def test_noise_kinds(text: str, expected: str) -> None:
         # someone else still at work, said first; a lookup that is over; a step count at its total
         "宠物医院说小橘的术后化验还在做，结果周五才出。它目前精神和食欲都正常。",
         "我去药房查了一下，阿莫西林还有 12 盒。",
+        # a thing first and "在" that is not the bot at work, or what is left said by someone else (session 33)
+        "库存在盘点后更新了：还剩 12 箱。",
+        "装修队在刷墙，工头说还剩两间。",
+        "Ran the stock count: 84 pallets left in the back room.",
         "现在在做的那批蛋糕已经全部装箱发走。",
         "在淘宝上下单成功，明天到。",
         "Checked with the landlord: he will update the lease by Friday.",
