@@ -45,7 +45,11 @@ _TOOL_LEAD = re.compile(
     # clicks or a call with its parameters ("打开 Opera PMS → 房态图", "计算个税 ▸ 工资=18500", "检索 PubMed：关键词「…」"),
     # a command line ("lark-cli msg send --chat …", "执行：gedcom-merge a.ged b.ged"), an agent framework's trace
     r"(?:我|让我|我来|我去|我先|先|再)?(?:先|再)?(?:去|用|在|到)\s*[^，,。]{1,24}?(?:查|搜|检索|翻|看|算|跑)"
-    r"(?:一下|一眼|一遍|搜|看)(?![^，,。]{0,6}(?:了|过))|"
+    r"(?:一下|一眼|一遍|下|搜|看)(?![^，,。]{0,6}(?:了|过))|"
+    # a tool named in the other language, about to run: "先 query 一下 CRM 里的老客户", "先跑一下 invoice
+    # generator：…", "用 Google Calendar API 建个 event"
+    r"(?:我|让我|我来)?(?:先|再)?\s*(?:query|search|grep|run|跑)\s*一下\s*\S|"
+    r"用\s*[^，,。]{1,24}?\bapi\s*(?:建|创建|新建|发|查|拉|写|加)|"
     r"(?:调用|执行|检索|拉取|打开|计算|查询|搜索)\s*[^，,。]{0,30}?(?:→|▸|｜|\|)|"
     r"(?:调用|执行|检索|搜索|查询)\s*[^，,。:：]{0,30}?[:：]\s*[^。]{0,60}?(?:=|「|关键词|参数|条件)|"
     r"(?:执行|运行)\s*[:：]\s*[a-z]|[a-z][\w-]*(?:-cli|ctl)\s+[a-z]|[a-z][\w.-]+\s+(?:[a-z][\w.-]*\s+){0,3}--[a-z][\w-]*|"

@@ -179,6 +179,11 @@ def kind(text: str) -> str | None:
         ("> Entering new AgentExecutor chain...", "tool_hint"),
         ("Using the Square tool to look up yesterday's refunds.", "tool_hint"),
         ("Googling 'escape room team building packages' to compare prices", "tool_hint"),
+        # a tool named in the other language, about to run (session 33)
+        ("先 query 一下会员系统里上个月没来上课的人。", "tool_hint"),
+        ("先跑一下 payroll script：员工=12，月份=11。", "tool_hint"),
+        ("用 Shopify API 建个折扣码，先看看有没有重名的。", "tool_hint"),
+        ("我去库存系统里看下还有几箱。", "tool_hint"),
     ],
 )
 def test_noise_kinds(text: str, expected: str) -> None:
