@@ -60,27 +60,9 @@ class CachingEmbedder:
         self.added = 0
 
 
-class AdapterEmbedder:
-    """The bundled model with another topic adapter than the shipped one (a fold's, for cross-fitting:
-    bench/fit_routing.py --crossfit), run by ONNX Runtime exactly as routing runs the shipped one."""
-
-    def __init__(self, adapter_file: Path) -> None:
-        from topic_dashboard.routing.e5_runtime import OnnxE5
-        from topic_dashboard.routing.semantic import ADAPTED_MODEL_ID
-
-        self._model = OnnxE5(threads=2, adapter_file=str(adapter_file))
-        self.model_id = ADAPTED_MODEL_ID.format(digest=self._model.adapter)
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
-
-    def embed_with_form(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        meanings, forms = self._model.query_with_form(list(texts))
-        return np.asarray(meanings, dtype=np.float32), np.asarray(forms, dtype=np.float32)
-
-
 def caching_adapter_embedder(adapter_file: Path) -> CachingEmbedder:
-    """An AdapterEmbedder that remembers its vectors in its own cache file (one per adapter)."""
-    inner = AdapterEmbedder(adapter_file)
+    """The bundled model with another topic adapter than the shipped one (a fold's, for cross-fitting:
+    bench/fit_routing.py --crossfit), remembering its vectors in its own cache file (one per adapter)."""
+    inner = E5Embedder(adapter_file=str(adapter_file))
     digest = inner.model_id.rsplit(" ", 1)[-1]
     return CachingEmbedder(inner, CACHE.with_name(f"embeddings-{digest}.pkl"))

