@@ -38,7 +38,7 @@ _TOOL_LEAD = re.compile(
     # "通过 Z39.50 协议检索…", "调用学信网学历认证接口…", "查审批状态："
     r"(?:我|让我|我来|我去|先|再)?(?:查一下|查下|查查|翻一下|翻翻|搜一下|搜搜|扒一下|检索一下)|"
     r"用\s*.{1,20}?(?:查|搜|检索|翻)一下|(?:在|去|到)\s*.{1,20}?(?:查|扒|搜|翻|检索).{0,40}\.{3,}$|"
-    r"(?:正在)?(?:调用|请求|访问|通过)\s*.{0,24}?(?:接口|api|协议|后台|服务器|数据库)"
+    r"(?:正在)?(?:调用|请求|访问|通过)\s*.{0,40}?(?:接口|api|协议|后台|服务器|数据库)"
     r"(?!.{0,40}(?:失败|成功|完成|报错|返回了|结果|failed|succeeded))|"
     r"(?:查|查询|检索|搜索|调取)\S{0,12}[:：]$|"
     # somewhere to look ("我去 Meraki 后台看一下", "让我在售票系统里看一眼", "我先用运维后台查一下"), a chain of
@@ -48,8 +48,34 @@ _TOOL_LEAD = re.compile(
     r"(?:一下|一眼|一遍|下|搜|看)(?![^，,。]{0,6}(?:了|过))|"
     # a tool named in the other language, about to run: "先 query 一下 CRM 里的老客户", "先跑一下 invoice
     # generator：…", "用 Google Calendar API 建个 event"
-    r"(?:我|让我|我来)?(?:先|再)?\s*(?:query|search|grep|run|跑)\s*一下\s*\S|"
-    r"用\s*[^，,。]{1,24}?\bapi\s*(?:建|创建|新建|发|查|拉|写|加)|"
+    r"(?:我|让我|我来)?(?:先|再)?\s*(?:query|search|grep|run|跑|call|check|load|ping|hit)\s*一下\s*\S|"
+    r"用\s*[^，,。]{1,24}?\bapi\s*(?:建|创建|新建|发|查|拉|写|加|生成)|"
+    # somewhere to pull from, a sheet to filter, a formula about to run (session 34): "先去 Xero 里拉一下付款记录",
+    # "我去共享表格里用筛选功能把欠租的会员挑出来", "用 Power BI 刷新一下 dataset", "我用 `=SUMIF(…)` 把工时加一下"
+    r"(?:我|让我|我来)?(?:先|再)?(?:去|用|在|到)\s*[^，,。]{1,30}?(?:拉|导出?|筛|挑|数|加|刷新|生成|汇总|load|check)\s*"
+    r"(?:一下|下|出来)(?![^，,。]{0,6}(?:了|过))|"
+    r"(?:我|让我)?(?:先|再)?(?:用|打开)\s*[^，,。]{0,30}?`?=[a-z]{2,}\([^`]{0,80}`?\s*[^，,。]{0,24}?"
+    r"(?:算|筛|加|数|统计|汇总|查|挑)\s*(?:一下|下|出来)|"
+    r"^打开(?!率)\s*[a-z][^，,。]{0,30}?(?:准备|先|来)|"
+    r"^(?:让我|我来|我去|我先)\s*(?:quickly\s*|快速)?(?:(?:check|query|查|翻|拉|算|数|核)\s*一下|看一下\s*[a-z][^，,。]{0,20}?里)|"
+    r"(?:先|我先|让我)(?:去|在|到)\s*[^，,。]{1,24}?(?:系统|后台|表格|表|平台|app|小程序|里)[^，,。]{0,10}?"
+    r"(?:导出|拉|下载|筛|查)(?![^，,。]{0,6}(?:了|过))|"
+    r"(?:先|我先|让我|我)?用\s*[^，,。]{0,30}?(?:\b(?:vlookup|xlookup|query|sumifs?|countifs?|filter|pivot)\b|函数|公式|透视表|"
+    r"宏|脚本|script|formula)[^，,。]{0,24}?(?:一下|下|对上|算出|分出)(?![^，,。]{0,6}(?:了|过))|"
+    r"调一下\s*[^，,。]{0,30}?(?:api|接口|endpoint)|"
+    r"(?:调用|执行|calling)\s*[^。]{0,40}?\b[a-z_]+\s*=\s*\S(?!.*(?:返回|失败|成功|结果|returned|failed))|"
+    r"checking [^.;:]{1,60}? in [a-z][\w-]*\W{0,2}$|"
+    r"(?:ffmpeg|gsutil|gcloud|aws|az|rclone|pandoc|magick|yt-dlp|python3?|node)\s+(?:-|[a-z]+\s|gs://|s3://|\S+\.\w+)|"
+    # an API or a back office about to be asked: "Let me query the TempSense API for …", "Checking the Met Office API
+    # for frost warnings tonight", "Opening the Shopify admin to pull this week's orders", "Let me pull this week's
+    # bookings from the crematorium scheduler", "Let me look up this patient's history in EMIS"
+    r"(?:(?:let me|i'?ll|i will|i'?m going to|going to)\s+(?:quickly\s+)?(?:check|query|hit|call|ping|poll|use|look up|pull)"
+    r"|checking|querying|calling|pinging|polling)\b[^.;:]{0,60}?\b(?:api|endpoint|webhook)\b"
+    r"(?!.{0,60}(?:returned|says|shows|failed|succeeded|is down|was down))|"
+    r"(?:i'?m\s+)?(?:opening|logging into|signing into)\s+(?:the\s+)?[^.;:]{1,40}?\bto (?:pull|check|export|grab|download|see|"
+    r"look|update|find|send|load)\b|"
+    r"let me (?:pull|grab|export|download|fetch|look up|search|open|log into)\b[^.;:]{0,80}?\b(?:from|in|on|into) (?:the |our )?"
+    r"[a-z]|"
     r"(?:调用|执行|检索|拉取|打开|计算|查询|搜索)\s*[^，,。]{0,30}?(?:→|▸|｜|\|)|"
     r"(?:调用|执行|检索|搜索|查询)\s*[^，,。:：]{0,30}?[:：]\s*[^。]{0,60}?(?:=|「|关键词|参数|条件)|"
     r"(?:执行|运行)\s*[:：]\s*[a-z]|[a-z][\w-]*(?:-cli|ctl)\s+[a-z]|[a-z][\w.-]+\s+(?:[a-z][\w.-]*\s+){0,3}--[a-z][\w-]*|"
@@ -187,11 +213,12 @@ def _asks_back(sentence: str) -> bool:
 _COUNTER = re.compile(
     r"(?:step|步骤|第)\s*\d+\s*(?:/|of|步)\s*\d*|[（(]\s*\d+\s*/\s*\d+\s*\S{0,2}[)）]|^(?:\S{0,12})?进度\s*[:：]"
     r"|(?:…|\.{3})\s*\d{1,3}(?:\.\d)?\s*%|\d{1,3}\s*%\s*(?:…|\.{3})"
-    r"|已?(?:处理|完成|做|批|改|看|扫描|比对)了?\s*\d+\s*/\s*\d+|\d+\s*/\s*\d+\s*(?:页|个|份|条|项|张|篇)"
-    r"|\b\d+ (?:of|/) \d+ (?:done|processed|checked|scanned)\b"
+    r"|已?(?:处理|完成|做|批|改|看|扫描|比对|发|传|导|录|打)了?\s*\d+\s*/\s*\d+|\d+\s*/\s*\d+\s*(?:页|个|份|条|项|张|篇)"
+    r"|\b\d+ (?:of|/) \d+ (?:[a-z]+ )?(?:done|processed|checked|scanned|reviewed)\b"
 )
 _ONGOING = re.compile(
     r"[:：]\s*[a-z]+ing\b|正在|处理中|进行中|还在|稍后|接下来|\bnext\b|\bnow [a-z]{3,}ing\b"
+    r"|(?:回复|发送|群发|重发|上传|回访|导入|录入)中"
     r"|\b\w+ing\b[^.!?。！？]{0,40}(?:…|\.{3})|(?:…|\.{3})\s*\d{1,3}(?:\.\d)?\s*%"
 )
 
@@ -206,7 +233,7 @@ _UNDER_WAY = re.compile(
 # Where the work stands, in plain words: "教案写到第三个环节了，还差课堂练习和作业部分",
 # "翻译做到一半，还剩两页", "about halfway through the draft, two sections to go".
 _HALF_DONE = re.compile(
-    r"(?:写|做|改|批|整理|看|读|翻译|处理|跑|进行|录入|核对)到.{0,12}[，,]\s*还(?:差|剩|有).{0,20}(?:没|未)?"
+    r"(?:写|做|改|批|整理|看|读|翻译|处理|跑|进行|录入|核对|排)到.{0,12}[，,][^，,。]{0,8}还(?:差|剩|有|缺).{0,20}(?:没|未)?"
     r"|^(?:\S+ )?(?:about |roughly |nearly )?halfway (?:there|through|done)\b"
 )
 # Work still going, said in passing: an ongoing marker with a partial count, a share done, a wait or
@@ -225,7 +252,7 @@ _FINISHED = re.compile(
 )
 _GOING_ANYWHERE = re.compile(r"\bhang tight\b|\bi'?m on (?:number|page|item|step|#)|\bthis may take\b|\bnot done yet\b")
 _PART_DONE = re.compile(
-    r"一半|三分之一|halfway|a third\b|\bthe rest\b|剩下|还剩|还要\S{0,4}(?:分钟|小时)|几分钟|稍等|稍候|\bso far\b"
+    r"一半|三分之一|halfway|a third\b|\bthe rest\b|剩下|还剩|还要\s*\S{0,4}\s*(?:分钟|小时)|几分钟|稍等|稍候|\bso far\b"
     r"|第\s*\d+\s*[页篇条个份]|做到|读到|审到|改了\s*\d+|已(?:传|做|改|看|审)完?\s*(?:一半|\d+)|[…]+$|\.{3}$|～$"
     r"|\bstill (?:polishing|working)|\bnow[.…!]*$|\bin progress\b|\bafter that\b|逐个|一条条|一个个"
     # what is left, said after the count done: "3 riders done, 6 left", "112 boxes checked, ~80 to go",
@@ -245,8 +272,8 @@ _UNIT = r"\s*(?:pods?|pages?|files?|items?|steps?|rows?|records?|photos?|个|页
 # "380 个用例已经过了 143 个".
 _TOTAL_THEN_DONE = re.compile(
     r"(?<!\d)(?<!\d\.)(\d+)(?:\s*[a-z]+)?\D{0,24}?(?<!\d)(?<!\d\.)(\d+)\s*(?:done|finished|processed|checked|exported|uploaded)\b"
-    r"|(?<!\d)(?<!\d\.)(\d+)\s*[个张页篇份条项封件本户间家位人集章]\S{0,8}?已经?\S{0,4}?\s*(?<!\d)(?<!\d\.)(\d+)\s*"
-    r"[个张页篇份条项封件本户间家位人集章]"
+    r"|(?<!\d)(?<!\d\.)(\d+)\s*[个张页篇份条项封件本户间家位人集章台]\S{0,8}?(?:已经?|中|里)\S{0,4}?\s*(?<!\d)(?<!\d\.)(\d+)\s*"
+    r"[个张页篇份条项封件本户间家位人集章台]"
     r"|(?<!\d)(?<!\d\.)(\d+)\s*/\s*(\d+)\s+[a-z]+\s+(?:reviewed|done|processed|checked|parsed|decoded|placed|sent|"
     r"uploaded|imported|exported|written|scanned|tagged|assigned|resized|translated|matched|entered)\b"
 )
@@ -274,7 +301,7 @@ _SUBJECT_AT_WORK = re.compile(
     r"(?:审|寄|看|比价|谈|拉|对账|确认|盯|办|迁移|换|准备|填|盘|下单|配|数|查|催|挑|贴|称|校对|补|跑|核|排(?!查)|写|做"
     r"|算|改|录|整理|处理|更新|弄|拆|逐个|一个个)(?![^，,。]{0,4}?(?:后|完|好))"
 )
-_LEFT_TO_DO = re.compile(r"还(?:剩|差|没)|剩下|剩\s*\d|待定|还有\s*\d+\s*\S{0,2}(?:没|未|待|要)")
+_LEFT_TO_DO = re.compile(r"还(?:剩|差|没)|剩下|剩\s*\d|待定|还有\s*\d+\s*\S{0,2}(?:没|未|待|要)|还在等")
 
 
 def _still_going(norm: str) -> bool:
@@ -330,23 +357,58 @@ _WORK_GOING = re.compile(
     r"report back|get back|circle back|let you know|follow up|ping you|message you)\b"
     # the bot at work, said first: "在给下周排班，周一到周三排完了", "在核对押金退款，退了 4 个",
     # "周测卷在批，数学批完 18 份", "发票在开，已开 3 家诊所", "催款邮件文案在写：标题定了"
-    r"|^我?还?在给[^，,。]{1,20}?(?:排|办|建|做|写|整理|更新|算|开|录|拍)"
-    r"|^我?还?在(?:批|排(?!查)|核对|写|做|整理|处理|更新|拍|算|弄|改|录|翻)"
+    r"|^我?还?在给[^，,。]{1,20}?(?:排|办|建|做|写|整理|更新|算|开|录|拍|打电话|发短信|发消息|发邮件)"
+    r"|^我?还?在(?:批|排(?!查)|核对|写|做|整理|处理|更新|拍|算|弄|改|录|翻|逐个|回访|挨个)"
     r"|^(?![^，,。]*(?:说|表示|反馈|那边))[^，,。：:]{1,24}?(?<![现存正实所还])在(?:写|开|更新|批|做|算|排(?!查)|整理|核对|处理|弄|改|录|拍|上传|生成|剪)"
     r"(?:了|着)?\s*[，,：:]"
     # the steps still ahead, in order: "212 employees loaded, tax tables next, then the bank export"
-    r"|[,;]\s*[a-z][a-z ]{2,30} next,? then (?:the )?[a-z]"
+    r"|[,;]\s*[a-z][a-z0-9 ]{2,30} next,? then (?:the )?[a-z]"
+    # session 34. Waiting on someone before the bot can go on: "还在等 Sarah 确认字体，确认后我再下单", "我还在等李药师
+    # 确认", "等 insurer 回复 premium，收到我再告诉你", "回了我就 update 你"
+    r"|^(?:我)?(?:还在|正在|仍在|在)等(?![你您候])|我(?:还|正|也)?在等(?![你您候])"
+    r"|[：:，,]\s*(?:还在|正在|仍在|在)等(?![你您候])[^。]{0,40}?(?:后|了)\s*(?:我)?(?:再|才能|就)"
+    r"|^等(?![你您])[^。]{0,60}?(?:了|后|到|完|好)[^。，,]{0,16}?我(?:才能|再|就|马上)"
+    r"|还在跟[^，,。]{1,16}?(?:确认|核对|对|谈|沟通)[^。]{0,40}?(?:了|后)[^。，,]{0,6}?我(?:才能|再|就|马上)"
+    # a retry under way: "第二次重试发送确认邮件中", "第二次尝试向 Nexora 发报告" (not one that ended)
+    r"|第\s*[二三四五六七八九2-9]\s*次(?:尝试|重试)(?![^。]{0,30}(?:成功(?!后)|失败|终于|还是|都))"
+    r"|^re-?(?:sending|uploading|submitting|trying|running|exporting|importing)\b(?![^.]{0,60}(?:failed|done|succeeded|worked))"
+    # the bot at it now: "我正在换个地址重发", "我现在还在跟三个教会核对日期", "现在写到南瓜组", "第4轮时间冲突，我在调"
+    r"|我(?:正在|还在|正|在)(?:换|重发|重新|调(?![查研度])|改|核对|跟\S{1,12}?(?:核对|确认|对)|联系|回访|整理|清理|对(?:账|一下)|排(?!查))"
+    r"|现在(?:还)?(?:在|正在)(?:跟\S{1,12}?)?(?:核对|清理|整理|处理|弄|核|写|做|排(?!查)|改|录|调|翻|联系|回访)"
+    r"|(?:现在|目前)(?:写|翻译|核对|录)到|现在先把[^。]{1,30}?(?:算|做|整理|弄|核|对|排|写)(?:完|好)"
+    r"|目前只(?:做|写|核|整理|排|看|录|翻译)完了|现在刚(?:拉|做|整理|核|算|对|写|录)完"
+    r"|(?:跑|做|打|写|查|导|传)到[^，,。]{0,20}?\d+\s*/\s*\d+|到第\s*\d+\s*\S{0,2}\s*[（(]\s*共\s*\d+"
+    r"|[，,]\s*进度\s*[:：]?\s*\d+\s*/\s*\d+\W*$"
+    r"|还剩[^，,。]{0,12}没(?:点|做|看|审|录|核|排|整理|处理|改)"
+    # done, then word to the owner: "发完跟你汇报", "弄完告诉你"; the rest carried on: "剩下 26 户晚上接着发"
+    r"|(?:发完|做完|弄完|搞完|弄好|整理完|核完|跑完|对完|排完)(?:了)?(?:我)?(?:再|就)?(?:告诉|跟|给|向|通知|发)(?:你|您)"
+    r"|剩下[^。，,]{0,16}?(?:接着|继续)"
+    r"|(?:我)?接下来(?:我)?(?:会|要)(?:再)?(?:联系|整理|处理|做|发|核对|对|算|排|写|查|update)"
+    # a count of what is done out of a total, in Chinese: "48 张里做完 31 张了", "4 台中 2 台好了"
+    r"|\d+\s*[张份个条篇页户台件]\s*(?:里|中)\s*(?:已经?)?(?:做|写|改|翻|看|审|核|录|发|打)?(?:完|好)了?\s*\d+"
+    r"|\d+\s*[张份个条篇页户台件]\s*(?:里|中)\s*\d+\s*[张份个条篇页户台件]\s*(?:做|写|改|翻|看|审|核|录|发|打)?(?:完|好)了"
+    # English: the next piece begun, what is left, a wait with the bot's next step
+    r"|[,;—]\s*(?:now\s+)?starting on\b|(?:^|[,;—]\s*)now (?:doing|running|working on|picking|writing|drafting|checking|"
+    r"sorting) (?:the|a|an|my|our)\b|\bworking through the (?:remaining|rest)\b|\bso far\b[^.]{0,20}\b\d+ left\b"
+    r"|\b\d+ of \d+\b[^.]{0,60}\bcarrying on\W*$|^still (?:chasing|watching|monitoring|waiting|trying)\b"
+    r"|\bonce i'?ve (?:compared|checked|finished|done|gone through|heard|got|collected|sorted)\b"
+    r"|^[a-z]+ing\b[^.]{0,120}\bstill need(?:s)?\b|\bhalf (?:written|done|finished|drafted)\b"
+    r"|\bstill to (?:write|do|add|draft|finish|check|fix|send|book)\s*[:：]|\bdraft so far\b"
+    r"|^[a-z]+ing\b[^.;]{0,60}\bnow\s*[;—-]\s*i'?ll\b"
+    r"|\bin,\s*~?\d+\s*(?:more\s+)?(?:to go|left)\b|^next(?: step| up)?\s*[:：]\s*(?:先|first\b|i'?ll\b|我|把|检查|核对|整理)"
+    r"|^(?:i'?m|we'?re) (?:going to|about to) (?:ring|call|contact|email|message|check|go through|compare)\b[^.]{0,100}"
+    r"\b(?:then|one by one)\b"
 )
 # Work still being done, said of someone: the bot's own unless the message reports what someone else
 # said ("干洗店说亮片裙要特殊处理，还在做", "the print shop says the banners are still printing"); also
 # a part done and the rest still being worked on, said last ("三楼和四楼的房态已经排好，五楼还在弄。").
 _STILL_DOING = re.compile(
-    r"还在(?:补|写|确认|调|弄|做|排(?!查)|改|整理|核对|赶|算|对|录|剪|生成|加载|汇总|统计|拉)"
+    r"还在(?:补|写|确认|调|弄|做|排(?!查)|改|整理|核对|赶|算|对|录|剪|生成|加载|汇总|统计|拉|校对|挑|配|清理|回访|填|核)"
     # "still on it", "but I'm still aligning the Spanish one" (not "the contractor is still working")
     r"|(?:^|[,;:—]\s*|\b(?:i'?m|i am|we'?re|we are)\s+)still (?:aligning|pricing|checking|working|writing|drafting|"
     r"compiling|processing|running|rendering|uploading|downloading|syncing|importing|exporting|generating|calculating|"
     r"matching|sorting|parsing|collecting|gathering|pulling|building|polishing|editing|translating|scanning|counting|"
-    r"on it)\b"
+    r"picking|choosing|deciding|chasing|on it)\b"
     r"|(?:第\s*[一二三四五六七八九十\d]+\s*\S{0,3}|[,，]\s*)(?:在|正在)(?:剪|做|写|排(?!查)|改|录|弄|查|译|审|描|对|算)"
 )
 _REPORTED = re.compile(

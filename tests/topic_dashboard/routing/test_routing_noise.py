@@ -184,6 +184,29 @@ def kind(text: str) -> str | None:
         ("先跑一下 payroll script：员工=12，月份=11。", "tool_hint"),
         ("用 Shopify API 建个折扣码，先看看有没有重名的。", "tool_hint"),
         ("我去库存系统里看下还有几箱。", "tool_hint"),
+        # session 34: a back office, a sheet, a formula or an API about to be asked; waiting on someone before
+        # the bot can go on; a retry under way; the bot at it now; the next piece begun; what is still needed
+        ("先去 Shopify 后台拉一下上周的退款单。", "tool_hint"),
+        ('我用 `=SUMIFS(D:D,B:B,"周日")` 算一下周日的总营业额。', "tool_hint"),
+        ("Let me query the Stripe API for last week's disputed charges.", "tool_hint"),
+        ("Opening the Square dashboard to pull yesterday's card payments.", "tool_hint"),
+        ("Checking tonight's reservations in OpenTable.", "tool_hint"),
+        ("gsutil cp gs://shop-photos/2026/*.jpg ./photos/", "tool_hint"),
+        ("调一下高德 API 的路径规划接口，看看明早去机场要多久。", "tool_hint"),
+        ("先用 Excel 的 VLOOKUP 把会员号和订单对上。", "tool_hint"),
+        ("还在等 Linda 把新菜单的 final 版本发过来，拿到了才能排版。", "progress"),
+        ("我还在等会计把发票抬头发过来。", "progress"),
+        ("第二次尝试给供应商发对账单，上次附件太大被退回。", "progress"),
+        ("稍后把排课表发你，我现在还在跟两位老师核对时间。", "progress"),
+        ("晚点把菜单初稿发你，目前写到甜品部分。", "progress"),
+        ("续费提醒先发了前 30 位，剩下 18 位明天接着发。", "progress"),
+        ("Stock take: aisles 1–3 done, starting on the cold room, then the freezers.", "progress"),
+        ("Drafting the grant report — budget section done, still need the impact stats.", "progress"),
+        ("Re-uploading the menu PDF to the delivery app (the first upload timed out).", "progress"),
+        ("Next: 先把周六的订单按区域排一下，然后再打印配送单。", "progress"),
+        ("Still chasing two suppliers for their Christmas prices.", "progress"),
+        ("旧订单迁移到新店铺中，进度 312/900", "progress"),
+        ("志愿者排班排到第二周了，第三周还缺三个人。", "progress"),
     ],
 )
 def test_noise_kinds(text: str, expected: str) -> None:
@@ -277,6 +300,19 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "用计算器核了一遍：总价 380 万，首付 114 万。",
         # a customer's place in a queue, already told to them
         "张先生的新装申请在业扩队列排第 9，预计 7 月中旬接电，已短信通知他。",
+        # session 34: their look-alikes that are finished (a retry that worked, an API already read, a formula
+        # already run, a count after closing, others' work in progress, a delivery's ETA)
+        "Deploy rolled back; the fix is in progress with the on-call team.",
+        "第二次尝试付款成功，订单 8812 已确认。",
+        "Checked the Met Office API: frost tonight, −3°C at 2am; the maples stay in.",
+        "用 VLOOKUP 对完了：12 条会员号对不上，名单附后。",
+        "打开率 32%，比上期高 5 个点。",
+        "The new chiller is now running at 4°C.",
+        "Registration closed: 47 of 60 places filled.",
+        "现在在售的 3 款礼盒都还有库存。",
+        "Still no word from the council on the permit; the hearing is set for 12 May.",
+        "Ordered 2 pizzas from Tony's, ETA 35 min, $38.20 charged.",
+        "法院那边还在等对方提交证据，开庭改到 6 月 3 日。",
     ],
 )
 def test_one_substantive_sentence_is_enough(text: str) -> None:
