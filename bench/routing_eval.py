@@ -17,6 +17,7 @@ before the first run, and are never fitted on.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -40,6 +41,15 @@ DESIGN = {
 }
 DEV = {f"dev: {p.stem}": p for p in sorted((ROOT / "bench/routing_sets/dev").glob("*.json"))}
 BLIND = {f"BLIND: {p.stem}": p for p in sorted((ROOT / "bench/routing_sets/blind").glob("*.json"))}
+# A frozen batch kept for measuring the next change once ("kept_unrun" in MANIFEST.json): left out unless
+# named with --only, so that no everyday run spends it.
+KEPT_UNRUN = {
+    Path(name).stem
+    for name, entry in json.loads((ROOT / "bench/routing_sets/MANIFEST.json").read_text(encoding="utf-8"))[
+        "sets"
+    ].items()
+    if entry.get("kept_unrun")
+}
 VARIANTS = ("plain", "paraphrase", "cross_language", "two_topic", "noise")
 
 
@@ -64,6 +74,11 @@ def main() -> None:
     chosen = {"design": DESIGN, "dev": DEV, "blind": BLIND, "all": {**DESIGN, **DEV, **BLIND}}[args.sets]
     if args.only:
         chosen = {t: p for t, p in chosen.items() if p.stem in args.only.split(",")}
+    else:
+        held = sorted(p.stem for p in chosen.values() if p.stem in KEPT_UNRUN)
+        chosen = {t: p for t, p in chosen.items() if p.stem not in KEPT_UNRUN}
+        if held:
+            print(f"kept unrun (MANIFEST.json; name them with --only to spend them): {', '.join(held)}")
     if args.skip:
         chosen = {t: p for t, p in chosen.items() if p.stem not in args.skip.split(",")}
     embedder = None
