@@ -13,7 +13,7 @@ _SENTENCE_SPLIT = re.compile(r"[。！？!?\n;；]+|…+|\.{3,}|(?<!\d)[:：](?!
 _LEADING_FILLER = re.compile(
     r"^(?:(?:好的|好滴|好嘞|好|收到|明白了?|了解了?|嗯+|ok(?:ay)?|sure|alright|got it|noted|"
     r"(?:hi|hello|hey)(?: there| all| everyone| team| folks)?|"
-    r"你好|您好|嗨|哈喽|没问题|当然|sure thing|no problem|great|perfect|thanks?|thank you|谢谢)"
+    r"你好|您好|嗨|哈喽|没问题|当然|稍等|sure thing|no problem|great|perfect|thanks?|thank you|谢谢)"
     r"[\s,，、~～!！.]*)+"
 )
 _TRIM = re.compile(r"^[\s\W_]+|[\s\W_]+$")
@@ -49,20 +49,27 @@ _TOOL_LEAD = re.compile(
     # a tool named in the other language, about to run: "先 query 一下 CRM 里的老客户", "先跑一下 invoice
     # generator：…", "用 Google Calendar API 建个 event"
     r"(?:我|让我|我来)?(?:先|再)?\s*(?:query|search|grep|run|跑|call|check|load|ping|hit)\s*一下\s*\S|"
-    r"用\s*[^，,。]{1,24}?\bapi\s*(?:建|创建|新建|发|查|拉|写|加|生成)|"
+    r"用\s*[^，,。]{1,24}?\bapi\s*(?:建|创建|新建|发|查|拉|写|加|生成)(?!\S{0,2}(?:过|了))|"
     # somewhere to pull from, a sheet to filter, a formula about to run (session 34): "先去 Xero 里拉一下付款记录",
     # "我去共享表格里用筛选功能把欠租的会员挑出来", "用 Power BI 刷新一下 dataset", "我用 `=SUMIF(…)` 把工时加一下"
-    r"(?:我|让我|我来)?(?:先|再)?(?:去|用|在|到)\s*[^，,。]{1,30}?(?:拉|导出?|筛|挑|数|加|刷新|生成|汇总|load|check)\s*"
+    r"(?:我|让我|我来)?(?:先|再|现在)?(?:去|用|在|到)\s*[^，,。]{1,40}?(?:拉|导出?|筛|挑|数|加|刷新|生成|汇总|做|画|转|\b[a-z]{3,})\s*"
     r"(?:一下|下|出来)(?![^，,。]{0,6}(?:了|过))|"
-    r"(?:我|让我)?(?:先|再)?(?:用|打开)\s*[^，,。]{0,30}?`?=[a-z]{2,}\([^`]{0,80}`?\s*[^，,。]{0,24}?"
+    r".{0,30}?(?:用|打开)\s*[^，,。]{0,30}?`?=[a-z]{2,}\([^`]{0,80}`?\s*[^，,。]{0,24}?"
     r"(?:算|筛|加|数|统计|汇总|查|挑)\s*(?:一下|下|出来)|"
     r"^打开(?!率)\s*[a-z][^，,。]{0,30}?(?:准备|先|来)|"
     r"^(?:让我|我来|我去|我先)\s*(?:quickly\s*|快速)?(?:(?:check|query|查|翻|拉|算|数|核)\s*一下|看一下\s*[a-z][^，,。]{0,20}?里)|"
     r"(?:先|我先|让我)(?:去|在|到)\s*[^，,。]{1,24}?(?:系统|后台|表格|表|平台|app|小程序|里)[^，,。]{0,10}?"
     r"(?:导出|拉|下载|筛|查)(?![^，,。]{0,6}(?:了|过))|"
     r"(?:先|我先|让我|我)?用\s*[^，,。]{0,30}?(?:\b(?:vlookup|xlookup|query|sumifs?|countifs?|filter|pivot)\b|函数|公式|透视表|"
-    r"宏|脚本|script|formula)[^，,。]{0,24}?(?:一下|下|对上|算出|分出)(?![^，,。]{0,6}(?:了|过))|"
-    r"调一下\s*[^，,。]{0,30}?(?:api|接口|endpoint)|"
+    r"宏|脚本|script|formula)[^，,。]{0,30}?(?:一下|下|对上|对到|算出|分出|匹配|合并|标出)(?![^，,。]{0,6}(?:了|过))|"
+    r"(?:我)?(?:先|再|现在)?(?:调(?![研查整度])|开(?![会发通]))(?:一下|用)?\s*[^，,。]{0,40}?(?:\bapi\b|接口|endpoint|\bdb\b|数据库|\b[a-z_]+\.[a-z_]+\b)"
+    r"(?![^。]{0,40}(?:返回|失败|成功|结果|了))|"
+    # an API or a REST call to be made with it: "我先用 WooCommerce REST API `GET …` 看看线上库存", "用 WhatsApp Business
+    # API 给 3 个 group leaders 发一下天气提醒", "现在用 DeepL API 把图录的描述翻成中文"
+    r"(?:我)?(?:先|再|现在)?用\s*[^，,。]{0,30}?\bapi\b[^，,。:：]{0,60}?(?:看看|查|拉|发|算|翻|把|给)(?![^，,。]{0,8}(?:了|过))|"
+    r"^我(?:先)?(?:看一下|查一下)\s*[a-z]|(?:我)?(?:先|再)?\s*call\s+[^，,。]{1,30}?\bapi\b|跑个\s*(?:vlookup|xlookup|query|sql|脚本|script|公式)|"
+    r".{0,60}[:：]\s*=[a-z]{2,}\([^)]*\)\s*$|"
+    r"pulling\b[^.;:]{0,60}\bfrom [a-z][\w-]*(?: [a-z][\w-]*)?(?: now)?\s*(?:to|so i can)\b|"
     r"(?:调用|执行|calling)\s*[^。]{0,40}?\b[a-z_]+\s*=\s*\S(?!.*(?:返回|失败|成功|结果|returned|failed))|"
     r"checking [^.;:]{1,60}? in [a-z][\w-]*\W{0,2}$|"
     r"(?:ffmpeg|gsutil|gcloud|aws|az|rclone|pandoc|magick|yt-dlp|python3?|node)\s+(?:-|[a-z]+\s|gs://|s3://|\S+\.\w+)|"
@@ -72,15 +79,16 @@ _TOOL_LEAD = re.compile(
     r"(?:(?:let me|i'?ll|i will|i'?m going to|going to)\s+(?:quickly\s+)?(?:check|query|hit|call|ping|poll|use|look up|pull)"
     r"|checking|querying|calling|pinging|polling)\b[^.;:]{0,60}?\b(?:api|endpoint|webhook)\b"
     r"(?!.{0,60}(?:returned|says|shows|failed|succeeded|is down|was down))|"
-    r"(?:i'?m\s+)?(?:opening|logging into|signing into)\s+(?:the\s+)?[^.;:]{1,40}?\bto (?:pull|check|export|grab|download|see|"
-    r"look|update|find|send|load)\b|"
+    r"(?:i'?m\s+)?(?:opening|logging into|signing into)\s+(?!hours|times|day|night|date|ceremony)(?:the\s+)?[^.;:]{1,40}?\bto "
+    r"(?:pull|check|export|grab|download|see|look|update|find|send|load|resize|make|create|edit|design|tag|post|schedule|book)\b|"
     r"let me (?:pull|grab|export|download|fetch|look up|search|open|log into)\b[^.;:]{0,80}?\b(?:from|in|on|into) (?:the |our )?"
     r"[a-z]|"
     r"(?:调用|执行|检索|拉取|打开|计算|查询|搜索)\s*[^，,。]{0,30}?(?:→|▸|｜|\|)|"
     r"(?:调用|执行|检索|搜索|查询)\s*[^，,。:：]{0,30}?[:：]\s*[^。]{0,60}?(?:=|「|关键词|参数|条件)|"
     r"(?:执行|运行)\s*[:：]\s*[a-z]|[a-z][\w-]*(?:-cli|ctl)\s+[a-z]|[a-z][\w.-]+\s+(?:[a-z][\w.-]*\s+){0,3}--[a-z][\w-]*|"
     r">\s*entering new \w+ chain|【(?:工具|调用|函数)】|googling\b|"
-    r"using (?:the )?[^,.]{1,30}? (?:tool|api|cli|plugin|integration) to (?:look up|check|find|search|pull|fetch|query)\b|"
+    r"using (?:the )?[^,.]{1,30}? (?:tool|api|cli|plugin|integration) to (?:look up|check|find|search|pull|fetch|query|tag|send|"
+    r"post|create|update|add|email|message|schedule|book)\b|"
     # a slash command, a tool tag with attributes, a spreadsheet formula, a GraphQL query, a shell command
     r"/[a-z\u4e00-\u9fff][\w\u4e00-\u9fff\-]*(?:\s|$)|<(?:tool|function|function_call|tool_call|invoke|工具|调用)[\s>=]|"
     r"(?:call|cmd|command|fn)\s*[:：]\s*\S|=[a-z]{2,}\(|(?:query|mutation)\s*\w*\s*[({]|"
@@ -213,7 +221,7 @@ def _asks_back(sentence: str) -> bool:
 _COUNTER = re.compile(
     r"(?:step|步骤|第)\s*\d+\s*(?:/|of|步)\s*\d*|[（(]\s*\d+\s*/\s*\d+\s*\S{0,2}[)）]|^(?:\S{0,12})?进度\s*[:：]"
     r"|(?:…|\.{3})\s*\d{1,3}(?:\.\d)?\s*%|\d{1,3}\s*%\s*(?:…|\.{3})"
-    r"|已?(?:处理|完成|做|批|改|看|扫描|比对|发|传|导|录|打)了?\s*\d+\s*/\s*\d+|\d+\s*/\s*\d+\s*(?:页|个|份|条|项|张|篇)"
+    r"|已?(?:处理|完成|做|批|改|看|扫描|比对|发|传|导|录|打|拍)了?\s*\d+\s*/\s*\d+|\d+\s*/\s*[\d,]+\s*(?:页|个|份|条|项|张|篇|封)"
     r"|\b\d+ (?:of|/) \d+ (?:[a-z]+ )?(?:done|processed|checked|scanned|reviewed)\b"
 )
 _ONGOING = re.compile(
@@ -242,10 +250,14 @@ _HALF_DONE = re.compile(
 _GOING = re.compile(
     r"正在|进行中|(?<![个人位家户])还在|仍在|跑着呢|在跑|[\u4e00-\u9fff]中[……～~]*$|[\u4e00-\u9fff]中(?=[，,])|(?<![付交退赔垫])了一半|^继续"
     r"|[我你他她]们?在(?:看|读|查|改|做|写|弄|排|整理|处理|核对|翻译|审|算|录|修|剪|导出|上传|下载)"
-    r"|^(?:(?:i'?m|we'?re|i am|we are)\s+)?(?:(?:still|now|currently|just)\s+)?[a-z]+ing\b|^continuing\b|\bin progress\b"
+    r"|^(?:(?:i'?m|we'?re|i am|we are)\s+)?(?:(?:still|now|currently|just)\s+)?"
+    # an -ing word that is no verb at work ("Spring showcase registration closed: 47 of 60 filled")
+    r"(?!(?:spring|morning|evening|king|ring|things?|nothing|something|anything|everything|ceiling|wedding|clothing|"
+    r"bedding|pudding|sibling|string|swing|wing|during)\b)[a-z]+ing\b|^continuing\b|\bin progress\b"
+    r"|\bunder ?way\b"
 )
 _FINISHED = re.compile(
-    r"\b(?:done|complete|completed|finished|won|approved)\b|完成|结果|完毕"
+    r"\b(?:done|complete|completed|finished|won|approved|closed)\b|完成|结果|完毕"
     # "Q3 report: …" is a result; "Processing the lab results…" is work on them
     r"|^(?!(?:(?:i'?m|we'?re|still|now|currently)\s+)*[a-z]+ing (?:the|a|an|our|your|my|his|her|their|all|\d))"
     r".*\b(?:results?|report|summary)\b"
@@ -261,7 +273,8 @@ _PART_DONE = re.compile(
     r"|~?\b\d+\s+(?:[a-z]+\s+){0,2}(?:to go|remaining|pending)\b|\bstill to [a-z]+\b|\b[a-z]+ next\W*$"
     r"|\b\d+\s+(?:[a-z]+\s+){0,2}(?:done|checked|sent|confirmed|finished|placed|reviewed|booked|messaged|called)"
     r"\b[^.;]{0,30}?\b\d+\s+(?:[a-z]+\s+){0,2}left\b"
-    r"|\bcarrying on\W*$"
+    r"|\bcarrying on\W*$|[,;]\s*\d+\s+(?:[a-z]+\s+){0,2}(?:left|to go|remaining)\W*$|\b\d+\s+still (?:in|on|to)\b"
+    r"|还有\s*[\\d一二两三四五六七八九十]+\s*\S{0,3}(?:在|没|未|待)"
     # a part done and the last part still going, said last: "A 区已经同步完，B 区进行中。"
     r"|[,，]\s*[^,，。;；]{1,12}?(?:进行中|处理中|还没(?:好|完))\W*$"
 )
@@ -335,7 +348,7 @@ _WORK_GOING = re.compile(
     r"|排队中|队列\S{0,6}?排(?:在)?第\s*\d|queue position|position \d+ in (?:the )?queue"
     r"|\bretrying\b|\bretry \d+\s*/\s*\d+|\(attempt \d+(?: of \d+)?\)|重试中|正在重试|第\s*\d+\s*次重试"
     r"|(?:预计|大概|估计|大约)?还(?:要|需要?)\s*\S{0,3}\s*(?:分钟|min)|\b\d+ more minutes?\b|大概还有\s*\d+\s*分钟"
-    r"|(?:生成|汇总|渲染|拉取|盘点|统计|导入|导出|同步|计算|核对|录入|上传|下载|加载|编译|转换|打包|整理|解析|排版"
+    r"|(?:生成|汇总|渲染|拉取|盘点|清点|登记|统计|导入|导出|同步|计算|核对|录入|上传|下载|加载|编译|转换|打包|整理|解析|排版"
     r"|剪辑|收集|编目|迁移|扫描|比对|匹配|校对|collecting|parsing|syncing|loading)\s?中(?![心国文间级断])"
     r"|(?:现在|正在|接下来|然后)(?:在)?(?:做|发|导|排|处理|同步|弄|整理|核对|算|剪|写|录)\S{0,3}?第?\S{0,2}?"
     r"(?:批|部分|轮|集|章|步)"
@@ -357,8 +370,8 @@ _WORK_GOING = re.compile(
     r"report back|get back|circle back|let you know|follow up|ping you|message you)\b"
     # the bot at work, said first: "在给下周排班，周一到周三排完了", "在核对押金退款，退了 4 个",
     # "周测卷在批，数学批完 18 份", "发票在开，已开 3 家诊所", "催款邮件文案在写：标题定了"
-    r"|^我?还?在给[^，,。]{1,20}?(?:排|办|建|做|写|整理|更新|算|开|录|拍|打电话|发短信|发消息|发邮件)"
-    r"|^我?还?在(?:批|排(?!查)|核对|写|做|整理|处理|更新|拍|算|弄|改|录|翻|逐个|回访|挨个)"
+    r"|^我?还?在给[^，,。]{1,20}?(?:排|办|建|做|写|整理|更新|算|开|录|拍|打电话|发)"
+    r"|^我?还?在(?:批|排(?!查)|核对|写|做|整理|处理|更新|拍|算|弄|改|录|翻|逐个|回访|挨个|生成)"
     r"|^(?![^，,。]*(?:说|表示|反馈|那边))[^，,。：:]{1,24}?(?<![现存正实所还])在(?:写|开|更新|批|做|算|排(?!查)|整理|核对|处理|弄|改|录|拍|上传|生成|剪)"
     r"(?:了|着)?\s*[，,：:]"
     # the steps still ahead, in order: "212 employees loaded, tax tables next, then the bank export"
@@ -367,7 +380,26 @@ _WORK_GOING = re.compile(
     # 确认", "等 insurer 回复 premium，收到我再告诉你", "回了我就 update 你"
     r"|^(?:我)?(?:还在|正在|仍在|在)等(?![你您候])|我(?:还|正|也)?在等(?![你您候])"
     r"|[：:，,]\s*(?:还在|正在|仍在|在)等(?![你您候])[^。]{0,40}?(?:后|了)\s*(?:我)?(?:再|才能|就)"
-    r"|^等(?![你您])[^。]{0,60}?(?:了|后|到|完|好)[^。，,]{0,16}?我(?:才能|再|就|马上)"
+    r"|^等(?![你您])[^。]{0,60}?[，,]?\s*我(?:才能|就能|再|就|马上)|还在等[^。]{0,40}?(?:之后|后|了)\s*我(?:再|才能|就)"
+    r"|结果出来(?:了)?(?:我)?再(?:告诉|通知|跟|发)|[0-9一二三四五十]+\s*分钟后(?:自动)?再试|正在重新|正在重试|正在重发"
+    r"|我(?:写|做|翻译|录|整理|核对|审|改)到第\s*\S{1,3}\s*(?:个|篇|页|条|份|张|章|段)"
+    r"|进行中\s*[:：，,][^。]{0,40}?还(?:有|剩|差)\s*\d+|[（(]还剩\s*\d+\s*(?:条|个|份|张|篇|页|封|笔|单|户|位)[)）]"
+    r"|(?:稍后|晚点|待会儿?)(?:再)?发(?:你|您|完整版|全部|最终版)|大概\S{0,3}(?:半小时|\d+\s*分钟|\d+\s*小时)后(?:给|发)(?:你|您)"
+    r"|^next,? i'?ll\b[^.]{0,100}\bthen\b|[,;—]\s*now on (?:the|a|an|my|our)\b|^almost done [a-z]+ing\b"
+    r"|[,，]\s*\S{0,3}\s*[a-z0-9]*\s*(?:区|批|部分|组|层|楼)[^，,。]{0,24}?(?:正在|还在)"
+    # code-switched, English verb and Chinese aspect: "exporting 中", "retry 中", "drafting 中"; a run going
+    r"|\b[a-z]+ing\s*中(?![心国文间级断])|\b(?:retry|update|upload|sync|export|import|draft)\s*中(?![心国文间级断])"
+    r"|(?:在|正在)\s*retry|retry\s*第|\b(?:running|going|under ?way)\s*(?:[:：]|…|\.{3})|\battempt \d+ running\b"
+    r"|\(attempt \d+\s*/\s*\d+\)|[（(]attempt \d+\s*/\s*\d+[)）]|^trying\b[^.]{0,40}\bagain\b"
+    r"|(?:下一步|接下来)\s*[:：]?\s*(?:我)?先|(?:下午|明天|晚上|待会儿?|稍后)继续"
+    r"|\d+\s*分钟后(?:自动)?(?:再试|重试)|每\s*\d+\s*分钟(?:重发|重试|刷新|\s*refresh|再试|检查|看)"
+    r"|\bevery (?:hour|\d+ minutes)\b.{0,80}\bi'?ll\b|\bso far\b.{0,120}\bmore to go\b"
+    r"|\bonce (?:he|she|they|it) (?:answers|replies|confirms|sends|gets back)\b[^.]{0,20}\bi'?ll\b"
+    r"|[，,]\s*等[^。，,]{0,20}?(?:回复|确认|回|发过来|给)(?:了|后|之后)?\s*我(?:再|就|才能)"
+    r"|(?:发|做|写|打|录|核)到第\s*\d+\s*\S{0,2}了?[,，]\s*还有\s*\d+"
+    r"|已(?:登记|录入|核对|点|拍|扫描|整理|定位)\s*\d+\s*\S{0,2}[,，]\s*还(?:剩|有|差)"
+    r"|\d+\s*[张份个条篇页户台件]\s*[a-z]{0,6}\s*(?:里|中的|中)\s*(?:已经?)?(?:更新|生成|导出|导入|录入|核对|上传|处理|发|做|拍|核)了?\s*\d+"
+    r"|\d+\s*[张份个条篇页户台件]中的\s*\d+\s*[张份个条篇页户台件]"
     r"|还在跟[^，,。]{1,16}?(?:确认|核对|对|谈|沟通)[^。]{0,40}?(?:了|后)[^。，,]{0,6}?我(?:才能|再|就|马上)"
     # a retry under way: "第二次重试发送确认邮件中", "第二次尝试向 Nexora 发报告" (not one that ended)
     r"|第\s*[二三四五六七八九2-9]\s*次(?:尝试|重试)(?![^。]{0,30}(?:成功(?!后)|失败|终于|还是|都))"
@@ -383,7 +415,7 @@ _WORK_GOING = re.compile(
     # done, then word to the owner: "发完跟你汇报", "弄完告诉你"; the rest carried on: "剩下 26 户晚上接着发"
     r"|(?:发完|做完|弄完|搞完|弄好|整理完|核完|跑完|对完|排完)(?:了)?(?:我)?(?:再|就)?(?:告诉|跟|给|向|通知|发)(?:你|您)"
     r"|剩下[^。，,]{0,16}?(?:接着|继续)"
-    r"|(?:我)?接下来(?:我)?(?:会|要)(?:再)?(?:联系|整理|处理|做|发|核对|对|算|排|写|查|update)"
+    r"|(?:我)?接下来(?:我)?(?:会|要|先)(?:再)?(?:联系|整理|处理|做|发|核对|对|算|排|写|查|update)"
     # a count of what is done out of a total, in Chinese: "48 张里做完 31 张了", "4 台中 2 台好了"
     r"|\d+\s*[张份个条篇页户台件]\s*(?:里|中)\s*(?:已经?)?(?:做|写|改|翻|看|审|核|录|发|打)?(?:完|好)了?\s*\d+"
     r"|\d+\s*[张份个条篇页户台件]\s*(?:里|中)\s*\d+\s*[张份个条篇页户台件]\s*(?:做|写|改|翻|看|审|核|录|发|打)?(?:完|好)了"
@@ -403,16 +435,18 @@ _WORK_GOING = re.compile(
 # said ("干洗店说亮片裙要特殊处理，还在做", "the print shop says the banners are still printing"); also
 # a part done and the rest still being worked on, said last ("三楼和四楼的房态已经排好，五楼还在弄。").
 _STILL_DOING = re.compile(
-    r"还在(?:补|写|确认|调|弄|做|排(?!查)|改|整理|核对|赶|算|对|录|剪|生成|加载|汇总|统计|拉|校对|挑|配|清理|回访|填|核)"
+    r"还在(?:补|写|确认|调|弄|做|排(?!查)|改|整理|核对|赶|算|对|录|剪|生成|加载|汇总|统计|拉|校对|挑|配|清理|回访|填|核|跑|同步|上传|下载|导)"
     # "still on it", "but I'm still aligning the Spanish one" (not "the contractor is still working")
     r"|(?:^|[,;:—]\s*|\b(?:i'?m|i am|we'?re|we are)\s+)still (?:aligning|pricing|checking|working|writing|drafting|"
     r"compiling|processing|running|rendering|uploading|downloading|syncing|importing|exporting|generating|calculating|"
     r"matching|sorting|parsing|collecting|gathering|pulling|building|polishing|editing|translating|scanning|counting|"
-    r"picking|choosing|deciding|chasing|on it)\b"
-    r"|(?:第\s*[一二三四五六七八九十\d]+\s*\S{0,3}|[,，]\s*)(?:在|正在)(?:剪|做|写|排(?!查)|改|录|弄|查|译|审|描|对|算)"
+    r"picking|choosing|deciding|chasing|doing|on it)\b"
+    r"|(?:第\s*[一二三四五六七八九十\d]+\s*\S{0,3}|[,，]\s*)(?:在|正在)(?:剪|做|写|排(?!查)|改|录|弄|查|译|审|描|对|算|盘|数|拍|整理|核)"
 )
 _REPORTED = re.compile(
     r"[\u4e00-\u9fff](?:说|表示|反馈|称|告知)|[\u4e00-\u9fff]那边|对方|\b(?:says?|said|according to|told (?:us|me))\b"
+    # an outside party still at it (session 34): "百乐的经销商还在核对我们的年度返利"
+    r"|(?:经销商|供应商|银行|房东|物业|厂家|工厂|快递|总部|税务局|法院|医院|保险公司|平台|政府|海关)(?:那边)?(?:还在|正在|仍在)"
 )
 # ...unless it is over: a run that ended ("failed after 3 attempts", "gave up") or reached its total.
 _WORK_OVER = re.compile(
@@ -424,9 +458,28 @@ _WORK_OVER = re.compile(
 _ENDED = re.compile(r"失败|被拒|拒了|没再试|放弃|没成功|\bfailed\b|\bgave up\b|\bdeclined\b|\brejected\b")
 
 
+# A checklist part ticked under a header that says it is not over ("月底对账进行中：☑ Square 流水 ☐ 现金收款",
+# "待办进度：☑ 联系加油卡公司 ☐ 确认维修厂时间"); a fully ticked one, or one under a header of a finished check
+# ("Inspection done: ☑ … ☐ …"), is a result.
+_TICKED = re.compile(r"[☑✅✓✔]|\[x\]")
+_UNTICKED = re.compile(r"[☐□⬜]|\[ \]")
+_CHECK_OVER = re.compile(r"完成|结果|报告|验收|done|complete|finished|passed|failed|report|inspection|result")
+
+
+def _part_ticked(norm: str) -> bool:
+    first = _TICKED.search(norm)
+    first_open = _UNTICKED.search(norm)
+    if not first or not first_open:
+        return False
+    header = norm[: min(first.start(), first_open.start())]
+    return not _CHECK_OVER.search(header)
+
+
 def _under_way(norm: str) -> bool:
     if len(norm) > 240:
         return False
+    if _part_ticked(norm):
+        return True
     going = _WORK_GOING.search(norm) or (_STILL_DOING.search(norm) and not _REPORTED.search(norm))
     if going and not _WORK_OVER.search(norm):
         return True
