@@ -53,6 +53,20 @@ KEPT_UNRUN = {
 VARIANTS = ("plain", "paraphrase", "cross_language", "two_topic", "noise")
 
 
+def select(sets: dict[str, Path], only: str | None, skip: str | None) -> tuple[dict[str, Path], list[str]]:
+    """The sets to run: those named with `only` (stems, comma-separated), else all but the kept-unrun
+    ones; then less those named with `skip`. Also the kept-unrun stems left out."""
+    if only:
+        chosen = {t: p for t, p in sets.items() if p.stem in only.split(",")}
+        held: list[str] = []
+    else:
+        chosen = {t: p for t, p in sets.items() if p.stem not in KEPT_UNRUN}
+        held = sorted(p.stem for p in sets.values() if p.stem in KEPT_UNRUN)
+    if skip:
+        chosen = {t: p for t, p in chosen.items() if p.stem not in skip.split(",")}
+    return chosen, held
+
+
 def row(r: EvalResult) -> str:
     variants = " | ".join(f"{v:.0%}" if (v := r.variant_accuracy(name)) is not None else "—" for name in VARIANTS)
     return (
@@ -71,16 +85,13 @@ def main() -> None:
     )
     parser.add_argument("--skip", help="comma-separated set names (file stems) not to run")
     args = parser.parse_args()
-    chosen = {"design": DESIGN, "dev": DEV, "blind": BLIND, "all": {**DESIGN, **DEV, **BLIND}}[args.sets]
-    if args.only:
-        chosen = {t: p for t, p in chosen.items() if p.stem in args.only.split(",")}
-    else:
-        held = sorted(p.stem for p in chosen.values() if p.stem in KEPT_UNRUN)
-        chosen = {t: p for t, p in chosen.items() if p.stem not in KEPT_UNRUN}
-        if held:
-            print(f"kept unrun (MANIFEST.json; name them with --only to spend them): {', '.join(held)}")
-    if args.skip:
-        chosen = {t: p for t, p in chosen.items() if p.stem not in args.skip.split(",")}
+    chosen, held = select(
+        {"design": DESIGN, "dev": DEV, "blind": BLIND, "all": {**DESIGN, **DEV, **BLIND}}[args.sets],
+        args.only,
+        args.skip,
+    )
+    if held:
+        print(f"kept unrun (MANIFEST.json; name them with --only to spend them): {', '.join(held)}")
     embedder = None
     if not args.rules_only:
         from bench.embedding_cache import CachingEmbedder

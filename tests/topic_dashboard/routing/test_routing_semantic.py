@@ -332,6 +332,25 @@ def test_the_calibration_was_fitted_on_dev_sets_only_and_the_blind_sets_are_unch
         assert len(json.loads(data)["cases" if "cases" in entry else "items"]) >= 150
 
 
+def test_a_kept_unrun_blind_batch_is_left_out_unless_named() -> None:
+    """A frozen batch kept for the next change (MANIFEST "kept_unrun") is not spent by an everyday
+    `make eval-routing`; naming it with --only runs it."""
+    from bench.routing_eval import BLIND, KEPT_UNRUN, select
+
+    manifest = json.loads((ROOT / "bench/routing_sets/MANIFEST.json").read_text())
+    kept = {Path(name).stem for name, entry in manifest["sets"].items() if entry.get("kept_unrun")}
+    assert kept == KEPT_UNRUN and kept, "batch 8 is kept unrun"
+    assert all(manifest["sets"][f"blind/{stem}.json"]["role"] == "blind" for stem in kept)
+    chosen, held = select(BLIND, None, None)
+    assert held == sorted(kept) and not kept & {p.stem for p in chosen.values()}
+    assert len(chosen) == len(BLIND) - len(kept)
+    one = min(kept)
+    chosen, held = select(BLIND, one, None)
+    assert [p.stem for p in chosen.values()] == [one] and held == []
+    chosen, _ = select(BLIND, None, "bookshop")
+    assert "bookshop" not in {p.stem for p in chosen.values()}
+
+
 @pytest.mark.parametrize(("value", "expected"), [("1", 1), ("3", 3), ("", None), ("zero", None), ("0", None)])
 def test_the_models_threads_follow_the_setting_else_two_at_most(
     monkeypatch: pytest.MonkeyPatch, value: str, expected: int | None
