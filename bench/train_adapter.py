@@ -33,6 +33,7 @@ import json
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -197,34 +198,43 @@ def centre(v: np.ndarray, texts: list[str], centring: LanguageCentring) -> np.nd
     return np.stack([centring.apply(row, text) for row, text in zip(v, texts, strict=True)])
 
 
+def topic_scores(
+    s: dict[str, Any], embed_texts: Callable[[list[str]], np.ndarray], centring: LanguageCentring
+) -> np.ndarray:
+    """One set's messages against its topics (messages x topics): the mean of the closest include text's and
+    the centroid's cosine, after language and owner centring, as the adapter is trained and measured."""
+    keys = list(s["topics"])
+    texts = [t for k in keys for t in s["topics"][k]]
+    tv = centre(embed_texts(texts), texts, centring)
+    spans, at = [], 0
+    for k in keys:
+        spans.append((at, at + len(s["topics"][k])))
+        at += len(s["topics"][k])
+    cents = np.stack([tv[a:b].mean(0) / np.linalg.norm(tv[a:b].mean(0)) for a, b in spans])
+    owner = OWNER_CENTRING * cents.mean(0)
+
+    def oc(m: np.ndarray) -> np.ndarray:
+        m = m - owner
+        return m / np.linalg.norm(m, axis=-1, keepdims=True)
+
+    mt = [m for m, _, _ in s["messages"]]
+    mv = oc(centre(embed_texts(mt), mt, centring))
+    sims, csim = mv @ oc(tv).T, mv @ oc(cents).T
+    return np.array(
+        [[0.5 * sims[i, a:b].max() + 0.5 * csim[i, j] for j, (a, b) in enumerate(spans)] for i in range(len(mt))]
+    )
+
+
 def evaluate(enc: Encoder, inputs: Inputs, sets: list[dict[str, Any]], centring: LanguageCentring) -> dict[str, Any]:
     right = total = 0
     by_variant: dict[str, list[int]] = {}
     per_set = {}
     for s in sets:
         keys = list(s["topics"])
-        texts = [t for k in keys for t in s["topics"][k]]
-        tv = centre(embed(enc, inputs, texts), texts, centring)
-        spans, at = [], 0
-        for k in keys:
-            spans.append((at, at + len(s["topics"][k])))
-            at += len(s["topics"][k])
-        cents = np.stack([tv[a:b].mean(0) / np.linalg.norm(tv[a:b].mean(0)) for a, b in spans])
-        owner = OWNER_CENTRING * cents.mean(0)
-
-        def oc(m: np.ndarray, owner: np.ndarray = owner) -> np.ndarray:
-            m = m - owner
-            return m / np.linalg.norm(m, axis=-1, keepdims=True)
-
-        tv2, cents2 = oc(tv), oc(cents)
-        mt = [m for m, _, _ in s["messages"]]
-        mv = oc(centre(embed(enc, inputs, mt), mt, centring))
-        sims = mv @ tv2.T
-        csim = mv @ cents2.T
+        scores = topic_scores(s, lambda texts: embed(enc, inputs, texts), centring)
         ok = 0
         for i, (_, gold, variant) in enumerate(s["messages"]):
-            scores = [0.5 * sims[i, a:b].max() + 0.5 * csim[i, j] for j, (a, b) in enumerate(spans)]
-            hit = keys[int(np.argmax(scores))] == gold
+            hit = keys[int(np.argmax(scores[i]))] == gold
             ok += hit
             by_variant.setdefault(variant, [0, 0])
             by_variant[variant][0] += hit
@@ -243,10 +253,14 @@ def evaluate(enc: Encoder, inputs: Inputs, sets: list[dict[str, Any]], centring:
 
 def language_means(enc: Encoder, inputs: Inputs, sets: list[dict[str, Any]]) -> LanguageCentring:
     """Language centring as fit_routing makes it, from the training sets' texts under this encoder."""
+    return language_means_of(lambda texts: embed(enc, inputs, texts), sets)
+
+
+def language_means_of(embed_texts: Callable[[list[str]], np.ndarray], sets: list[dict[str, Any]]) -> LanguageCentring:
     texts = sorted(
         {t for s in sets for ts in s["topics"].values() for t in ts} | {m for s in sets for m, _, _ in s["messages"]}
     )
-    v = embed(enc, inputs, texts)
+    v = embed_texts(texts)
     share = np.array([cjk_share(t) for t in texts])
     return LanguageCentring(v[share > 0.8].mean(0), v[share < 0.2].mean(0), LANGUAGE_ALPHA)
 
