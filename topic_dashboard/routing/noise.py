@@ -346,7 +346,7 @@ _WORK_GOING = re.compile(
     r"[▓█■▰][▓█■▰]*[░▒□▱]|^[\[【(（]\s*(?:进度|状态|status|progress|wip)\s*[\]】)）]|^(?:⏳|⌛|🔄)"
     r"|(?:前半部分|前半段|第一部分|上半部分)如下|\bfirst (?:part|half|section)s?\b.{0,12}\bbelow\b"
     r"|排队中|队列\S{0,6}?排(?:在)?第\s*\d|queue position|position \d+ in (?:the )?queue"
-    r"|\bretrying\b|\bretry \d+\s*/\s*\d+|\(attempt \d+(?: of \d+)?\)|重试中|正在重试|第\s*\d+\s*次重试"
+    r"|\bretrying\b|\bretry \d+\s*/\s*\d+|[（(]attempt \d+(?: of \d+|\s*/\s*\d+)?[)）]|重试中|正在重试|第\s*\d+\s*次重试"
     r"|(?:预计|大概|估计|大约)?还(?:要|需要?)\s*\S{0,3}\s*(?:分钟|min)|\b\d+ more minutes?\b|大概还有\s*\d+\s*分钟"
     r"|(?:生成|汇总|渲染|拉取|盘点|清点|登记|统计|导入|导出|同步|计算|核对|录入|上传|下载|加载|编译|转换|打包|整理|解析|排版"
     r"|剪辑|收集|编目|迁移|扫描|比对|匹配|校对|collecting|parsing|syncing|loading)\s?中(?![心国文间级断])"
@@ -354,7 +354,7 @@ _WORK_GOING = re.compile(
     r"(?:批|部分|轮|集|章|步)"
     r"|\b(?:working on|now on|moving on to|starting on|now doing) (?:the )?(?:next|other|second|third|last|remaining|"
     r"rest|day \d+|part \d+|step \d+|batch \d+|section \d+)\b|\bworking through [a-z]\W"
-    r"|(?:等会儿?|待会儿?|稍后|晚点|一会儿?)(?:发|给|同步|回复)(?:你|您)|(?:弄完|做完|搞完)就|剩下的继续|继续往[下后](?:看|翻|查|做|弄|整理|核对)"
+    r"|(?:等会儿?|待会儿?|稍后|晚点|一会儿?)(?:(?:发|给|同步|回复)(?:你|您)|再?发(?:你|您|完整版|全部|最终版))|(?:弄完|做完|搞完)就|剩下的继续|继续往[下后](?:看|翻|查|做|弄|整理|核对)"
     r"|[,，;—]\s*continuing\.?$|\bcontinuing with the rest\b|(?:完成|跑|做|看|审)到?一半"
     r"|^(?:还在|在|正在|仍在)?等(?:待)?(?![你您])\S{0,20}?(?:回复|回消息|回传|回签|确认|返回|反馈|报价|结果)"
     r"|^(?:\S+\s)?(?:still |currently )?waiting (?:for|on) (?!you\b|your\b)"
@@ -381,25 +381,23 @@ _WORK_GOING = re.compile(
     r"|^(?:我)?(?:还在|正在|仍在|在)等(?![你您候])|我(?:还|正|也)?在等(?![你您候])"
     r"|[：:，,]\s*(?:还在|正在|仍在|在)等(?![你您候])[^。]{0,40}?(?:后|了)\s*(?:我)?(?:再|才能|就)"
     r"|^等(?![你您])[^。]{0,60}?[，,]?\s*我(?:才能|就能|再|就|马上)|还在等[^。]{0,40}?(?:之后|后|了)\s*我(?:再|才能|就)"
-    r"|结果出来(?:了)?(?:我)?再(?:告诉|通知|跟|发)|[0-9一二三四五十]+\s*分钟后(?:自动)?再试|正在重新|正在重试|正在重发"
+    r"|结果出来(?:了)?(?:我)?再(?:告诉|通知|跟|发)|[0-9一二三四五十]+\s*分钟后(?:自动)?(?:再试|重试)|正在重新|正在重发"
     r"|我(?:写|做|翻译|录|整理|核对|审|改)到第\s*\S{1,3}\s*(?:个|篇|页|条|份|张|章|段)"
     r"|进行中\s*[:：，,][^。]{0,40}?还(?:有|剩|差)\s*\d+|[（(]还剩\s*\d+\s*(?:条|个|份|张|篇|页|封|笔|单|户|位)[)）]"
-    r"|(?:稍后|晚点|待会儿?)(?:再)?发(?:你|您|完整版|全部|最终版)|大概\S{0,3}(?:半小时|\d+\s*分钟|\d+\s*小时)后(?:给|发)(?:你|您)"
+    r"|大概\S{0,3}(?:半小时|\d+\s*分钟|\d+\s*小时)后(?:给|发)(?:你|您)"
     r"|^next,? i'?ll\b[^.]{0,100}\bthen\b|[,;—]\s*now on (?:the|a|an|my|our)\b|^almost done [a-z]+ing\b"
     r"|[,，]\s*\S{0,3}\s*[a-z0-9]*\s*(?:区|批|部分|组|层|楼)[^，,。]{0,24}?(?:正在|还在)"
     # code-switched, English verb and Chinese aspect: "exporting 中", "retry 中", "drafting 中"; a run going
     r"|\b[a-z]+ing\s*中(?![心国文间级断])|\b(?:retry|update|upload|sync|export|import|draft)\s*中(?![心国文间级断])"
     r"|(?:在|正在)\s*retry|retry\s*第|\b(?:running|going|under ?way)\s*(?:[:：]|…|\.{3})|\battempt \d+ running\b"
-    r"|\(attempt \d+\s*/\s*\d+\)|[（(]attempt \d+\s*/\s*\d+[)）]|^trying\b[^.]{0,40}\bagain\b"
+    r"|^trying\b[^.]{0,40}\bagain\b"
     r"|(?:下一步|接下来)\s*[:：]?\s*(?:我)?先|(?:下午|明天|晚上|待会儿?|稍后)继续"
-    r"|\d+\s*分钟后(?:自动)?(?:再试|重试)|每\s*\d+\s*分钟(?:重发|重试|刷新|\s*refresh|再试|检查|看)"
+    r"|每\s*\d+\s*分钟(?:重发|重试|刷新|\s*refresh|再试|检查|看)"
     r"|\bevery (?:hour|\d+ minutes)\b.{0,80}\bi'?ll\b|\bso far\b.{0,120}\bmore to go\b"
     r"|\bonce (?:he|she|they|it) (?:answers|replies|confirms|sends|gets back)\b[^.]{0,20}\bi'?ll\b"
     r"|[，,]\s*等[^。，,]{0,20}?(?:回复|确认|回|发过来|给)(?:了|后|之后)?\s*我(?:再|就|才能)"
     r"|(?:发|做|写|打|录|核)到第\s*\d+\s*\S{0,2}了?[,，]\s*还有\s*\d+"
     r"|已(?:登记|录入|核对|点|拍|扫描|整理|定位)\s*\d+\s*\S{0,2}[,，]\s*还(?:剩|有|差)"
-    r"|\d+\s*[张份个条篇页户台件]\s*[a-z]{0,6}\s*(?:里|中的|中)\s*(?:已经?)?(?:更新|生成|导出|导入|录入|核对|上传|处理|发|做|拍|核)了?\s*\d+"
-    r"|\d+\s*[张份个条篇页户台件]中的\s*\d+\s*[张份个条篇页户台件]"
     r"|还在跟[^，,。]{1,16}?(?:确认|核对|对|谈|沟通)[^。]{0,40}?(?:了|后)[^。，,]{0,6}?我(?:才能|再|就|马上)"
     # a retry under way: "第二次重试发送确认邮件中", "第二次尝试向 Nexora 发报告" (not one that ended)
     r"|第\s*[二三四五六七八九2-9]\s*次(?:尝试|重试)(?![^。]{0,30}(?:成功(?!后)|失败|终于|还是|都))"
@@ -416,9 +414,6 @@ _WORK_GOING = re.compile(
     r"|(?:发完|做完|弄完|搞完|弄好|整理完|核完|跑完|对完|排完)(?:了)?(?:我)?(?:再|就)?(?:告诉|跟|给|向|通知|发)(?:你|您)"
     r"|剩下[^。，,]{0,16}?(?:接着|继续)"
     r"|(?:我)?接下来(?:我)?(?:会|要|先)(?:再)?(?:联系|整理|处理|做|发|核对|对|算|排|写|查|update)"
-    # a count of what is done out of a total, in Chinese: "48 张里做完 31 张了", "4 台中 2 台好了"
-    r"|\d+\s*[张份个条篇页户台件]\s*(?:里|中)\s*(?:已经?)?(?:做|写|改|翻|看|审|核|录|发|打)?(?:完|好)了?\s*\d+"
-    r"|\d+\s*[张份个条篇页户台件]\s*(?:里|中)\s*\d+\s*[张份个条篇页户台件]\s*(?:做|写|改|翻|看|审|核|录|发|打)?(?:完|好)了"
     # English: the next piece begun, what is left, a wait with the bot's next step
     r"|[,;—]\s*(?:now\s+)?starting on\b|(?:^|[,;—]\s*)now (?:doing|running|working on|picking|writing|drafting|checking|"
     r"sorting) (?:the|a|an|my|our)\b|\bworking through the (?:remaining|rest)\b|\bso far\b[^.]{0,20}\b\d+ left\b"
@@ -475,12 +470,39 @@ def _part_ticked(norm: str) -> bool:
     return not _CHECK_OVER.search(header)
 
 
+# A count of what is done out of a total, in Chinese, short of it: "48 张里做完 31 张了", "4 台中 2 台好了",
+# "312 个 SKU 里已更新 140 个", "填了 5 页中的 3 页" (at its total, "48 张里做完 48 张", it is over). Group 1 is
+# the total, group 2 what is done.
+_ZH_UNIT = "[张份个条篇页户台件]"
+_ZH_DONE = "(?:做|写|改|翻|看|审|核|录|发|打)"
+_OF_TOTAL_ZH = tuple(
+    re.compile(pattern)
+    for pattern in (
+        (
+            rf"(\d+)\s*{_ZH_UNIT}\s*[a-z]{{0,6}}\s*(?:里|中的|中)\s*(?:已经?)?"
+            rf"(?:更新|生成|导出|导入|录入|核对|上传|处理|发|做|拍|核)了?\s*(\d+)"
+        ),
+        rf"(\d+)\s*{_ZH_UNIT}\s*(?:里|中)\s*(?:已经?)?{_ZH_DONE}?(?:完|好)了?\s*(\d+)",
+        rf"(\d+)\s*{_ZH_UNIT}中的\s*(\d+)\s*{_ZH_UNIT}",
+        rf"(\d+)\s*{_ZH_UNIT}\s*(?:里|中)\s*(\d+)\s*{_ZH_UNIT}\s*{_ZH_DONE}?(?:完|好)了",
+    )
+)
+
+
+def _short_of_total_zh(norm: str) -> bool:
+    return any(int(m[2]) < int(m[1]) for pattern in _OF_TOTAL_ZH for m in pattern.finditer(norm))
+
+
 def _under_way(norm: str) -> bool:
     if len(norm) > 240:
         return False
     if _part_ticked(norm):
         return True
-    going = _WORK_GOING.search(norm) or (_STILL_DOING.search(norm) and not _REPORTED.search(norm))
+    going = (
+        _WORK_GOING.search(norm)
+        or _short_of_total_zh(norm)
+        or (_STILL_DOING.search(norm) and not _REPORTED.search(norm))
+    )
     if going and not _WORK_OVER.search(norm):
         return True
     if _STILL_WAITING.search(norm):

@@ -358,6 +358,7 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "供应商还在核对我们的年度返利，预计 6 月底结算，约 ¥3,000，目前不需要我们做什么。",
         "我在 Booking 上找到一家 4 晚 ¥2,800 的海景房，可免费取消。",
         "调研了三家的数据库方案：PostgreSQL 最稳，建议先用它。",  # 调研 is research, not 调 (call) an API
+        "宣传册 48 张里做完 48 张了，明早送印。",  # a count of a total at its total is over
     ],
 )
 def test_one_substantive_sentence_is_enough(text: str) -> None:
