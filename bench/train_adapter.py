@@ -198,11 +198,12 @@ def centre(v: np.ndarray, texts: list[str], centring: LanguageCentring) -> np.nd
     return np.stack([centring.apply(row, text) for row, text in zip(v, texts, strict=True)])
 
 
-def topic_scores(
+def owner_space(
     s: dict[str, Any], embed_texts: Callable[[list[str]], np.ndarray], centring: LanguageCentring
-) -> np.ndarray:
-    """One set's messages against its topics (messages x topics): the mean of the closest include text's and
-    the centroid's cosine, after language and owner centring, as the adapter is trained and measured."""
+) -> tuple[list[str], list[tuple[int, int]], np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """One set's topics as the adapter is trained and measured: the topic keys, each topic's span of rows,
+    the include texts' vectors and the topics' centroids (language-centred), and the owner centring that
+    applies to them and to the set's messages (subtract the owner's mean, normalise)."""
     keys = list(s["topics"])
     texts = [t for k in keys for t in s["topics"][k]]
     tv = centre(embed_texts(texts), texts, centring)
@@ -217,6 +218,15 @@ def topic_scores(
         m = m - owner
         return m / np.linalg.norm(m, axis=-1, keepdims=True)
 
+    return keys, spans, tv, cents, oc
+
+
+def topic_scores(
+    s: dict[str, Any], embed_texts: Callable[[list[str]], np.ndarray], centring: LanguageCentring
+) -> np.ndarray:
+    """One set's messages against its topics (messages x topics): the mean of the closest include text's and
+    the centroid's cosine, after language and owner centring, as the adapter is trained and measured."""
+    _keys, spans, tv, cents, oc = owner_space(s, embed_texts, centring)
     mt = [m for m, _, _ in s["messages"]]
     mv = oc(centre(embed_texts(mt), mt, centring))
     sims, csim = mv @ oc(tv).T, mv @ oc(cents).T

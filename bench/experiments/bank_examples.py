@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.fit_routing import FITTING_SETS
-from bench.train_adapter import centre, language_means_of, load
+from bench.train_adapter import centre, language_means_of, load, owner_space
 from topic_dashboard.routing.e5_runtime import OnnxE5
-from topic_dashboard.routing.semantic import OWNER_CENTRING, message_text
+from topic_dashboard.routing.semantic import message_text
 
 HOLD = {"law_office", "restaurant_owner", "school_teacher"}
 
@@ -64,20 +64,7 @@ def main(adapter: str) -> None:
     tally: dict[tuple[object, ...], int] = {}
     total = 0
     for s in test:
-        keys = list(s["topics"])
-        texts = [t for k in keys for t in s["topics"][k]]
-        tv = centre(emb(texts), texts, cent)
-        spans, at = [], 0
-        for k in keys:
-            spans.append((at, at + len(s["topics"][k])))
-            at += len(s["topics"][k])
-        cents = np.stack([tv[a:b].mean(0) / np.linalg.norm(tv[a:b].mean(0)) for a, b in spans])
-        owner = OWNER_CENTRING * cents.mean(0)
-
-        def oc(m: np.ndarray, owner: np.ndarray = owner) -> np.ndarray:
-            m = m - owner
-            return m / np.linalg.norm(m, axis=-1, keepdims=True)
-
+        keys, spans, tv, cents, oc = owner_space(s, emb, cent)
         mt = [m for m, _, _ in s["messages"]]
         mv = oc(centre(emb(mt), mt, cent))
         tvo, co, bv = oc(tv), oc(cents), oc(bv_raw)
