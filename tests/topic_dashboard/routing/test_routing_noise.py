@@ -238,47 +238,6 @@ def kind(text: str) -> str | None:
         ("I've asked Maria whether she can cover Saturday; once she replies I'll finalise the rota.", "progress"),
         ("报名表录入：已登记 64 份，还剩一箱纸质的。", "progress"),
         ("Pulling tonight's bookings from ResDiary so I can match them to the floor plan.", "tool_hint"),
-        # session 35: the owner's word awaited before the bot acts, money or a file on its way, a site that will not
-        # load, a first pass or draft, the bot's place in a count, a retry by another name, a site or app about to be used
-        ("这单先交给你拍板：客人要 24 小时加急，加急费我先填了 ¥30。", "progress"),
-        ("场地合同交给你审了，里面有 50% 取消费的条款，你同意了我才签。", "progress"),
-        ("I need your OK before I answer the Hendersons about a discount for three dogs.", "progress"),
-        (
-            "The flour order is in the Bidfood cart, not submitted: I'm holding it until you approve the $412.",
-            "progress",
-        ),
-        ("学员的付款还在银行处理，预计明天上午到账，到账之后我才能发确认邮件。", "progress"),
-        ("快递公司网页打不开，取件单下不了，我稍后再试。", "progress"),
-        (
-            "First pass at the holiday workshop schedule, I'll refine it once Priya confirms: Sat 10-12 beads.",
-            "progress",
-        ),
-        ("本月工时统计初稿（还要加上周末的两单）：张师傅 62 小时，李师傅 55 小时。", "progress"),
-        ("处方在一张张审，第 6 张了，一共 15 张", "progress"),
-        ("Firmware v2.3 正在 flash 到测试车，done 4/12，每台大概 6 分钟。", "progress"),
-        ("图纸传到客户网盘失败了，第二次重传中", "progress"),
-        ("Second attempt at syncing the rota to Outlook; the first one failed on 3 entries.", "progress"),
-        ("Permission slips: 22/37 emailed. Gmail paused me for sending too fast, resuming in 15 minutes.", "progress"),
-        ("The rehearsal recording is uploading (64%). I'll send the Dropbox link when it's done.", "progress"),
-        ("May and June done (11 events), July to September still to come.", "progress"),
-        ("去 1688 上比一下 6mm 钢化玻璃的批发价", "tool_hint"),
-        ("我上货拉拉叫两辆 4.2 米厢货看看报价", "tool_hint"),
-        ("打开美团民宿商家版查下昨晚那笔退款", "tool_hint"),
-        ("用 Calendly 建一个私教课的 booking link，时段设成周六 9-12。", "tool_hint"),
-        ("给 Bella 的主人发一条 WhatsApp 模板消息，用 vaccine_reminder_v2。", "tool_hint"),
-        ("Using `gspread` to open the 'Erg Scores' sheet and read B2:F41.", "tool_hint"),
-        ("I'll query Calendly for all trial slots in January.", "tool_hint"),
-        ("重新上传工资文件到 Gusto（第 2 次），第一次因为日期格式被拒了。", "progress"),
-        ("Third go at syncing invoices between Tradify and Xero; this one's running now.", "progress"),
-        ("要等教练确认周六能不能来，才能把集训时间表定下来；她一回复我就告诉你。", "progress"),
-        ("礼品卡对账中，已对到 GV-0412，后面还有 30 张左右。", "progress"),
-        ("Updating the costing sheet: cocoa and sugar prices are in, packaging not yet.", "progress"),
-        ("So far this morning: 1,106 bagels sold. Still tallying the catering orders.", "progress"),
-        ("打开车辆远程监控面板，看一下 3 号车过去 48 小时的电瓶记录。", "tool_hint"),
-        ("冷柜温度我先去 SensorPush dashboard 看一眼过去 24 小时的曲线。", "tool_hint"),
-        ("我在乐团群里建个投票，问大家周四能不能来。", "tool_hint"),
-        ("查 CRM：筛出 12 月会员到期的人。", "tool_hint"),
-        ('echo "Practice moved to Wed" | signal-cli send -g TowerBand', "tool_hint"),
     ],
 )
 def test_noise_kinds(text: str, expected: str) -> None:
@@ -400,8 +359,9 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "我在 Booking 上找到一家 4 晚 ¥2,800 的海景房，可免费取消。",
         "调研了三家的数据库方案：PostgreSQL 最稳，建议先用它。",  # 调研 is research, not 调 (call) an API
         "宣传册 48 张里做完 48 张了，明早送印。",  # a count of a total at its total is over
-        # session 35: their look-alikes (someone else's reply quoted, a decision asked outright, a site already used,
-        # a message already sent, last week's figures, someone else holding money)
+        # session 35: results a reviewer wrote against that session's first signs (98 of 105 were taken by them, and
+        # the signs were withdrawn): a reply quoted, money already in, a draft sent back by the other side, a
+        # handover of finished work, a place name starting with 上, a customer's new card, a scheduled resumption
         "卫生局回复：油烟排放复查他们还在排期，下周内会通知，我们这边啥也不用做。",
         "下一步需要您确认：是否同意自带酒水（开瓶费 ¥50/瓶）？确认后我回复他们。",
         "用 Canva 做了一个新海报，已发群里。",
@@ -412,6 +372,21 @@ def test_noise_kinds(text: str, expected: str) -> None:
         "The detective said they're still entering last week's reports; no stolen match so far.",
         "重新寄出（第 2 次），顺丰单号 SF1234567890，明天到。",
         "我在群里建了个投票：周四 9 人能来，周五 4 人。",
+        "上海的王总约好下周二来店里看样品，定金 2000 元已收。",
+        "用户李女士新开一个年卡，已收款 2980 元。",
+        "货款 8600 元今早到账了，我就把发票寄出去了。",
+        "合同初稿已发给客户，对方说还要改两处，预计周五签。",
+        "3 月账目已全部完成，交给您审核。",
+        "给所有会员发一条中秋祝福短信，今早 9 点已发出，送达率 98%。",
+        "查 Xero：3 月的 12 张发票都已付清。",
+        "刚才我去仓库看一眼，还剩 12 箱矿泉水。",
+        "快递员说还得半小时到，收件人已通知。",
+        "Swim classes resume in 2 weeks, on Monday June 3; all 14 kids re-enrolled.",
+        "Your cake order is placed ($64, paid); I'll text you when it's ready for pickup.",
+        "Booking for the Lees confirmed for June 8; deposit not yet.",
+        "Our second attempt at booking the venue got us Saturday June 8, deposit paid.",
+        "Using `rclone`, all 3,200 photos are now backed up to Backblaze B2.",
+        "We're keeping the shop open until 9pm on Fridays starting next week.",
     ],
 )
 def test_one_substantive_sentence_is_enough(text: str) -> None:
