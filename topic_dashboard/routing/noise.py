@@ -439,8 +439,9 @@ _STILL_DOING = re.compile(
     r"|(?:第\s*[一二三四五六七八九十\d]+\s*\S{0,3}|[,，]\s*)(?:在|正在)(?:剪|做|写|排(?!查)|改|录|弄|查|译|审|描|对|算|盘|数|拍|整理|核)"
 )
 _REPORTED = re.compile(
-    r"[\u4e00-\u9fff](?:说|表示|反馈|称|告知)|[\u4e00-\u9fff]回复\s*[:：]|[\u4e00-\u9fff]那边|对方|\b(?:says?|said|according to|told (?:us|me))\b"
+    r"[\u4e00-\u9fff](?:说|表示|反馈|称|告知)|[\u4e00-\u9fff]那边|对方|\b(?:says?|said|according to|told (?:us|me))\b"
     # a reply quoted (session 35): "卫生局回复：油烟排放复查他们还在排期，…我们这边啥也不用做"
+    r"|[\u4e00-\u9fff]回复\s*[:：]"
     # an outside party still at it (session 34): "百乐的经销商还在核对我们的年度返利"
     r"|(?:经销商|供应商|银行|房东|物业|厂家|工厂|快递|总部|税务局|法院|医院|保险公司|平台|政府|海关)(?:那边)?(?:还在|正在|仍在)"
 )
