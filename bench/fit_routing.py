@@ -236,6 +236,7 @@ def main() -> None:
     stream_x: list[np.ndarray] = []
     stream_y: list[int] = []
     stream_group: list[str] = []
+    stream_text: list[str] = []  # as embedded (--dump: bench/experiments read the rows with their texts)
     rules_points: list[tuple[float, bool, bool]] = []  # (score, matched?, right?)
     for path in docs:
         topics, cases = load_eval_set(path)
@@ -264,6 +265,7 @@ def main() -> None:
                         stream_x.append(noise_x[-1])
                         stream_y.append(int(expect is None))
                         stream_group.append(path.name)
+                        stream_text.append(message_text(request.title, request.summary, request.content))
             if expect is None or not case.get("topic_enabled", True) or case.get("policy", "inbox") != "inbox":
                 continue
             if choice_index is not index:
@@ -299,6 +301,7 @@ def main() -> None:
                 stream_x.append(row)
                 stream_y.append(int(item["label"] != "result"))
                 stream_group.append(group)
+                stream_text.append(item["text"])
     # The shipped templates' own positive examples are results the stream model must never take for work
     # still going (a refit without them took "对比 Postgres 与 SQLite 的并发写入：…" at 0.909).
     for key, template in TEMPLATES.items():
@@ -308,6 +311,7 @@ def main() -> None:
             stream_x.append(noise_row(text, vector, noise_signals(content=text, title=None, message_type=None)))
             stream_y.append(0)
             stream_group.append(f"templates:{key}")
+            stream_text.append(text)
     embedder.save()
 
     # 3. Fit.
@@ -325,7 +329,14 @@ def main() -> None:
     sx, sy = np.array(stream_x, dtype=np.float32), np.array(stream_y, dtype=np.float32)
     if args.dump:
         np.savez_compressed(
-            args.dump, x=x, y=y, groups=np.array(noise_group), sx=sx, sy=sy, sgroups=np.array(stream_group)
+            args.dump,
+            x=x,
+            y=y,
+            groups=np.array(noise_group),
+            sx=sx,
+            sy=sy,
+            sgroups=np.array(stream_group),
+            stexts=np.array(stream_text),
         )
     sw = fit_logistic(sx, sy, l2=STREAM_L2, steps=1500)
     print(f"stream model: {int(sy.sum())} progress reports and tool hints / {int((1 - sy).sum())} results")
