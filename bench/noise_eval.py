@@ -1,7 +1,7 @@
 """Publish-or-not on the noise-vs-result corpora: how many progress reports, tool hints and other
 conversation the engine would publish, and how many finished results it would lose.
 
-Run from the repo root:  .venv/bin/python bench/noise_eval.py [--errors] [--corpora fitted|blind|all]
+Run from the repo root:  .venv/bin/python bench/noise_eval.py [--errors] [--corpora fitted|blind|all|review]
 
 A corpus item is routed by `route_message` for a bot with the design's five topics and an inbox
 (tests/topic_dashboard/routing/eval_set.json): whether a message is conversation does not depend
@@ -27,6 +27,7 @@ from topic_dashboard.routing.evaluation import engine_decisions, load_eval_set
 
 FITTED = {f"fitted: {p.stem}": p for p in sorted((ROOT / "bench/routing_training").glob("*.json"))}
 BLIND = {f"BLIND: {p.stem}": p for p in sorted((ROOT / "bench/routing_sets/blind_noise").glob("*.json"))}
+REVIEW = ROOT / "bench/pattern_review/session36_results.json"  # results a reviewer aimed at the patterns
 TOPICS = ROOT / "tests/topic_dashboard/routing/eval_set.json"
 KINDS = ("progress", "tool_hint", "other noise", "result")
 
@@ -44,7 +45,7 @@ def kind_of(item: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--errors", action="store_true", help="list every wrong decision (with meaning)")
-    parser.add_argument("--corpora", choices=("fitted", "blind", "all"), default="all")
+    parser.add_argument("--corpora", choices=("fitted", "blind", "all", "review"), default="all")
     args = parser.parse_args()
     from bench.embedding_cache import CachingEmbedder
 
@@ -54,6 +55,15 @@ def main() -> None:
         "rules + meaning": engine_decisions(topics, embedder, lambda d: d.should_publish),
         "rules alone": engine_decisions(topics, None, lambda d: d.should_publish),
     }
+    if args.corpora == "review":  # every message there is a finished result: how many are lost
+        review = json.loads(REVIEW.read_text(encoding="utf-8"))
+        for part in ("taken", "borderline", "kept"):
+            texts = [r if isinstance(r, str) else r["text"] for r in review[part]]
+            for name, decide in routers.items():
+                lost = sum(not decide({"content": t, "title": None, "message_type": None}) for t in texts)
+                print(f"reviewer's results, {part} by the patterns when written: {name}: {lost}/{len(texts)} lost")
+        embedder.save()
+        return
     chosen = {"fitted": FITTED, "blind": BLIND, "all": {**FITTED, **BLIND}}[args.corpora]
     print("| corpus | router | progress published | tool hints published | other noise published | results lost |")
     print("|---|---|---|---|---|---|")
