@@ -30,7 +30,7 @@ from topic_dashboard.routing.noise import NOISE_REASONS, classify_item
 from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.audit import CallAudit, add_call
 from topic_dashboard.services.chat import source_conversation_id
-from topic_dashboard.services.routing_service import route_for_bot
+from topic_dashboard.services.routing_service import patterns_overruled, route_for_bot
 from topic_dashboard.services.topics import fallback_topic_row, load_settings
 from topic_dashboard.services.versions import bump_items_version
 from topic_dashboard.text_policy import check_line, check_text, forbidden_char
@@ -105,15 +105,21 @@ def _check_message_type(message_type: str | None) -> None:
         raise AppError("filtered_tool_hint", "tool hints never go to a topic; keep them in the chat")
 
 
-def _check_not_noise(title: str, content: str) -> None:
+def _check_not_noise(title: str, content: str, message_type: str | None) -> None:
     """A bot that publishes without asking topic_route first still cannot fill a topic with what
     topic_route never publishes: a message that is only thanks, a greeting, an acknowledgement, a
     question back, progress or a tool call (the hard filters, routing/noise.py `classify_item`: a
     headline that says something lets a terse "Done." through). A `view` carries data: never noise.
+    Nor is a result refused that topic_route publishes: where the stream model reads a finished result,
+    the patterns' progress or tool-hint verdict yields, as in routing (the message is embedded for it;
+    rare: only messages the patterns take for progress or a tool call).
 
     Raises filtered_noise."""
     kind = classify_item(normalize(title), normalize(content))
-    if kind is not None:
+    overruled = kind is not None and patterns_overruled(
+        kind=kind, title=title, content=content, message_type=message_type
+    )
+    if kind is not None and not overruled:
         raise AppError(
             "filtered_noise",
             f"{NOISE_REASONS[kind]}, not a task result: it never goes to a topic; keep it in the chat",
@@ -193,7 +199,7 @@ def publish_item(
     if request.resolved is not None and not request.update:
         raise AppError("invalid_argument", "resolved is set with update: true", field="resolved")
     if source == "mcp" and request.view is None:
-        _check_not_noise(title, content)
+        _check_not_noise(title, content, request.message_type)
     # A bad view is the input's own error, named before routing judges the content; which types the
     # topic allows is checked once the topic is known.
     view = validate_view(request.view)

@@ -28,8 +28,9 @@ from topic_dashboard.routing import (
     route_message,
 )
 from topic_dashboard.routing.calibration import calibration
+from topic_dashboard.routing.engine import OVERRULABLE, stream_model_overrules
 from topic_dashboard.routing.gloss import lexicon as gloss_lexicon
-from topic_dashboard.routing.semantic import SemanticIndex, Vector, build_index, default_embedder
+from topic_dashboard.routing.semantic import SemanticIndex, Vector, build_index, default_embedder, message_text
 from topic_dashboard.services.topics import TopicPublic, load_settings, topic_rows
 
 _cache_lock = threading.Lock()
@@ -143,6 +144,23 @@ def semantic_index(*, session: Session, bot_id: str, rules_version: int) -> Sema
     with _cache_lock:
         _semantic[bot_id] = (rules_version, index)
     return index
+
+
+def patterns_overruled(*, kind: str, title: str | None, content: str, message_type: str | None) -> bool:
+    """Whether the noise patterns' verdict `kind` on a message yields to the stream model reading a finished
+    result, as topic_route decides (engine.stream_model_overrules): topic_publish refuses no result that
+    topic_route would publish. Embeds the message only for a verdict that can be overruled."""
+    if kind not in OVERRULABLE:
+        return False
+    embedder = default_embedder().embedder
+    if embedder is None:
+        return False
+    fitted = calibration()
+    text = message_text(title, None, content)
+    meanings, forms = embedder.embed_with_form([text])
+    reading = np.concatenate([forms[0], fitted.centring.apply(meanings[0], text)])
+    request = RouteRequest(content=content, title=title, message_type=message_type)
+    return stream_model_overrules(kind, fitted, reading, request)
 
 
 def routing_mode() -> tuple[str, str]:

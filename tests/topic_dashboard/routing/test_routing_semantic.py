@@ -209,13 +209,37 @@ def test_a_result_the_patterns_take_for_work_is_kept_when_the_stream_model_reads
     [
         "已处理 37/120 条订单，还在跑，预计 10 分钟后全部导完",
         "Let me pull last week's bookings from Square first.",
-        "收到，已记下。",  # a conversation pattern: the stream model never overrules those
+        "收到，已记下。",  # conversation patterns: the stream model never overrules those
+        "好的，明白了。",
     ],
 )
 def test_work_and_conversation_the_patterns_catch_stay_out(index: SemanticIndex, content: str) -> None:
     d = route(index, content)
     assert d.should_publish is False and d.filtered == "noise", d.reason
     assert d.reason.startswith(("content is only", "content is a tool hint")), d.reason  # the patterns' verdict
+
+
+def test_without_a_stream_model_or_with_a_stream_hint_the_patterns_verdict_stands(index: SemanticIndex) -> None:
+    raw = json.loads((ROOT / "topic_dashboard/routing/fitted/calibration.json").read_text())
+    older = from_dict({k: v for k, v in raw.items() if not k.startswith("stream_")})
+    d = route_message(
+        compile_rules(TOPICS),
+        RouteRequest(content=OVERRULED[0]),
+        topic_enabled=True,
+        fallback_policy="inbox",
+        semantic=index,
+        fitted=older,
+    )
+    assert d.should_publish is False and d.reason.startswith("content is a tool hint"), d.reason
+    for kind in ("progress", "tool_hint", "chat"):  # what the bot says it is comes first
+        hinted = route_message(
+            compile_rules(TOPICS),
+            RouteRequest(content=OVERRULED[1], message_type=kind),
+            topic_enabled=True,
+            fallback_policy="inbox",
+            semantic=index,
+        )
+        assert hinted.should_publish is False and hinted.filtered == kind
 
 
 def test_a_calibration_without_a_stream_model_still_routes(index: SemanticIndex) -> None:

@@ -17,6 +17,8 @@ from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import LIMITS
 from topic_dashboard.models import TopicBotSettings, TopicItem
+from topic_dashboard.routing.noise import classify_item
+from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.publishing import PublishRequest, PublishResult, publish_item
 from topic_dashboard.services.topics import (
@@ -427,6 +429,28 @@ def test_a_bot_cannot_publish_what_topic_route_would_never_publish(
     assert (error.code, error.details["noise_kind"]) == ("filtered_noise", noise_kind)
     assert "keep it in the chat" in error.message
     assert _count_all(session) == before
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "AWS bill for March came in at $412.80, up $96 from February because the backup bucket doubled in size.",
+        "本季度销售目标已完成 112%，超额 ¥36,000。",
+    ],
+)
+def test_a_result_topic_route_publishes_is_not_refused_as_work_or_a_tool_call(session: Session, content: str) -> None:
+    """The patterns take these for progress or a tool call; the stream model reads finished results and
+    topic_route publishes them (tests/topic_dashboard/routing/test_routing_semantic.py, OVERRULED), so
+    topic_publish stores them too, named or routed, under a title that adds nothing."""
+    bot_id = _bot(session)
+    assert classify_item(normalize("Update"), normalize(content)) in ("progress", "tool_hint")
+    named = _publish(session, bot_id, title="Update", content=content)
+    assert named.topic_key == "ci"
+    routed = _publish(session, bot_id, title="Update", content=content, topic_key=None, dedupe_key="routed")
+    assert routed.item_id != named.item_id  # routed to a topic or the inbox: stored, not refused
+    # work still going that the stream model does not read as a result stays refused
+    error = _refused(session, bot_id, title="Update", content="已处理 37/120 条订单，还在跑，预计 10 分钟后全部导完")
+    assert (error.code, error.details["noise_kind"]) == ("filtered_noise", "progress")
 
 
 @pytest.mark.parametrize(
