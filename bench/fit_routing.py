@@ -409,12 +409,17 @@ def main() -> None:
             )
 
 
+def writer_folds(groups: np.ndarray, folds: int = 6) -> np.ndarray:
+    """Each row's fold: each fitting set and each corpus file (one writer's work over its own trades) whole."""
+    units = np.array([g.split(":")[1] if g.startswith("corpus:") else g for g in groups])
+    fold = {u: i % folds for i, u in enumerate(sorted(set(units)))}
+    return np.array([fold[u] for u in units])
+
+
 def cross_validate_noise(x: np.ndarray, y: np.ndarray, groups: np.ndarray, l2: float) -> None:
     """Hold out each fitting set and each corpus file (one writer's work over its own trades) whole, in 6
     folds; print what each threshold catches and loses on the held-out messages."""
-    units = np.array([g.split(":")[1] if g.startswith("corpus:") else g for g in groups])
-    fold = {u: i % 6 for i, u in enumerate(sorted(set(units)))}
-    folds = np.array([fold[u] for u in units])
+    folds = writer_folds(groups)
     p = np.zeros(len(y))
     for f in range(6):
         test = folds == f

