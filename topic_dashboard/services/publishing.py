@@ -26,6 +26,7 @@ from topic_dashboard.item_views import (
 )
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
+from topic_dashboard.routing.engine import OVERRULABLE
 from topic_dashboard.routing.noise import NOISE_REASONS, classify_item
 from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.audit import CallAudit, add_call
@@ -105,21 +106,27 @@ def _check_message_type(message_type: str | None) -> None:
         raise AppError("filtered_tool_hint", "tool hints never go to a topic; keep them in the chat")
 
 
-def _check_not_noise(title: str, content: str, message_type: str | None) -> None:
+def _patterns_overruled(request: PublishRequest) -> bool:
+    """Whether the stream model reads a finished result where the patterns read progress or a tool call, as
+    routing decides (`_check_not_noise`). It embeds the message (only one the patterns take for progress or
+    a tool call), so it runs before the bot's write lock is taken."""
+    kind = classify_item(normalize(request.title or ""), normalize(request.content or ""))
+    return kind is not None and patterns_overruled(
+        kind=kind, title=request.title, content=request.content or "", message_type=request.message_type
+    )
+
+
+def _check_not_noise(title: str, content: str, overruled: bool) -> None:
     """A bot that publishes without asking topic_route first still cannot fill a topic with what
     topic_route never publishes: a message that is only thanks, a greeting, an acknowledgement, a
     question back, progress or a tool call (the hard filters, routing/noise.py `classify_item`: a
     headline that says something lets a terse "Done." through). A `view` carries data: never noise.
-    Nor is a result refused that topic_route publishes: where the stream model reads a finished result,
-    the patterns' progress or tool-hint verdict yields, as in routing (the message is embedded for it;
-    rare: only messages the patterns take for progress or a tool call).
+    Nor is a result refused that topic_route publishes: `overruled` (`_patterns_overruled`) says the
+    stream model reads a finished result where the patterns read progress or a tool call.
 
     Raises filtered_noise."""
     kind = classify_item(normalize(title), normalize(content))
-    overruled = kind is not None and patterns_overruled(
-        kind=kind, title=title, content=content, message_type=message_type
-    )
-    if kind is not None and not overruled:
+    if kind is not None and not (overruled and kind in OVERRULABLE):
         raise AppError(
             "filtered_noise",
             f"{NOISE_REASONS[kind]}, not a task result: it never goes to a topic; keep it in the chat",
@@ -181,6 +188,8 @@ def publish_item(
     # nothing slow runs before the insert, so the row is locked as it is read; when the rules choose,
     # it is locked after routing (below), not while the model embeds the message.
     routes = request.topic_key is None or not request.topic_key.strip()
+    checks_noise = source == "mcp" and request.view is None
+    overruled = checks_noise and _patterns_overruled(request)  # embeds: before the lock
     lock_now = not routes or is_sqlite(session.get_bind())
     settings = load_settings(session=session, bot_id=bot_id, for_update=lock_now)
     if not settings.topic_enabled:
@@ -198,8 +207,8 @@ def publish_item(
         )
     if request.resolved is not None and not request.update:
         raise AppError("invalid_argument", "resolved is set with update: true", field="resolved")
-    if source == "mcp" and request.view is None:
-        _check_not_noise(title, content, request.message_type)
+    if checks_noise:
+        _check_not_noise(title, content, overruled)
     # A bad view is the input's own error, named before routing judges the content; which types the
     # topic allows is checked once the topic is known.
     view = validate_view(request.view)
