@@ -43,9 +43,16 @@ from topic_dashboard.routing.calibration import (
     noise_signals,
 )
 from topic_dashboard.routing.compiler import compile_rules
-from topic_dashboard.routing.engine import evidence, feature_rows, matches, route_message, rules_score
+from topic_dashboard.routing.engine import evidence, feature_rows, matches, message_reading, route_message, rules_score
 from topic_dashboard.routing.evaluation import load_eval_set, request_of
-from topic_dashboard.routing.semantic import LanguageCentring, build_index, cjk_share, message_text, rule_texts
+from topic_dashboard.routing.semantic import (
+    LanguageCentring,
+    build_index,
+    cjk_share,
+    message_text,
+    read_message,
+    rule_texts,
+)
 from topic_dashboard.rule_templates import TEMPLATES
 
 FITTING_SETS = sorted((ROOT / "bench/routing_sets/dev").glob("*.json")) + [
@@ -284,8 +291,7 @@ def main() -> None:
     embedder.save()
     for path in STREAM_CORPORA:
         for item in json.loads(path.read_text(encoding="utf-8"))["items"]:
-            meanings, forms = embedder.embed_with_form([item["text"]])  # as route_message reads a message
-            vector = np.concatenate([forms[0], centring.apply(meanings[0], item["text"])])
+            vector = message_reading(read_message(embedder, centring, item["text"]))  # as route_message reads it
             signals = noise_signals(
                 content=item["text"], title=item.get("title"), message_type=item.get("message_type")
             )
@@ -306,8 +312,7 @@ def main() -> None:
     # still going (a refit without them took "对比 Postgres 与 SQLite 的并发写入：…" at 0.909).
     for key, template in TEMPLATES.items():
         for text in template["routing"]["examples"]["positive"]:
-            meanings, forms = embedder.embed_with_form([text])
-            vector = np.concatenate([forms[0], centring.apply(meanings[0], text)])
+            vector = message_reading(read_message(embedder, centring, text))
             stream_x.append(noise_row(text, vector, noise_signals(content=text, title=None, message_type=None)))
             stream_y.append(0)
             stream_group.append(f"templates:{key}")

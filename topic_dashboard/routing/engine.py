@@ -2,8 +2,9 @@
 and the rule editor's "test this message" preview.
 
 Order: hard filters (topic switch, progress/tool-hint streams, message_type "chat", content the
-noise patterns recognise, unless the stream model overrules their progress or tool-hint verdict), then, with the embedding model, a fitted noise model (a message that
-reads as conversation is not published); then the bot's own proposal is kept when the topic is
+noise patterns recognise, unless the stream model overrules their progress or tool-hint verdict),
+then, with the embedding model, a fitted noise model (a message that reads as conversation is not
+published); then the bot's own proposal is kept when the topic is
 active and no exclusion applies; otherwise every active topic is scored.
 
 With the embedding model (docs/ROUTING.md): each topic's evidence (closeness in meaning to its
@@ -24,7 +25,14 @@ from topic_dashboard.routing.calibration import Calibration, calibration, ngram_
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
 from topic_dashboard.routing.noise import NOISE_REASONS
 from topic_dashboard.routing.scoring import TopicScore, score_topics
-from topic_dashboard.routing.semantic import SemanticIndex, TopicSimilarity, Vector, message_text, similarities
+from topic_dashboard.routing.semantic import (
+    MessageVectors,
+    SemanticIndex,
+    TopicSimilarity,
+    Vector,
+    message_text,
+    similarities,
+)
 from topic_dashboard.routing.types import (
     FallbackPolicy,
     RouteDecision,
@@ -190,6 +198,12 @@ def feature_rows(
     return rows
 
 
+def message_reading(vectors: MessageVectors) -> Vector:
+    """What the noise and stream models read of a message: how it is written (its form vector), then what
+    it is about (its meaning vector)."""
+    return np.concatenate([vectors.form, vectors.meaning])
+
+
 def evidence(
     compiled: CompiledRules, request: RouteRequest, semantic: SemanticIndex | None
 ) -> tuple[list[TopicScore], Vector | None, dict[str, TopicSimilarity] | None, str | None]:
@@ -202,7 +216,7 @@ def evidence(
     if semantic is None:
         return scores, None, None, message.noise_kind()
     vectors = semantic.embed_message(message_text(request.title, request.summary, request.content))
-    reading = np.concatenate([vectors.form, vectors.meaning])  # how it is written, and what about
+    reading = message_reading(vectors)
     return scores, reading, similarities(semantic, vectors.meaning), message.noise_kind()
 
 

@@ -194,6 +194,12 @@ def message_text(title: str | None, summary: str | None, content: str) -> str:
     return text
 
 
+def read_message(embedder: Embedder, centring: LanguageCentring, text: str) -> MessageVectors:
+    """A message's vectors as routing compares them: language-centred meaning, and form (one pass)."""
+    meanings, forms = embedder.embed_with_form([text])
+    return MessageVectors(centring.apply(meanings[0], text), np.asarray(forms[0], dtype=np.float32))
+
+
 def build_index(
     topics: Sequence[TopicSpec],
     embedder: Embedder,
@@ -253,8 +259,7 @@ def build_index(
             if text in cache:
                 cache.move_to_end(text)
                 return cache[text]
-        meanings, forms = embedder.embed_with_form([text])
-        vector = MessageVectors(centring.apply(meanings[0], text), np.asarray(forms[0], dtype=np.float32))
+        vector = read_message(embedder, centring, text)
         with lock:
             cache[text] = vector
             while len(cache) > MESSAGE_CACHE_SIZE:

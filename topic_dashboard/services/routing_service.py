@@ -28,9 +28,16 @@ from topic_dashboard.routing import (
     route_message,
 )
 from topic_dashboard.routing.calibration import calibration
-from topic_dashboard.routing.engine import OVERRULABLE, stream_model_overrules
+from topic_dashboard.routing.engine import OVERRULABLE, message_reading, stream_model_overrules
 from topic_dashboard.routing.gloss import lexicon as gloss_lexicon
-from topic_dashboard.routing.semantic import SemanticIndex, Vector, build_index, default_embedder, message_text
+from topic_dashboard.routing.semantic import (
+    SemanticIndex,
+    Vector,
+    build_index,
+    default_embedder,
+    message_text,
+    read_message,
+)
 from topic_dashboard.services.topics import TopicPublic, load_settings, topic_rows
 
 _cache_lock = threading.Lock()
@@ -156,9 +163,7 @@ def patterns_overruled(*, kind: str, title: str | None, content: str, message_ty
     if embedder is None:
         return False
     fitted = calibration()
-    text = message_text(title, None, content)
-    meanings, forms = embedder.embed_with_form([text])
-    reading = np.concatenate([forms[0], fitted.centring.apply(meanings[0], text)])
+    reading = message_reading(read_message(embedder, fitted.centring, message_text(title, None, content)))
     request = RouteRequest(content=content, title=title, message_type=message_type)
     return stream_model_overrules(kind, fitted, reading, request)
 
