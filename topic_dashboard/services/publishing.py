@@ -26,8 +26,7 @@ from topic_dashboard.item_views import (
 )
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
-from topic_dashboard.routing.engine import OVERRULABLE
-from topic_dashboard.routing.noise import NOISE_REASONS, classify_item
+from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULABLE, classify_item
 from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.audit import CallAudit, add_call
 from topic_dashboard.services.chat import source_conversation_id

@@ -28,8 +28,9 @@ from topic_dashboard.routing import (
     route_message,
 )
 from topic_dashboard.routing.calibration import calibration
-from topic_dashboard.routing.engine import OVERRULABLE, message_reading, stream_model_overrules
+from topic_dashboard.routing.engine import message_reading, stream_model_overrules
 from topic_dashboard.routing.gloss import lexicon as gloss_lexicon
+from topic_dashboard.routing.noise import OVERRULABLE
 from topic_dashboard.routing.semantic import (
     SemanticIndex,
     Vector,

@@ -30,6 +30,7 @@ from topic_dashboard.routing.semantic import (
     cjk_share,
     default_embedder,
     message_text,
+    read_message,
 )
 from topic_dashboard.routing.semantic import _load as load_embedder
 from topic_dashboard.routing.semantic import _threads_setting as threads_setting
@@ -204,6 +205,65 @@ def test_a_result_the_patterns_take_for_work_is_kept_when_the_stream_model_reads
     assert d.should_publish is True, d.reason
 
 
+BILLS = [
+    TopicSpec(
+        topic_key="bills",
+        name="Bills",
+        routing={
+            "purpose": "Household and cloud bills: how much, and why it changed",
+            "include_when": ["a bill arrived or was paid", "账单金额"],
+            "exclude_when": ["progress updates", "任务进度"],
+            "keywords": ["bill", "账单", "费"],
+        },
+    ),
+    TopicSpec(
+        topic_key="home",
+        name="Home",
+        routing={"purpose": "Repairs and deliveries at home", "include_when": ["something was repaired"]},
+    ),
+    TopicSpec(topic_key="inbox", name="Inbox", is_default_fallback=True, routing={"purpose": "anything else"}),
+]
+
+
+def test_an_overruled_result_is_not_refused_by_an_exclusion_that_names_progress(embedder: E5Embedder) -> None:
+    """The overrule holds where the patterns' reading is used again: an exclusion naming progress updates
+    (the finance template's "与金融无关的任务进度" is one) does not refuse the result the stream model keeps."""
+    result = "Heating bill for February was $312, down about a third from January."  # one of OVERRULED
+    assert classify_noise(normalize(result)) == "progress"
+    index = build_index(BILLS, embedder, calibration().centring)
+    d = route_message(
+        compile_rules(BILLS),
+        RouteRequest(content=result, proposed_topic_key="bills"),
+        topic_enabled=True,
+        fallback_policy="inbox",
+        semantic=index,
+    )
+    assert (d.topic_key, d.proposal) == ("bills", "kept"), d.reason
+    assert d.reason.endswith("the patterns read a progress report, the stream model a finished result"), d.reason
+    unasked = route_message(
+        compile_rules(BILLS), RouteRequest(content=result), topic_enabled=True, fallback_policy="inbox", semantic=index
+    )
+    assert unasked.topic_key == "bills" and "progress updates" not in unasked.reason, unasked.reason
+    bills = next(c for c in unasked.candidates if c.topic_key == "bills")
+    assert bills.vetoed_by is None
+    # Without the model the patterns' verdict stands, in the hard filter and in the exclusion.
+    alone = route_message(
+        compile_rules(BILLS), RouteRequest(content=result), topic_enabled=True, fallback_policy="inbox", semantic=None
+    )
+    assert alone.should_publish is False and alone.reason.startswith("content is only a progress report")
+    assert "progress updates" in str(next(c for c in alone.candidates if c.topic_key == "bills").vetoed_by)
+    # Work still going is refused by the hard filter, and the same exclusion still names it.
+    going = route_message(
+        compile_rules(BILLS),
+        RouteRequest(content="Checking the water bill now, 2 of 5 accounts done.", proposed_topic_key="bills"),
+        topic_enabled=True,
+        fallback_policy="inbox",
+        semantic=index,
+    )
+    assert going.should_publish is False and going.reason.startswith("content is only a progress report")
+    assert "progress updates" in str(next(c for c in going.candidates if c.topic_key == "bills").vetoed_by)
+
+
 @pytest.mark.parametrize(
     "content",
     [
@@ -360,6 +420,24 @@ def test_a_message_is_embedded_once_for_route_then_publish(embedder: E5Embedder)
     for _ in range(3):
         route(index, "Rent received from flat 7: €950")
     assert counting.embedded == before + 1
+
+
+def test_a_message_read_before_routing_is_not_embedded_again(embedder: E5Embedder) -> None:
+    """topic_publish reads a message the patterns flag (for the overrule) before it routes it: the reading
+    is shared by every index made with the same model, so the routing that follows embeds nothing."""
+    counting = CountingEmbedder(embedder)
+    centring = calibration().centring
+    text = "Heating bill for February was $312, down about a third from January."
+    first = read_message(counting, centring, text)
+    assert counting.embedded == 1
+    index = build_index(TOPICS, counting, centring)
+    before = counting.embedded
+    assert index.embed_message(text) is first
+    route(index, text)
+    assert counting.embedded == before
+    other = CountingEmbedder(embedder)  # another model's reading is its own
+    read_message(other, centring, text)
+    assert other.embedded == 1
 
 
 def test_without_the_model_routing_runs_on_the_rules_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
