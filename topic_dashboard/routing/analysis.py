@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from topic_dashboard.routing.compiled import CompiledRules
 from topic_dashboard.routing.lexicon import SIGNAL_CONCEPTS, concepts_of, domain_of
-from topic_dashboard.routing.noise import OVERRULABLE, classify_noise, looks_like
+from topic_dashboard.routing.noise import OVERRULED_BY, classify_noise, looks_like
 from topic_dashboard.routing.text import (
     bag,
     cjk_runs,
@@ -39,29 +39,12 @@ class Message:
     _bag: tuple[dict[str, float], float] | None = None
     _noise: tuple[str | None] | None = None
     _looks: dict[str, bool] = field(default_factory=dict)
-    # Whether a model that reads who is doing the work (the stream model) reads a finished result: set by
-    # the engine when the model is loaded, asked only when the patterns' verdict is progress or a tool hint.
-    # When it holds, that verdict yields everywhere: the hard filter and every topic's exclusion that names
-    # progress or tool calls (engine.evidence).
-    reads_finished: Callable[[], bool] | None = None
-    _finished: tuple[bool] | None = None
-
-    def finished(self) -> bool:
-        """Whether the stream model reads a finished result (False without one), computed once."""
-        if self.reads_finished is None:
-            return False
-        if self._finished is None:
-            self._finished = (self.reads_finished(),)
-        return self._finished[0]
-
-    def overruled(self) -> str | None:
-        """The patterns' verdict (progress or a tool hint) that the stream model overrules, if any."""
-        kind = self.noise_kind()
-        return kind if kind in OVERRULABLE and self.finished() else None
-
-    def standing_noise(self) -> str | None:
-        """The patterns' verdict once the stream model has had its say: what the hard filter applies."""
-        return None if self.overruled() is not None else self.noise_kind()
+    # Whether a fitted model ("stream" or "noise", noise.OVERRULED_BY) reads a finished result: set by the
+    # engine when the model is loaded, asked only about the model that may overrule the patterns' verdict.
+    # When it does, that verdict yields everywhere: the hard filter and every topic's exclusion that names
+    # what the patterns read (engine.evidence).
+    reads_result: Callable[[str], bool] | None = None
+    _overruled: tuple[str | None] | None = None
 
     def bag(self) -> tuple[dict[str, float], float]:
         if self._bag is None:
@@ -75,14 +58,29 @@ class Message:
             self._noise = (classify_noise(self.content_norm),)
         return self._noise[0]
 
+    def overruled(self) -> str | None:
+        """The patterns' verdict that a fitted model overrules (it reads a finished result), if any."""
+        if self._overruled is None:
+            kind = self.noise_kind()
+            model = OVERRULED_BY.get(kind or "")
+            held = model is not None and self.reads_result is not None and self.reads_result(model)
+            self._overruled = (kind if held else None,)
+        return self._overruled[0]
+
+    def standing_noise(self) -> str | None:
+        """The patterns' verdict once the models have had their say: what the hard filter applies."""
+        return None if self.overruled() is not None else self.noise_kind()
+
     def looks_like(self, kind: str) -> bool:
-        """Whether the message reads as `kind` to an exclusion that names it ("progress updates"). When the
-        stream model overrules the patterns' progress or tool-hint verdict, that reading yields here too, as
-        in the hard filter (a loose progress lead without a pattern verdict is not asked about: the bar was
+        """Whether the message reads as `kind` to an exclusion that names it ("progress updates", "纯寒暄").
+        When a model overrules the patterns' verdict, the readings that model answers for yield here too, as
+        in the hard filter (a loose reading without a pattern verdict is not asked about: the bars were
         measured on the messages the patterns flag)."""
         if kind not in self._looks:
             seen = looks_like(kind, self.content_norm, self.noise_kind())
-            self._looks[kind] = seen and not (kind in OVERRULABLE and self.overruled() is not None)
+            overruled = self.overruled()
+            yields = overruled is not None and OVERRULED_BY.get(kind) == OVERRULED_BY[overruled]
+            self._looks[kind] = seen and not yields
         return self._looks[kind]
 
 

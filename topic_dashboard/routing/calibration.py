@@ -168,7 +168,7 @@ def _gap(part: float, best: float) -> float:
 
 def noise_signals(*, content: str, title: str | None, message_type: str | None) -> list[float]:
     """Plain signals beside the vector (a message the hand-written patterns caught gets here only
-    for the stream model to overrule them: engine.stream_model_overrules)."""
+    for a fitted model to overrule them: engine.model_overrules)."""
     text = content.strip()
     return [
         float((message_type or "").strip().lower() == "result"),

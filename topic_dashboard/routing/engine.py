@@ -2,8 +2,8 @@
 and the rule editor's "test this message" preview.
 
 Order: hard filters (topic switch, progress/tool-hint streams, message_type "chat", content the
-noise patterns recognise, unless the stream model overrules their progress or tool-hint verdict, which
-then holds for the topics' exclusions too),
+noise patterns recognise, unless a fitted model overrules their verdict: the stream model their progress or
+tool-hint one, the noise model their conversation one; the overrule holds for the topics' exclusions too),
 then, with the embedding model, a fitted noise model (a message that reads as conversation is not
 published); then the bot's own proposal is kept when the topic is
 active and no exclusion applies; otherwise every active topic is scored.
@@ -26,7 +26,7 @@ import numpy as np
 from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.calibration import Calibration, calibration, ngram_features, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
-from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULABLE
+from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY
 from topic_dashboard.routing.scoring import TopicScore, score_topics
 from topic_dashboard.routing.semantic import (
     MessageVectors,
@@ -60,25 +60,34 @@ NEAR_MISS = 0.2  # a topic this close to matching may redirect the fallback (its
 # which learnt from every training corpus's look-alike results, reads the message as a finished result with
 # a probability of work under this: held out by writer, it overrules 2 of the 2,706 progress reports and
 # tool hints the patterns catch, and keeps 102 of the 152 results a reviewer found them taking as progress or
-# tool hints (docs/ROUTING.md, "How a decision is made", 1). Conversation verdicts are never overruled.
-# The overrule holds everywhere the patterns' reading is used: the hard filter and every exclusion that names
-# progress or tool calls (`evidence` decides it before the topics are scored).
+# tool hints (docs/ROUTING.md, "How a decision is made", 1).
 PATTERN_OVERRULED_UNDER = 0.05
+# Their verdict "an acknowledgement", "a greeting" or "a question back" is overruled when the noise model reads
+# a finished result with a probability of conversation under this: held out by writer, it overrules none of
+# the 319 pleasantries the patterns catch (the first at 0.2) and keeps 11 of the 27 results the reviewer
+# found them taking for conversation (bench/experiments/conversation_overrule.py).
+CONVERSATION_OVERRULED_UNDER = 0.05
+# The overrule holds everywhere the patterns' reading is used: the hard filter and every exclusion that names
+# what they read (`evidence` decides it before the topics are scored).
 
 
-def reads_finished(fitted: Calibration, reading: Vector | None, request: RouteRequest) -> bool:
-    """Whether the stream model reads `request` as a finished result (probability of work under
-    PATTERN_OVERRULED_UNDER); `reading` is its form vector, then its meaning vector (`message_reading`)."""
-    if reading is None or fitted.stream is None:
+def reads_result(fitted: Calibration, reading: Vector | None, request: RouteRequest, model: str) -> bool:
+    """Whether the fitted `model` ("stream" or "noise", noise.OVERRULED_BY) reads `request` as a finished
+    result, under its overrule bar; `reading` is its form vector, then its meaning vector (`message_reading`)."""
+    fitted_model, bar = (
+        (fitted.stream, PATTERN_OVERRULED_UNDER) if model == "stream" else (fitted.noise, CONVERSATION_OVERRULED_UNDER)
+    )
+    if reading is None or fitted_model is None:
         return False
     grams = ngram_features(request.content)
     signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
-    return fitted.stream.probability(grams, reading, signals) < PATTERN_OVERRULED_UNDER
+    return fitted_model.probability(grams, reading, signals) < bar
 
 
-def stream_model_overrules(noise: str, fitted: Calibration, reading: Vector | None, request: RouteRequest) -> bool:
-    """Whether the patterns' verdict `noise` yields to the stream model reading a finished result."""
-    return noise in OVERRULABLE and reads_finished(fitted, reading, request)
+def model_overrules(noise: str, fitted: Calibration, reading: Vector | None, request: RouteRequest) -> bool:
+    """Whether the patterns' verdict `noise` yields to the fitted model that answers for it reading a result."""
+    model = OVERRULED_BY.get(noise)
+    return model is not None and reads_result(fitted, reading, request, model)
 
 
 class Evidence(NamedTuple):
@@ -88,7 +97,7 @@ class Evidence(NamedTuple):
     reading: Vector | None  # form vector, then meaning vector: what the noise and stream models read
     sims: dict[str, TopicSimilarity] | None  # closeness to each topic's rule texts (None without the model)
     noise: str | None  # the noise patterns' verdict, unless overruled
-    overruled: str | None  # the patterns' verdict the stream model overruled (progress or tool_hint)
+    overruled: str | None  # the patterns' verdict a fitted model overruled (noise.OVERRULED_BY)
 
 
 def route_message(
@@ -177,10 +186,16 @@ def _choose(
     return _by_rules(compiled, [s for s in scores if s.topic.key != refused], candidates, policy, fitted)
 
 
-# What a decision's reason says when the stream model overruled the patterns (`evidence`).
+# What a decision's reason says when a fitted model overruled the patterns (`evidence`).
 OVERRULED_NOTE = {
-    kind: f"the patterns read {what}, the stream model a finished result"
-    for kind, what in (("progress", "a progress report"), ("tool_hint", "a tool call"))
+    kind: f"the patterns read {what}, the {OVERRULED_BY[kind]} model a finished result"
+    for kind, what in (
+        ("progress", "a progress report"),
+        ("tool_hint", "a tool call"),
+        ("ack", "an acknowledgement"),
+        ("greeting", "a greeting"),
+        ("question", "a question back"),
+    )
 }
 
 
@@ -249,11 +264,11 @@ def evidence(
 ) -> Evidence:
     """What a decision weighs: the rule scores, the message's reading, its similarities to the topics
     and the noise patterns' verdict. `route_message` decides from it; the calibration is fitted on it
-    (without `fitted`: no overrule, as the stream model is fitted in the same run).
+    (without `fitted`: no overrule, as the noise and stream models are fitted in the same run).
 
-    With the model and `fitted`, the stream model may overrule the patterns' progress or tool-hint
-    reading before the topics are scored, so a result it keeps is not refused by a topic's exclusion
-    that names progress or tool calls either (asked only when a pattern or such an exclusion is met)."""
+    With the model and `fitted`, a fitted model may overrule the patterns' verdict (noise.OVERRULED_BY)
+    before the topics are scored, so a result it keeps is not refused by a topic's exclusion that names
+    what the patterns read either (asked only when the patterns give such a verdict)."""
     message = analyse(compiled, request)
     if semantic is None:
         scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
@@ -261,7 +276,7 @@ def evidence(
     vectors = semantic.embed_message(message_text(request.title, request.summary, request.content))
     reading = message_reading(vectors)
     if fitted is not None:
-        message.reads_finished = lambda: reads_finished(fitted, reading, request)
+        message.reads_result = lambda model: reads_result(fitted, reading, request, model)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
     sims = similarities(semantic, vectors.meaning)
     return Evidence(scores, reading, sims, message.standing_noise(), message.overruled())

@@ -26,7 +26,7 @@ from topic_dashboard.item_views import (
 )
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
-from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULABLE, classify_item
+from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, classify_item
 from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.audit import CallAudit, add_call
 from topic_dashboard.services.chat import source_conversation_id
@@ -106,9 +106,9 @@ def _check_message_type(message_type: str | None) -> None:
 
 
 def _patterns_overruled(request: PublishRequest) -> bool:
-    """Whether the stream model reads a finished result where the patterns read progress or a tool call, as
-    routing decides (`_check_not_noise`). It embeds the message (only one the patterns take for progress or
-    a tool call), so it runs before the bot's write lock is taken."""
+    """Whether a fitted model reads a finished result where the patterns read progress, a tool call or
+    conversation, as routing decides (`_check_not_noise`). It embeds the message (only one the patterns
+    flag), so it runs before the bot's write lock is taken."""
     kind = classify_item(normalize(request.title or ""), normalize(request.content or ""))
     return kind is not None and patterns_overruled(
         kind=kind, title=request.title, content=request.content or "", message_type=request.message_type
@@ -120,12 +120,12 @@ def _check_not_noise(title: str, content: str, overruled: bool) -> None:
     topic_route never publishes: a message that is only thanks, a greeting, an acknowledgement, a
     question back, progress or a tool call (the hard filters, routing/noise.py `classify_item`: a
     headline that says something lets a terse "Done." through). A `view` carries data: never noise.
-    Nor is a result refused that topic_route publishes: `overruled` (`_patterns_overruled`) says the
-    stream model reads a finished result where the patterns read progress or a tool call.
+    Nor is a result refused that topic_route publishes: `overruled` (`_patterns_overruled`) says a
+    fitted model reads a finished result where the patterns read progress, a tool call or conversation.
 
     Raises filtered_noise."""
     kind = classify_item(normalize(title), normalize(content))
-    if kind is not None and not (overruled and kind in OVERRULABLE):
+    if kind is not None and not (overruled and kind in OVERRULED_BY):
         raise AppError(
             "filtered_noise",
             f"{NOISE_REASONS[kind]}, not a task result: it never goes to a topic; keep it in the chat",

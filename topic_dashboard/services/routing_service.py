@@ -28,9 +28,9 @@ from topic_dashboard.routing import (
     route_message,
 )
 from topic_dashboard.routing.calibration import calibration
-from topic_dashboard.routing.engine import message_reading, stream_model_overrules
+from topic_dashboard.routing.engine import message_reading, model_overrules
 from topic_dashboard.routing.gloss import lexicon as gloss_lexicon
-from topic_dashboard.routing.noise import OVERRULABLE
+from topic_dashboard.routing.noise import OVERRULED_BY
 from topic_dashboard.routing.semantic import (
     SemanticIndex,
     Vector,
@@ -155,10 +155,10 @@ def semantic_index(*, session: Session, bot_id: str, rules_version: int) -> Sema
 
 
 def patterns_overruled(*, kind: str, title: str | None, content: str, message_type: str | None) -> bool:
-    """Whether the noise patterns' verdict `kind` on a message yields to the stream model reading a finished
-    result, as topic_route decides (engine.stream_model_overrules): topic_publish refuses no result that
+    """Whether the noise patterns' verdict `kind` on a message yields to a fitted model reading a finished
+    result, as topic_route decides (engine.model_overrules): topic_publish refuses no result that
     topic_route would publish. Embeds the message only for a verdict that can be overruled."""
-    if kind not in OVERRULABLE:
+    if kind not in OVERRULED_BY:
         return False
     embedder = default_embedder().embedder
     if embedder is None:
@@ -166,7 +166,7 @@ def patterns_overruled(*, kind: str, title: str | None, content: str, message_ty
     fitted = calibration()
     reading = message_reading(read_message(embedder, fitted.centring, message_text(title, None, content)))
     request = RouteRequest(content=content, title=title, message_type=message_type)
-    return stream_model_overrules(kind, fitted, reading, request)
+    return model_overrules(kind, fitted, reading, request)
 
 
 def routing_mode() -> tuple[str, str]:

@@ -264,19 +264,46 @@ def test_an_overruled_result_is_not_refused_by_an_exclusion_that_names_progress(
     assert "progress updates" in str(next(c for c in going.candidates if c.topic_key == "bills").vetoed_by)
 
 
+# Finished results the patterns take for conversation (an acknowledgement, a greeting), from the same reviewer:
+# the noise model reads them as results (session 37: it keeps 11 of the 27 such).
+OVERRULED_CONVERSATION = [
+    "您希望的 5 月 3 日晚 6 点那桌已经订上了，8 人包间，最低消费 ¥1,500。",
+    "好的，下次体检已经约在 6 月 12 日上午 9 点，协和西院 2 楼。",
+    "收到，物业叫你明天上午带身份证去领门禁卡，¥50 押金我已经交了。",
+    "Received Acme's deposit ($5,000).",
+    "已收到302房客的3月房租",
+]
+
+
+@pytest.mark.parametrize("content", OVERRULED_CONVERSATION)
+def test_a_result_the_patterns_take_for_conversation_is_kept_when_the_noise_model_reads_a_result(
+    index: SemanticIndex, content: str
+) -> None:
+    kind = classify_noise(normalize(content))
+    assert kind in ("ack", "greeting", "question")  # the patterns alone would drop it
+    assert route(None, content).should_publish is False  # and do, without the model
+    d = route(index, content)
+    assert d.should_publish is True, d.reason
+    assert "the noise model a finished result" in d.reason
+
+
 @pytest.mark.parametrize(
     "content",
     [
         "已处理 37/120 条订单，还在跑，预计 10 分钟后全部导完",
         "Let me pull last week's bookings from Square first.",
-        "收到，已记下。",  # conversation patterns: the stream model never overrules those
+        "收到，已记下。",  # conversation the noise model reads as conversation: the patterns' verdict stands
         "好的，明白了。",
+        "Do you want me to remind the tenant again tomorrow?",
+        "退款还是没到账，要不要我打电话催一下？",  # a question back after news: left to the chat
     ],
 )
 def test_work_and_conversation_the_patterns_catch_stay_out(index: SemanticIndex, content: str) -> None:
     d = route(index, content)
     assert d.should_publish is False and d.filtered == "noise", d.reason
-    assert d.reason.startswith(("content is only", "content is a tool hint")), d.reason  # the patterns' verdict
+    assert d.reason.startswith(("content is only", "content is a tool hint", "content only asks")), (
+        d.reason
+    )  # the patterns' verdict
 
 
 def test_without_a_stream_model_or_with_a_stream_hint_the_patterns_verdict_stands(index: SemanticIndex) -> None:

@@ -436,14 +436,16 @@ def test_a_bot_cannot_publish_what_topic_route_would_never_publish(
     [
         "AWS bill for March came in at $412.80, up $96 from February because the backup bucket doubled in size.",
         "本季度销售目标已完成 112%，超额 ¥36,000。",
+        "Received Acme's deposit ($5,000).",  # an acknowledgement to the patterns
+        "您希望的 5 月 3 日晚 6 点那桌已经订上了，8 人包间，最低消费 ¥1,500。",  # a greeting to the patterns
     ],
 )
-def test_a_result_topic_route_publishes_is_not_refused_as_work_or_a_tool_call(session: Session, content: str) -> None:
-    """The patterns take these for progress or a tool call; the stream model reads finished results and
-    topic_route publishes them (tests/topic_dashboard/routing/test_routing_semantic.py, OVERRULED), so
-    topic_publish stores them too, named or routed, under a title that adds nothing."""
+def test_a_result_topic_route_publishes_is_not_refused_as_work_or_conversation(session: Session, content: str) -> None:
+    """The patterns take these for progress, a tool call or conversation; the stream or the noise model reads
+    finished results and topic_route publishes them (tests/topic_dashboard/routing/test_routing_semantic.py,
+    OVERRULED), so topic_publish stores them too, named or routed, under a title that adds nothing."""
     bot_id = _bot(session)
-    assert classify_item(normalize("Update"), normalize(content)) in ("progress", "tool_hint")
+    assert classify_item(normalize("Update"), normalize(content)) in ("progress", "tool_hint", "ack", "greeting")
     named = _publish(session, bot_id, title="Update", content=content)
     assert named.topic_key == "ci"
     routed = _publish(session, bot_id, title="Update", content=content, topic_key=None, dedupe_key="routed")
@@ -451,6 +453,9 @@ def test_a_result_topic_route_publishes_is_not_refused_as_work_or_a_tool_call(se
     # work still going that the stream model does not read as a result stays refused
     error = _refused(session, bot_id, title="Update", content="已处理 37/120 条订单，还在跑，预计 10 分钟后全部导完")
     assert (error.code, error.details["noise_kind"]) == ("filtered_noise", "progress")
+    # and so does conversation the noise model does not read as a result
+    error = _refused(session, bot_id, title="Update", content="收到，已记下。")
+    assert (error.code, error.details["noise_kind"]) == ("filtered_noise", "ack")
 
 
 @pytest.mark.parametrize(
