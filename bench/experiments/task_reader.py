@@ -14,7 +14,7 @@ gate, the bench cache and the tests are in `task_reader.patch`):
 
     .venv/bin/python bench/fit_routing.py --dump /tmp/rows.npz
     PYTHONPATH=.tools/torch .venv/bin/python bench/experiments/task_reader.py /tmp/rows.npz --write
-    git apply bench/experiments/task_reader.patch
+    git apply bench/experiments/task_reader.patch   # on 2d42460 (session 36); later engines: git apply -3
     .venv/bin/python -c "from topic_dashboard.routing.e5_runtime import write_graph; write_graph()"
     .venv/bin/python bench/noise_eval.py; .venv/bin/python bench/routing_eval.py --sets blind
 

@@ -62,30 +62,46 @@ NEAR_MISS = 0.2  # a topic this close to matching may redirect the fallback (its
 # tool hints the patterns catch, and keeps 102 of the 152 results a reviewer found them taking as progress or
 # tool hints (docs/ROUTING.md, "How a decision is made", 1).
 PATTERN_OVERRULED_UNDER = 0.05
-# Their verdict "an acknowledgement", "a greeting" or "a question back" is overruled when the noise model reads
-# a finished result with a probability of conversation under this: held out by writer, it overrules none of
-# the 319 pleasantries the patterns catch (the first at 0.2) and keeps 11 of the 27 results the reviewer
-# found them taking for conversation (bench/experiments/conversation_overrule.py).
+# Their verdict "an acknowledgement" or "a greeting" is overruled when the noise model reads a finished result
+# in the content alone with a probability of conversation under this: held out by writer, it overrules none
+# of the 319 pleasantries the patterns catch (the first at 0.2) and keeps 11 of the 27 results the reviewer
+# found them taking for conversation (bench/experiments/conversation_overrule.py). Only the content: every
+# message it was measured on was untitled and untyped, and the model leans on a title and the type "result"
+# (with both, "Got it." would pass). Questions back are not overruled: none of the reviewer's questions
+# came under the bar, and 109 of those 319 pleasantries are questions.
 CONVERSATION_OVERRULED_UNDER = 0.05
 # The overrule holds everywhere the patterns' reading is used: the hard filter and every exclusion that names
 # what they read (`evidence` decides it before the topics are scored).
 
 
+def overrule_text(model: str, request: RouteRequest) -> str:
+    """What the overruling `model` reads: the stream model the message as routing reads it, the noise model
+    the content alone (see CONVERSATION_OVERRULED_UNDER)."""
+    if model == "noise":
+        return message_text(None, None, request.content)
+    return message_text(request.title, request.summary, request.content)
+
+
 def reads_result(fitted: Calibration, reading: Vector | None, request: RouteRequest, model: str) -> bool:
     """Whether the fitted `model` ("stream" or "noise", noise.OVERRULED_BY) reads `request` as a finished
-    result, under its overrule bar; `reading` is its form vector, then its meaning vector (`message_reading`)."""
-    fitted_model, bar = (
-        (fitted.stream, PATTERN_OVERRULED_UNDER) if model == "stream" else (fitted.noise, CONVERSATION_OVERRULED_UNDER)
-    )
-    if reading is None or fitted_model is None:
+    result, under its overrule bar; `reading` is the form vector, then the meaning vector of
+    `overrule_text(model, request)` (`message_reading`)."""
+    if reading is None:
         return False
-    grams = ngram_features(request.content)
-    signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
-    return fitted_model.probability(grams, reading, signals) < bar
+    if model == "stream":
+        signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
+        fitted_model, bar = fitted.stream, PATTERN_OVERRULED_UNDER
+    else:
+        signals = noise_signals(content=request.content, title=None, message_type=None)
+        fitted_model, bar = fitted.noise, CONVERSATION_OVERRULED_UNDER
+    if fitted_model is None:
+        return False
+    return fitted_model.probability(ngram_features(request.content), reading, signals) < bar
 
 
 def model_overrules(noise: str, fitted: Calibration, reading: Vector | None, request: RouteRequest) -> bool:
-    """Whether the patterns' verdict `noise` yields to the fitted model that answers for it reading a result."""
+    """Whether the patterns' verdict `noise` yields to the fitted model that answers for it reading a result
+    (`reading`: of `overrule_text` for that model)."""
     model = OVERRULED_BY.get(noise)
     return model is not None and reads_result(fitted, reading, request, model)
 
@@ -153,7 +169,9 @@ def route_message(
 
     kept, proposal, refused = None, None, None  # a topic that refused the bot's choice binds the engine too
     if request.proposed_topic_key is not None:
-        kept, proposal, refused = _check_proposal(request.proposed_topic_key, scores, sims, probs, candidates, fitted)
+        kept, proposal, refused = _check_proposal(
+            request.proposed_topic_key, scores, sims, probs, candidates, fitted, overruled
+        )
     if kept is not None:
         decision = kept
     else:
@@ -194,7 +212,6 @@ OVERRULED_NOTE = {
         ("tool_hint", "a tool call"),
         ("ack", "an acknowledgement"),
         ("greeting", "a greeting"),
-        ("question", "a question back"),
     )
 }
 
@@ -273,10 +290,18 @@ def evidence(
     if semantic is None:
         scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
         return Evidence(scores, None, None, message.noise_kind(), None)
-    vectors = semantic.embed_message(message_text(request.title, request.summary, request.content))
+    text = message_text(request.title, request.summary, request.content)
+    vectors = semantic.embed_message(text)
     reading = message_reading(vectors)
     if fitted is not None:
-        message.reads_result = lambda model: reads_result(fitted, reading, request, model)
+        index = semantic
+
+        def asks(model: str) -> bool:
+            own = overrule_text(model, request)
+            own_reading = reading if own == text else message_reading(index.embed_message(own))
+            return reads_result(fitted, own_reading, request, model)
+
+        message.reads_result = asks
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
     sims = similarities(semantic, vectors.meaning)
     return Evidence(scores, reading, sims, message.standing_noise(), message.overruled())
@@ -366,9 +391,11 @@ def _check_proposal(
     probs: dict[str, float] | None,
     candidates: list[ScoredCandidate],
     fitted: Calibration,
+    overruled: str | None = None,
 ) -> tuple[RouteDecision | None, str, str | None]:
     """Keep the bot's own choice when the topic is active and no exclusion applies; else say why not.
-    Returns (the kept decision or None, the note, the topic key when an exclusion refused it)."""
+    Returns (the kept decision or None, the note, the topic key when an exclusion refused it).
+    `overruled`: the patterns' verdict a fitted model overruled; an exclusion naming it does not refuse."""
     key = proposed.strip()
     score = next((s for s in scores if s.topic.key == key), None)
     if score is None:
@@ -377,7 +404,12 @@ def _check_proposal(
         return None, f"proposed topic {key!r} is excluded by its {score.vetoed_by}", key
     sim = sims.get(key) if sims is not None else None
     why = _excluded_by_meaning(sim) if sim is not None else None
-    if sim is not None and sim.exclude is not None and sim.exclude > sim.best:
+    if (
+        sim is not None
+        and sim.exclude is not None
+        and sim.exclude > sim.best
+        and not _names_overruled(score.topic, sim.exclude_label, overruled)
+    ):
         # A proposal has no competing evidence to outweigh an exclusion, so its description suffices.
         why = f"the message means what its {sim.exclude_label} says"
     if why is not None:
@@ -402,6 +434,18 @@ def _check_proposal(
         proposal="kept",
     )
     return decision, "kept", None
+
+
+def _names_overruled(topic: CompiledTopic, label: str | None, overruled: str | None) -> bool:
+    """Whether the topic's exclusion `label` names what the patterns read ("progress updates", "纯寒暄") of a
+    message whose verdict a fitted model overruled: then it yields, as in the rule engine's veto."""
+    if overruled is None:
+        return False
+    family = OVERRULED_BY[overruled]
+    return any(
+        cond.label == label and any(alt.meta is not None and OVERRULED_BY.get(alt.meta) == family for alt in cond.alts)
+        for cond in topic.excludes
+    )
 
 
 def _candidates(

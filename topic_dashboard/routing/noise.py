@@ -169,8 +169,9 @@ _GREETING = re.compile(
 KINDS = ("tool_hint", "progress", "question", "greeting", "ack")
 # The patterns' verdicts a fitted model may overrule when it reads a finished result (engine.evidence), and
 # which: the stream model (trained on work still going and tool calls against results) the bot's own work,
-# the noise model (conversation against results) acknowledgements, greetings and questions back.
-OVERRULED_BY = {"progress": "stream", "tool_hint": "stream", "ack": "noise", "greeting": "noise", "question": "noise"}
+# the noise model (conversation against results) acknowledgements and greetings. Questions back are not
+# overruled (engine.CONVERSATION_OVERRULED_UNDER).
+OVERRULED_BY = {"progress": "stream", "tool_hint": "stream", "ack": "noise", "greeting": "noise"}
 
 # What each kind is, in the words topic_route's reason and topic_publish's refusal use.
 NOISE_REASONS = {

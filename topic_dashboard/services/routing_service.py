@@ -28,7 +28,7 @@ from topic_dashboard.routing import (
     route_message,
 )
 from topic_dashboard.routing.calibration import calibration
-from topic_dashboard.routing.engine import message_reading, model_overrules
+from topic_dashboard.routing.engine import message_reading, model_overrules, overrule_text
 from topic_dashboard.routing.gloss import lexicon as gloss_lexicon
 from topic_dashboard.routing.noise import OVERRULED_BY
 from topic_dashboard.routing.semantic import (
@@ -36,7 +36,6 @@ from topic_dashboard.routing.semantic import (
     Vector,
     build_index,
     default_embedder,
-    message_text,
     read_message,
 )
 from topic_dashboard.services.topics import TopicPublic, load_settings, topic_rows
@@ -158,14 +157,15 @@ def patterns_overruled(*, kind: str, title: str | None, content: str, message_ty
     """Whether the noise patterns' verdict `kind` on a message yields to a fitted model reading a finished
     result, as topic_route decides (engine.model_overrules): topic_publish refuses no result that
     topic_route would publish. Embeds the message only for a verdict that can be overruled."""
-    if kind not in OVERRULED_BY:
+    model = OVERRULED_BY.get(kind)
+    if model is None:
         return False
     embedder = default_embedder().embedder
     if embedder is None:
         return False
     fitted = calibration()
-    reading = message_reading(read_message(embedder, fitted.centring, message_text(title, None, content)))
     request = RouteRequest(content=content, title=title, message_type=message_type)
+    reading = message_reading(read_message(embedder, fitted.centring, overrule_text(model, request)))
     return model_overrules(kind, fitted, reading, request)
 
 

@@ -287,6 +287,48 @@ def test_a_result_the_patterns_take_for_conversation_is_kept_when_the_noise_mode
     assert "the noise model a finished result" in d.reason
 
 
+@pytest.mark.parametrize("content", ["Got it.", "Noted ✅", "Done.", "收到，已记下。", "好的，谢谢！"])
+def test_a_titled_pleasantry_typed_result_is_not_released_by_the_overrule(index: SemanticIndex, content: str) -> None:
+    """The noise model leans on a title and the type "result"; the overrule asks it about the content alone,
+    as it was measured, so a pleasantry a bot titles and types as a result stays out."""
+    assert classify_noise(normalize(content)) in ("ack", "greeting")
+    d = route_message(
+        compile_rules(TOPICS),
+        RouteRequest(content=content, title="Update", message_type="result"),
+        topic_enabled=True,
+        fallback_policy="inbox",
+        semantic=index,
+    )
+    assert d.should_publish is False and d.filtered == "noise", d.reason
+
+
+def test_an_exclusion_naming_pleasantries_does_not_refuse_an_overruled_acknowledgement(embedder: E5Embedder) -> None:
+    topics = [
+        TopicSpec(
+            topic_key="rent",
+            name="Rent",
+            routing={
+                "purpose": "Rent and deposits received from tenants",
+                "include_when": ["a tenant paid rent or a deposit"],
+                "exclude_when": ["acknowledgements and small talk", "纯寒暄"],
+            },
+        ),
+        TopicSpec(topic_key="inbox", name="Inbox", is_default_fallback=True, routing={"purpose": "anything else"}),
+    ]
+    index = build_index(topics, embedder, calibration().centring)
+    content = "Received Acme's deposit ($5,000)."  # an acknowledgement to the patterns
+    assert classify_noise(normalize(content)) == "ack"
+    d = route_message(
+        compile_rules(topics),
+        RouteRequest(content=content, proposed_topic_key="rent"),
+        topic_enabled=True,
+        fallback_policy="inbox",
+        semantic=index,
+    )
+    assert (d.topic_key, d.proposal) == ("rent", "kept"), d.reason
+    assert "the noise model a finished result" in d.reason
+
+
 @pytest.mark.parametrize(
     "content",
     [
