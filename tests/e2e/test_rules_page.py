@@ -522,3 +522,46 @@ def test_retention_by_days_purges_what_is_older_and_keeps_the_pinned_and_the_rec
     rules.open_retention()
     expect(rules.keep_days()).to_have_value("7")
     expect(rules.retention_dry_run()).to_contain_text("Nothing is outside the saved retention now.")
+
+
+# A finished result the hand-written patterns take for a progress report; the stream model reads a result.
+OVERRULED = "Heating bill for February was $312, down about a third from January."
+
+
+def test_the_preview_says_when_the_patterns_were_overruled_and_keeps_pleasantries_out(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    """ "Test this message" shows the overrule in the reason: an owner whose topic excludes "progress updates"
+    sees the bill land in it and why, and a pleasantry a bot would type as a result still stays out."""
+    bot_id, token = _bot(e2e_app)
+    with Session(e2e_app.engine) as session:
+        create_topic(
+            session=session,
+            bot_id=bot_id,
+            actor="e2e",
+            data=TopicCreate(
+                topic_key="bills",
+                name="Bills",
+                routing_json={
+                    "purpose": "Household and cloud bills: how much, and why it changed",
+                    "include_when": ["a bill arrived or was paid"],
+                    "exclude_when": ["progress updates"],
+                    "keywords": ["bill", "账单"],
+                },
+            ),
+        )
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules.select("bills")
+    rules.test_message(OVERRULED)
+    expect(rules.decision("topic")).to_have_text("→ bills", timeout=20_000)
+    expect(rules.decision("reason")).to_contain_text(
+        "the patterns read a progress report, the stream model a finished result"
+    )
+    page.screenshot(path=str(screenshot_path("rules-overruled.png")))
+    decision = _topic_route(e2e_app, token, OVERRULED)  # the bot gets what the page showed
+    assert (decision["should_publish"], decision["topic_key"]) == (True, "bills")
+    expect(rules.decision("reason")).to_have_text(plain_labels(decision["reason"]))
+
+    rules.test_message("Got it.")
+    expect(rules.decision("publish")).to_have_text("don't publish")
+    expect(rules.decision("reason")).to_contain_text("acknowledgement")
