@@ -350,7 +350,11 @@ def _burst_reaches_the_list_and_the_pill_counts_the_rest(
         seed(app, bot_id, topic_key="inbox", title=f"flood {n}")
     expected = stored()
     pill = panel.new_items_pill()
-    expect(pill).to_be_visible(timeout=15_000)  # a flood of ~470 items, shown as it arrives
+    # A flood of ~470 items, shown as it arrives: each step redraws the whole list (up to 500 rows). The pill
+    # shows 0.6-1.3 s after the last item with two busy processes beside the suite, but CI once took over 15 s
+    # when another suite and a PyTorch training shared the two cores; this checks that the pill comes and
+    # counts right, not how fast (that is bench/'s: docs/PERFORMANCE.md).
+    expect(pill).to_be_visible(timeout=60_000)
     first_shown = panel.shown_ids()[0]
     newer = [item_id for item_id in expected if item_id > first_shown]
     expect(pill).to_have_text(f"{len(newer)} new items")  # after the poll that followed the last item

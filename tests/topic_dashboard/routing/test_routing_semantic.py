@@ -13,13 +13,14 @@ import re
 from collections.abc import Mapping, Sequence
 from hashlib import sha256
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
 from topic_dashboard.routing import RouteDecision, RouteRequest, TopicSpec, compile_rules, route_message
-from topic_dashboard.routing.calibration import calibration, from_dict
+from topic_dashboard.routing.calibration import Calibration, calibration, from_dict
 from topic_dashboard.routing.noise import classify_noise
 from topic_dashboard.routing.semantic import (
     DISABLE_SETTING,
@@ -103,13 +104,22 @@ def index(embedder: E5Embedder) -> SemanticIndex:
     return build_index(TOPICS, embedder, calibration().centring)
 
 
-def route(index: SemanticIndex | None, content: str, proposed_topic_key: str | None = None) -> RouteDecision:
+def route(
+    index: SemanticIndex | None,
+    content: str,
+    topics: list[TopicSpec] = TOPICS,
+    fitted: Calibration | None = None,
+    **request: Any,
+) -> RouteDecision:
+    """`topic_route` on `topics` (TOPICS unless named) with the shipped calibration (unless `fitted`),
+    the request's other fields (a proposal, a title, a type) as keywords."""
     return route_message(
-        compile_rules(TOPICS),
-        RouteRequest(content=content, proposed_topic_key=proposed_topic_key),
+        compile_rules(topics),
+        RouteRequest(content=content, **request),
         topic_enabled=True,
         fallback_policy="inbox",
         semantic=index,
+        fitted=fitted,
     )
 
 
@@ -231,35 +241,19 @@ def test_an_overruled_result_is_not_refused_by_an_exclusion_that_names_progress(
     result = "Heating bill for February was $312, down about a third from January."  # one of OVERRULED
     assert classify_noise(normalize(result)) == "progress"
     index = build_index(BILLS, embedder, calibration().centring)
-    d = route_message(
-        compile_rules(BILLS),
-        RouteRequest(content=result, proposed_topic_key="bills"),
-        topic_enabled=True,
-        fallback_policy="inbox",
-        semantic=index,
-    )
+    d = route(index, result, BILLS, proposed_topic_key="bills")
     assert (d.topic_key, d.proposal) == ("bills", "kept"), d.reason
     assert d.reason.endswith("the patterns read a progress report, the stream model a finished result"), d.reason
-    unasked = route_message(
-        compile_rules(BILLS), RouteRequest(content=result), topic_enabled=True, fallback_policy="inbox", semantic=index
-    )
+    unasked = route(index, result, BILLS)
     assert unasked.topic_key == "bills" and "progress updates" not in unasked.reason, unasked.reason
     bills = next(c for c in unasked.candidates if c.topic_key == "bills")
     assert bills.vetoed_by is None
     # Without the model the patterns' verdict stands, in the hard filter and in the exclusion.
-    alone = route_message(
-        compile_rules(BILLS), RouteRequest(content=result), topic_enabled=True, fallback_policy="inbox", semantic=None
-    )
+    alone = route(None, result, BILLS)
     assert alone.should_publish is False and alone.reason.startswith("content is only a progress report")
     assert "progress updates" in str(next(c for c in alone.candidates if c.topic_key == "bills").vetoed_by)
     # Work still going is refused by the hard filter, and the same exclusion still names it.
-    going = route_message(
-        compile_rules(BILLS),
-        RouteRequest(content="Checking the water bill now, 2 of 5 accounts done.", proposed_topic_key="bills"),
-        topic_enabled=True,
-        fallback_policy="inbox",
-        semantic=index,
-    )
+    going = route(index, "Checking the water bill now, 2 of 5 accounts done.", BILLS, proposed_topic_key="bills")
     assert going.should_publish is False and going.reason.startswith("content is only a progress report")
     assert "progress updates" in str(next(c for c in going.candidates if c.topic_key == "bills").vetoed_by)
 
@@ -292,13 +286,7 @@ def test_a_titled_pleasantry_typed_result_is_not_released_by_the_overrule(index:
     """The noise model leans on a title and the type "result"; the overrule asks it about the content alone,
     as it was measured, so a pleasantry a bot titles and types as a result stays out."""
     assert classify_noise(normalize(content)) in ("ack", "greeting")
-    d = route_message(
-        compile_rules(TOPICS),
-        RouteRequest(content=content, title="Update", message_type="result"),
-        topic_enabled=True,
-        fallback_policy="inbox",
-        semantic=index,
-    )
+    d = route(index, content, title="Update", message_type="result")
     assert d.should_publish is False and d.filtered == "noise", d.reason
 
 
@@ -318,13 +306,7 @@ def test_an_exclusion_naming_pleasantries_does_not_refuse_an_overruled_acknowled
     index = build_index(topics, embedder, calibration().centring)
     content = "Received Acme's deposit ($5,000)."  # an acknowledgement to the patterns
     assert classify_noise(normalize(content)) == "ack"
-    d = route_message(
-        compile_rules(topics),
-        RouteRequest(content=content, proposed_topic_key="rent"),
-        topic_enabled=True,
-        fallback_policy="inbox",
-        semantic=index,
-    )
+    d = route(index, content, topics, proposed_topic_key="rent")
     assert (d.topic_key, d.proposal) == ("rent", "kept"), d.reason
     assert "the noise model a finished result" in d.reason
 
@@ -351,23 +333,10 @@ def test_work_and_conversation_the_patterns_catch_stay_out(index: SemanticIndex,
 def test_without_a_stream_model_or_with_a_stream_hint_the_patterns_verdict_stands(index: SemanticIndex) -> None:
     raw = json.loads((ROOT / "topic_dashboard/routing/fitted/calibration.json").read_text())
     older = from_dict({k: v for k, v in raw.items() if not k.startswith("stream_")})
-    d = route_message(
-        compile_rules(TOPICS),
-        RouteRequest(content=OVERRULED[0]),
-        topic_enabled=True,
-        fallback_policy="inbox",
-        semantic=index,
-        fitted=older,
-    )
+    d = route(index, OVERRULED[0], fitted=older)
     assert d.should_publish is False and d.reason.startswith("content is a tool hint"), d.reason
     for kind in ("progress", "tool_hint", "chat"):  # what the bot says it is comes first
-        hinted = route_message(
-            compile_rules(TOPICS),
-            RouteRequest(content=OVERRULED[1], message_type=kind),
-            topic_enabled=True,
-            fallback_policy="inbox",
-            semantic=index,
-        )
+        hinted = route(index, OVERRULED[1], message_type=kind)
         assert hinted.should_publish is False and hinted.filtered == kind
 
 
@@ -376,14 +345,7 @@ def test_a_calibration_without_a_stream_model_still_routes(index: SemanticIndex)
     assert calibration().stream is not None
     older = from_dict({k: v for k, v in raw.items() if not k.startswith("stream_")})
     assert older.stream is None
-    d = route_message(
-        compile_rules(TOPICS),
-        RouteRequest(content="Cut list calculating… 12 of 19 parts placed on the walnut sheets."),
-        topic_enabled=True,
-        fallback_policy="inbox",
-        semantic=index,
-        fitted=older,
-    )
+    d = route(index, "Cut list calculating… 12 of 19 parts placed on the walnut sheets.", fitted=older)
     assert "work still going" not in d.reason
 
 
@@ -438,8 +400,7 @@ def test_an_exclusion_said_and_meant_keeps_the_message_out_without_a_proposal(em
     shop = build_index(SHOP, embedder, calibration().centring)
 
     def shop_route(content: str) -> RouteDecision:
-        request = RouteRequest(content=content, message_type="result")
-        return route_message(compile_rules(SHOP), request, topic_enabled=True, fallback_policy="inbox", semantic=shop)
+        return route(shop, content, SHOP, message_type="result")
 
     spam = shop_route("New review: this review is spam, an advertisement for cheap followers, 5 stars")
     assert spam.topic_key != "reviews"
