@@ -39,8 +39,8 @@ class Message:
     _bag: tuple[dict[str, float], float] | None = None
     _noise: tuple[str | None] | None = None
     _looks: dict[str, bool] = field(default_factory=dict)
-    # Whether a fitted model ("stream" or "noise", noise.OVERRULED_BY) reads a finished result: set by the
-    # engine when the model is loaded, asked only about the model that may overrule the patterns' verdict.
+    # Whether the fitted model that answers for the patterns' verdict (noise.OVERRULED_BY; asked with the
+    # verdict) reads a finished result: set by the engine when the model is loaded, asked only then.
     # When it does, that verdict yields everywhere: the hard filter and every topic's exclusion that names
     # what the patterns read (engine.evidence).
     reads_result: Callable[[str], bool] | None = None
@@ -62,8 +62,7 @@ class Message:
         """The patterns' verdict that a fitted model overrules (it reads a finished result), if any."""
         if self._overruled is None:
             kind = self.noise_kind()
-            model = OVERRULED_BY.get(kind or "")
-            held = model is not None and self.reads_result is not None and self.reads_result(model)
+            held = kind in OVERRULED_BY and self.reads_result is not None and self.reads_result(kind)
             self._overruled = (kind if held else None,)
         return self._overruled[0]
 

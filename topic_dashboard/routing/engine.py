@@ -19,6 +19,7 @@ No match goes to the fallback topic under the bot's policy ("inbox") or is not p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -26,7 +27,7 @@ import numpy as np
 from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.calibration import Calibration, calibration, ngram_features, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
-from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY
+from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, offer_lead
 from topic_dashboard.routing.scoring import TopicScore, score_topics
 from topic_dashboard.routing.semantic import (
     MessageVectors,
@@ -67,43 +68,57 @@ PATTERN_OVERRULED_UNDER = 0.05
 # of the 319 pleasantries the patterns catch (the first at 0.2) and keeps 11 of the 27 results the reviewer
 # found them taking for conversation (bench/experiments/conversation_overrule.py). Only the content: every
 # message it was measured on was untitled and untyped, and the model leans on a title and the type "result"
-# (with both, "Got it." would pass). Questions back are not overruled: none of the reviewer's questions
-# came under the bar, and 109 of those 319 pleasantries are questions.
+# (with both, "Got it." would pass). A question back is overruled only by what comes before it (a result and
+# then an offer: "Received $3,200 from Henderson. Want me to send a receipt?", noise.offer_lead), as is an
+# acknowledgement or greeting that ends in one; never by the whole message (none of the reviewer's questions
+# came under the bar that way; 109 of those 319 pleasantries are questions). At the same bar, the leads of the
+# training corpora's 17 such pleasantries read 0.6 and more, and 3 of the reviewer's 10 results are kept
+# (bench/experiments/offer_lead.py).
 CONVERSATION_OVERRULED_UNDER = 0.05
 # The overrule holds everywhere the patterns' reading is used: the hard filter and every exclusion that names
 # what they read (`evidence` decides it before the topics are scored).
 
 
-def overrule_text(model: str, request: RouteRequest) -> str:
-    """What the overruling `model` reads: the stream model the message as routing reads it, the noise model
-    the content alone (see CONVERSATION_OVERRULED_UNDER)."""
-    if model == "noise":
-        return message_text(None, None, request.content)
-    return message_text(request.title, request.summary, request.content)
+def overrule_texts(noise: str, request: RouteRequest) -> list[str]:
+    """What the model that may overrule the patterns' verdict `noise` (noise.OVERRULED_BY) reads, in turn: the
+    stream model the message as routing reads it; the noise model the content alone (see
+    CONVERSATION_OVERRULED_UNDER), then what comes before a question it ends in (a question back: only that)."""
+    model = OVERRULED_BY.get(noise)
+    if model is None:
+        return []
+    if model == "stream":
+        return [message_text(request.title, request.summary, request.content)]
+    lead = offer_lead(request.content)
+    whole = [] if noise == "question" else [message_text(None, None, request.content)]
+    return whole + ([lead] if lead is not None else [])
 
 
-def reads_result(fitted: Calibration, reading: Vector | None, request: RouteRequest, model: str) -> bool:
-    """Whether the fitted `model` ("stream" or "noise", noise.OVERRULED_BY) reads `request` as a finished
-    result, under its overrule bar; `reading` is the form vector, then the meaning vector of
-    `overrule_text(model, request)` (`message_reading`)."""
+def reads_result(fitted: Calibration, reading: Vector | None, request: RouteRequest, model: str, text: str) -> bool:
+    """Whether the fitted `model` ("stream" or "noise", noise.OVERRULED_BY) reads `text` (one of
+    `overrule_texts`) as a finished result, under its overrule bar; `reading` is the form vector, then the
+    meaning vector of `text` (`message_reading`)."""
     if reading is None:
         return False
     if model == "stream":
         signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
-        fitted_model, bar = fitted.stream, PATTERN_OVERRULED_UNDER
+        fitted_model, bar, words = fitted.stream, PATTERN_OVERRULED_UNDER, request.content
     else:
-        signals = noise_signals(content=request.content, title=None, message_type=None)
-        fitted_model, bar = fitted.noise, CONVERSATION_OVERRULED_UNDER
+        signals = noise_signals(content=text, title=None, message_type=None)
+        fitted_model, bar, words = fitted.noise, CONVERSATION_OVERRULED_UNDER, text
     if fitted_model is None:
         return False
-    return fitted_model.probability(ngram_features(request.content), reading, signals) < bar
+    return fitted_model.probability(ngram_features(words), reading, signals) < bar
 
 
-def model_overrules(noise: str, fitted: Calibration, reading: Vector | None, request: RouteRequest) -> bool:
+def model_overrules(
+    noise: str, fitted: Calibration, read: Callable[[str], Vector | None], request: RouteRequest
+) -> bool:
     """Whether the patterns' verdict `noise` yields to the fitted model that answers for it reading a result
-    (`reading`: of `overrule_text` for that model)."""
+    in one of `overrule_texts` (`read` gives a text's reading, `message_reading`; asked lazily, in turn)."""
     model = OVERRULED_BY.get(noise)
-    return model is not None and reads_result(fitted, reading, request, model)
+    return model is not None and any(
+        reads_result(fitted, read(text), request, model, text) for text in overrule_texts(noise, request)
+    )
 
 
 class Evidence(NamedTuple):
@@ -212,6 +227,7 @@ OVERRULED_NOTE = {
         ("tool_hint", "a tool call"),
         ("ack", "an acknowledgement"),
         ("greeting", "a greeting"),
+        ("question", "a question back"),
     )
 }
 
@@ -294,14 +310,12 @@ def evidence(
     vectors = semantic.embed_message(text)
     reading = message_reading(vectors)
     if fitted is not None:
-        index = semantic
+        index, known = semantic, fitted
 
-        def asks(model: str) -> bool:
-            own = overrule_text(model, request)
-            own_reading = reading if own == text else message_reading(index.embed_message(own))
-            return reads_result(fitted, own_reading, request, model)
+        def read(own: str) -> Vector:
+            return reading if own == text else message_reading(index.embed_message(own))
 
-        message.reads_result = asks
+        message.reads_result = lambda noise: model_overrules(noise, known, read, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
     sims = similarities(semantic, vectors.meaning)
     return Evidence(scores, reading, sims, message.standing_noise(), message.overruled())

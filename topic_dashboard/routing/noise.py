@@ -169,9 +169,9 @@ _GREETING = re.compile(
 KINDS = ("tool_hint", "progress", "question", "greeting", "ack")
 # The patterns' verdicts a fitted model may overrule when it reads a finished result (engine.evidence), and
 # which: the stream model (trained on work still going and tool calls against results) the bot's own work,
-# the noise model (conversation against results) acknowledgements and greetings. Questions back are not
-# overruled (engine.CONVERSATION_OVERRULED_UNDER).
-OVERRULED_BY = {"progress": "stream", "tool_hint": "stream", "ack": "noise", "greeting": "noise"}
+# the noise model (conversation against results) acknowledgements, greetings and questions back; a question
+# back only by what comes before it (offer_lead, engine.overrule_texts).
+OVERRULED_BY = {"progress": "stream", "tool_hint": "stream", "ack": "noise", "greeting": "noise", "question": "noise"}
 
 # What each kind is, in the words topic_route's reason and topic_publish's refusal use.
 NOISE_REASONS = {
@@ -550,6 +550,32 @@ def _sentences_asking(norm: str) -> list[tuple[str, bool]]:
             parts.extend((piece, False) for piece in run)
         run = []
     return [(sentence, asked) for sentence, asked in parts if sentence]
+
+
+# A finished result followed by an offer or a question back ("Received $3,200 from Henderson. Want me to send
+# a receipt?", "几家快递比下来中通最便宜 ¥380，要下单吗？"): what comes before the last asking sentence, or in a
+# one-sentence message before its last asking clause, is what the noise model is asked about (offer_lead).
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=\.)\s+")
+_CLAUSE_END = re.compile(r"[，；;]\s*|,(?!\d)\s*|\s+[—–-]+\s*|—+")  # not the comma of "$2,000"
+_ASKED_END = re.compile(r"[?？]\s*$")
+OFFER_LEAD_MIN_CHARS = 8
+
+
+def offer_lead(content: str) -> str | None:
+    """The part of a message ending in a question that comes before what it asks: the sentences before its
+    trailing asking ones, or, when it is one sentence, the clauses before its last; None when the message
+    does not end in a question or nothing of substance (OFFER_LEAD_MIN_CHARS) comes first."""
+    text = content.strip()
+    if not _ASKED_END.search(text):
+        return None
+    sentences = [piece for piece in _SENTENCE_END.split(text) if piece.strip()]
+    while sentences and _ASKED_END.search(sentences[-1]):
+        last = sentences.pop()
+    if not sentences:  # one asking sentence: its clauses before the last
+        cuts = list(_CLAUSE_END.finditer(last))
+        sentences = [last[: cuts[-1].start()]] if cuts else []
+    lead = " ".join(piece.strip() for piece in sentences).strip()
+    return lead if len(_TRIM.sub("", lead)) >= OFFER_LEAD_MIN_CHARS else None
 
 
 def _substance(sentence: str) -> str:

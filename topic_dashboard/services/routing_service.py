@@ -28,7 +28,7 @@ from topic_dashboard.routing import (
     route_message,
 )
 from topic_dashboard.routing.calibration import calibration
-from topic_dashboard.routing.engine import message_reading, model_overrules, overrule_text
+from topic_dashboard.routing.engine import message_reading, model_overrules
 from topic_dashboard.routing.gloss import lexicon as gloss_lexicon
 from topic_dashboard.routing.noise import OVERRULED_BY
 from topic_dashboard.routing.semantic import (
@@ -157,16 +157,16 @@ def patterns_overruled(*, kind: str, title: str | None, content: str, message_ty
     """Whether the noise patterns' verdict `kind` on a message yields to a fitted model reading a finished
     result, as topic_route decides (engine.model_overrules): topic_publish refuses no result that
     topic_route would publish. Embeds the message only for a verdict that can be overruled."""
-    model = OVERRULED_BY.get(kind)
-    if model is None:
+    if kind not in OVERRULED_BY:
         return False
     embedder = default_embedder().embedder
     if embedder is None:
         return False
     fitted = calibration()
     request = RouteRequest(content=content, title=title, message_type=message_type)
-    reading = message_reading(read_message(embedder, fitted.centring, overrule_text(model, request)))
-    return model_overrules(kind, fitted, reading, request)
+    return model_overrules(
+        kind, fitted, lambda text: message_reading(read_message(embedder, fitted.centring, text)), request
+    )
 
 
 def routing_mode() -> tuple[str, str]:

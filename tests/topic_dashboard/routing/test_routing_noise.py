@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from topic_dashboard.routing.noise import classify_noise, looks_like
+from topic_dashboard.routing.noise import classify_noise, looks_like, offer_lead
 from topic_dashboard.routing.text import normalize
 
 
@@ -399,3 +399,25 @@ def test_loose_progress_check_behind_exclude_rules() -> None:
     assert looks_like("progress", norm, classify_noise(norm))
     assert not looks_like("progress", normalize("美联储降息 25bp"), None)
     assert not looks_like("duplicate", norm, None)  # dedupe is the publish path's job
+
+
+@pytest.mark.parametrize(
+    ("text", "lead"),
+    [
+        ("Received $3,200 from Henderson. Want me to send a receipt?", "Received $3,200 from Henderson."),
+        ("已收到王总的尾款¥28000。需要我开发票吗？", "已收到王总的尾款¥28000。"),
+        ("几家快递比下来中通最便宜 ¥380，要下单吗？", "几家快递比下来中通最便宜 ¥380"),
+        ("Invoice #12 is overdue — should I send a reminder?", "Invoice #12 is overdue"),
+        ("Refund of $1,240 went through. Anything else? Want a receipt?", "Refund of $1,240 went through."),
+        ("Would you consider a 2-bed if it's under $2,000?", None),  # the comma of a number is not a clause's
+        ("Which class, 3A or 3B?", "Which class"),  # the noise model reads it (as conversation: 0.997)
+        ("好的，要我继续吗？", None),  # too little before the question to read
+        ("好的，还有什么需要我做的吗？", None),
+        ("Which policy did you mean?", None),
+        ("Received $3,200 from Henderson.", None),  # no question at the end: nothing to take off
+    ],
+)
+def test_the_lead_of_a_message_that_ends_in_a_question(text: str, lead: str | None) -> None:
+    """What the noise model is asked about when the patterns take a message ending in a question for
+    conversation (engine.overrule_texts): the sentences before the asking ones, else the clauses before it."""
+    assert offer_lead(text) == lead

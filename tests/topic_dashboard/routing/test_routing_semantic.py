@@ -281,6 +281,42 @@ def test_a_result_the_patterns_take_for_conversation_is_kept_when_the_noise_mode
     assert "the noise model a finished result" in d.reason
 
 
+# A finished result, then an offer or a question back: the patterns take the whole for conversation, and the
+# noise model, asked about what comes before the question, reads a result (3 of the reviewer's 10 such).
+RESULT_THEN_OFFER = [
+    ("Received $3,200 from Henderson. Want me to send a receipt?", "a greeting"),
+    ("已收到王总的尾款¥28000。需要我开发票吗？", "a greeting"),
+    ("新菜单上线后客单价多少涨了一点（¥68→¥72），要继续观察一周吗？", "a question back"),
+]
+
+
+@pytest.mark.parametrize(("content", "read_as"), RESULT_THEN_OFFER)
+def test_a_result_followed_by_an_offer_is_kept_when_what_comes_first_reads_as_a_result(
+    index: SemanticIndex, content: str, read_as: str
+) -> None:
+    assert route(None, content).should_publish is False  # the patterns alone drop it
+    d = route(index, content)
+    assert d.should_publish is True, d.reason
+    assert d.reason.endswith(f"the patterns read {read_as}, the noise model a finished result"), d.reason
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Happy to help with the trip! Want me to look at hotels?",
+        "Great to hear from you again! How was Chengdu?",
+        "Thanks for letting me know. Should I keep an eye on it?",
+        "好久不见！最近还好吗？",
+        "Which class, 3A or 3B?",
+        "这笔 1200 元从哪个账户转，工资卡还是储蓄卡？",
+        "Can the truck arrive before 9am, or is noon the earliest?",
+    ],
+)
+def test_conversation_ending_in_a_question_stays_out_whatever_comes_first(index: SemanticIndex, content: str) -> None:
+    d = route(index, content)
+    assert d.should_publish is False and d.filtered == "noise", d.reason
+
+
 @pytest.mark.parametrize("content", ["Got it.", "Noted ✅", "Done.", "收到，已记下。", "好的，谢谢！"])
 def test_a_titled_pleasantry_typed_result_is_not_released_by_the_overrule(index: SemanticIndex, content: str) -> None:
     """The noise model leans on a title and the type "result"; the overrule asks it about the content alone,

@@ -17,7 +17,7 @@ from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import LIMITS
 from topic_dashboard.models import TopicBotSettings, TopicItem
-from topic_dashboard.routing.noise import classify_item
+from topic_dashboard.routing.noise import OVERRULED_BY, classify_item
 from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.publishing import PublishRequest, PublishResult, publish_item
@@ -438,6 +438,7 @@ def test_a_bot_cannot_publish_what_topic_route_would_never_publish(
         "本季度销售目标已完成 112%，超额 ¥36,000。",
         "Received Acme's deposit ($5,000).",  # an acknowledgement to the patterns
         "您希望的 5 月 3 日晚 6 点那桌已经订上了，8 人包间，最低消费 ¥1,500。",  # a greeting to the patterns
+        "已收到王总的尾款¥28000。需要我开发票吗？",  # a result, then an offer: a question back to the patterns
     ],
 )
 def test_a_result_topic_route_publishes_is_not_refused_as_work_or_conversation(session: Session, content: str) -> None:
@@ -445,7 +446,7 @@ def test_a_result_topic_route_publishes_is_not_refused_as_work_or_conversation(s
     finished results and topic_route publishes them (tests/topic_dashboard/routing/test_routing_semantic.py,
     OVERRULED), so topic_publish stores them too, named or routed, under a title that adds nothing."""
     bot_id = _bot(session)
-    assert classify_item(normalize("Update"), normalize(content)) in ("progress", "tool_hint", "ack", "greeting")
+    assert classify_item(normalize("Update"), normalize(content)) in OVERRULED_BY
     named = _publish(session, bot_id, title="Update", content=content)
     assert named.topic_key == "ci"
     routed = _publish(session, bot_id, title="Update", content=content, topic_key=None, dedupe_key="routed")
@@ -459,6 +460,9 @@ def test_a_result_topic_route_publishes_is_not_refused_as_work_or_conversation(s
         for message_type in (None, "result"):
             error = _refused(session, bot_id, title="Update", content=pleasantry, message_type=message_type)
             assert (error.code, error.details["noise_kind"]) == ("filtered_noise", "ack"), (pleasantry, message_type)
+    # a pleasantry that ends in an offer stays refused: what comes before the offer reads as conversation
+    error = _refused(session, bot_id, title="Update", content="Happy to help with the trip! Want me to look at hotels?")
+    assert error.code == "filtered_noise"
 
 
 @pytest.mark.parametrize(
