@@ -27,7 +27,7 @@ import numpy as np
 from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.calibration import Calibration, calibration, ngram_features, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
-from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, offer_lead
+from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, offer_lead, progress_rest
 from topic_dashboard.routing.scoring import TopicScore, score_topics
 from topic_dashboard.routing.semantic import (
     MessageVectors,
@@ -81,13 +81,15 @@ CONVERSATION_OVERRULED_UNDER = 0.05
 
 def overrule_texts(noise: str, request: RouteRequest) -> list[str]:
     """What the model that may overrule the patterns' verdict `noise` (noise.OVERRULED_BY) reads, in turn: the
-    stream model the message as routing reads it; the noise model the content alone (see
-    CONVERSATION_OVERRULED_UNDER), then what comes before a question it ends in (a question back: only that)."""
+    stream model the message as routing reads it, then what follows a lead-in naming the work
+    (noise.progress_rest); the noise model the content alone (see CONVERSATION_OVERRULED_UNDER), then what
+    comes before a question it ends in (a question back: only that)."""
     model = OVERRULED_BY.get(noise)
     if model is None:
         return []
     if model == "stream":
-        return [message_text(request.title, request.summary, request.content)]
+        rest = progress_rest(request.content)
+        return [message_text(request.title, request.summary, request.content)] + ([rest] if rest is not None else [])
     lead = offer_lead(request.content)
     whole = [] if noise == "question" else [message_text(None, None, request.content)]
     return whole + ([lead] if lead is not None else [])
@@ -99,9 +101,12 @@ def reads_result(fitted: Calibration, reading: Vector | None, request: RouteRequ
     meaning vector of `text` (`message_reading`)."""
     if reading is None:
         return False
-    if model == "stream":
+    if model == "stream" and text == message_text(request.title, request.summary, request.content):
         signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
         fitted_model, bar, words = fitted.stream, PATTERN_OVERRULED_UNDER, request.content
+    elif model == "stream":  # a part of the content (noise.progress_rest): read alone
+        signals = noise_signals(content=text, title=None, message_type=None)
+        fitted_model, bar, words = fitted.stream, PATTERN_OVERRULED_UNDER, text
     else:
         signals = noise_signals(content=text, title=None, message_type=None)
         fitted_model, bar, words = fitted.noise, CONVERSATION_OVERRULED_UNDER, text

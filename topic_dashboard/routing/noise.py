@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from topic_dashboard.routing.text import normalize
+
 _SENTENCE_SPLIT = re.compile(r"[。！？!?\n;；]+|…+|\.{3,}|(?<!\d)[:：](?!\d)|\.(?=\s|$)|—+")
 _LEADING_FILLER = re.compile(
     r"^(?:(?:好的|好滴|好嘞|好|收到|明白了?|了解了?|嗯+|ok(?:ay)?|sure|alright|got it|noted|"
@@ -576,6 +578,27 @@ def offer_lead(content: str) -> str | None:
         sentences = [last[: cuts[-1].start()]] if cuts else []
     lead = " ".join(piece.strip() for piece in sentences).strip()
     return lead if len(_TRIM.sub("", lead)) >= OFFER_LEAD_MIN_CHARS else None
+
+
+# A finished result after a lead-in that names the work ("Checking the bank feed, the Henderson payment of
+# $3,200 cleared this morning.", "Digging into the March statement, I found a duplicate $89 charge"): the
+# patterns read the lead-in as work going on; what follows it is what the stream model is asked about once
+# more (progress_rest). Not after a lead-in that trails off ("Uploading to Libsyn… retrying, the connection
+# dropped"), and not when what follows is itself work or a tool call to the patterns.
+_WORK_LEAD_IN = re.compile(r"^\s*[A-Z][a-z]+ing\b[^,.;:!?…—–]{0,60},\s+(.+)$", re.DOTALL)
+PROGRESS_REST_MIN_CHARS = 12
+
+
+def progress_rest(content: str) -> str | None:
+    """What follows an English lead-in clause that opens with a verb in -ing ("Running the numbers, …"), when
+    the patterns see no work or tool call in it; None otherwise."""
+    match = _WORK_LEAD_IN.match(content)
+    if match is None:
+        return None
+    rest = match.group(1).strip()
+    if len(rest) < PROGRESS_REST_MIN_CHARS or classify_noise(normalize(rest)) is not None:
+        return None
+    return rest
 
 
 def _substance(sentence: str) -> str:

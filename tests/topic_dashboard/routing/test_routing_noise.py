@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from topic_dashboard.routing.noise import classify_noise, looks_like, offer_lead
+from topic_dashboard.routing.noise import classify_noise, looks_like, offer_lead, progress_rest
 from topic_dashboard.routing.text import normalize
 
 
@@ -421,3 +421,27 @@ def test_the_lead_of_a_message_that_ends_in_a_question(text: str, lead: str | No
     """What the noise model is asked about when the patterns take a message ending in a question for
     conversation (engine.overrule_texts): the sentences before the asking ones, else the clauses before it."""
     assert offer_lead(text) == lead
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        (
+            "Checking the bank feed, the Henderson payment of $3,200 cleared this morning.",
+            "the Henderson payment of $3,200 cleared this morning.",
+        ),
+        (
+            "Running the numbers, refinancing at 5.1% would save you about $2,300 a year.",
+            "refinancing at 5.1% would save you about $2,300 a year.",
+        ),
+        ("Uploading to Libsyn… retrying (attempt 2), the connection dropped at 81%.", None),  # trails off
+        ("Writing up SOAP notes — 2 done, last one after lunch.", None),  # no lead-in clause
+        ("Checking the walk-in, still counting (3/5 shelves).", None),  # the patterns see work in the rest
+        ("Checking, ok.", None),  # too little after it
+        ("检查了银行流水，Henderson 的 $3,200 今早到账。", None),  # English lead-ins only
+    ],
+)
+def test_what_follows_a_lead_in_naming_the_work(text: str, rest: str | None) -> None:
+    """What the stream model reads once more when the patterns take a message for work because of its
+    lead-in clause (engine.overrule_texts); whether that is work is the model's to say (test_routing_semantic)."""
+    assert progress_rest(text) == rest

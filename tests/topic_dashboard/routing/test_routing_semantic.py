@@ -281,6 +281,38 @@ def test_a_result_the_patterns_take_for_conversation_is_kept_when_the_noise_mode
     assert "the noise model a finished result" in d.reason
 
 
+# A finished result after a lead-in naming the work: the patterns read work going on, and the stream model,
+# asked about what follows the lead-in, reads a result (the reviewer's, session 36).
+AFTER_A_LEAD_IN = [
+    "Checking the bank feed, the Henderson payment of $3,200 cleared this morning.",
+    "Digging into the March statement, I found a duplicate $89 charge from Adobe.",
+    "Investigating the water bill spike, the cause is a running toilet in Unit 2B.",
+]
+
+
+@pytest.mark.parametrize("content", AFTER_A_LEAD_IN)
+def test_a_result_after_a_lead_in_naming_the_work_is_kept(index: SemanticIndex, content: str) -> None:
+    assert classify_noise(normalize(content)) == "progress"
+    assert route(None, content).should_publish is False  # the patterns alone drop it
+    d = route(index, content)
+    assert d.should_publish is True, d.reason
+    assert d.reason.endswith("the patterns read a progress report, the stream model a finished result"), d.reason
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Checking court availability, Riverside done, trying Eastgate now.",
+        "Looking into it, will update you in 10 minutes.",
+        "Checking the walk-in, 3 of 5 shelves counted so far, dairy next.",
+        "Pulling last week's bookings from Square, should take a couple of minutes.",
+    ],
+)
+def test_work_after_a_lead_in_stays_out(index: SemanticIndex, content: str) -> None:
+    d = route(index, content)
+    assert d.should_publish is False and d.filtered == "noise", d.reason
+
+
 # A finished result, then an offer or a question back: the patterns take the whole for conversation, and the
 # noise model, asked about what comes before the question, reads a result (3 of the reviewer's 10 such).
 RESULT_THEN_OFFER = [

@@ -439,6 +439,7 @@ def test_a_bot_cannot_publish_what_topic_route_would_never_publish(
         "Received Acme's deposit ($5,000).",  # an acknowledgement to the patterns
         "您希望的 5 月 3 日晚 6 点那桌已经订上了，8 人包间，最低消费 ¥1,500。",  # a greeting to the patterns
         "已收到王总的尾款¥28000。需要我开发票吗？",  # a result, then an offer: a question back to the patterns
+        "Digging into the March statement, I found a duplicate $89 charge from Adobe.",  # a lead-in: work to them
     ],
 )
 def test_a_result_topic_route_publishes_is_not_refused_as_work_or_conversation(session: Session, content: str) -> None:
