@@ -561,6 +561,18 @@ def test_the_preview_says_when_the_patterns_were_overruled_and_keeps_pleasantrie
     decision = _topic_route(e2e_app, token, OVERRULED)  # the bot gets what the page showed
     assert (decision["should_publish"], decision["topic_key"]) == (True, "bills")
     expect(rules.decision("reason")).to_have_text(plain_labels(decision["reason"]))
+    # A result after a lead-in naming the work, and one followed by an offer (session 38): each read without it.
+    rules.test_message("Checking the bank feed, the electricity bill of $182 was paid this morning.")
+    expect(rules.decision("reason")).to_contain_text(
+        "the patterns read a progress report, the stream model a finished result"
+    )
+    expect(rules.decision("topic")).to_have_text("→ bills")
+    rules.test_message("Received $3,200 from Henderson. Want me to send a receipt?")
+    expect(rules.decision("reason")).to_contain_text("the patterns read a greeting, the noise model a finished result")
+    expect(rules.decision("publish")).not_to_have_text("don't publish")
+    page.screenshot(path=str(screenshot_path("rules-offer-kept.png")))
+    rules.test_message("Happy to help with the trip! Want me to look at hotels?")
+    expect(rules.decision("publish")).to_have_text("don't publish")
 
     rules.test_message("Got it.")
     expect(rules.decision("publish")).to_have_text("don't publish")
