@@ -110,7 +110,7 @@ _PROGRESS_LEAD = re.compile(
     r"|^我们?(?:(?:已经|已|现在|正|先|马上|这就|立即|立刻|将|会|继续|再)+(?:来|去|帮你|为你|给你|帮您|为您|给您)?|"
     r"(?:来|去|帮你|为你|给你|帮您|为您|给您))"
     r"\S{0,4}?(?:处理|搜索|查|找|分析|整理|看|生成|下载|读取|获取|拉取|运行|执行|计算|检查|准备|汇总|总结|写|"
-    r"翻译|跑|抓取|确认|核实|对比|研究)(?![了过完好])"  # "我去药房查了一下，…还有 12 盒" is done
+    r"翻译|跑|抓取|确认|核实|对比|研究)(?![了过完好出]|到(?!底))"  # "我去药房查了一下，…还有 12 盒", "查到了", "整理出" are done
     r"|^(?:i'?ve|i have|we'?ve|we have)\s+(?:just\s+|already\s+)?(?:started|begun|kicked off)\b"
     r"|^(?:i'?m|i am|we'?re|we are)?\s*(?:(?:now|currently|still|just|already)\s+)*"
     r"(?:starting|started|working|looking|checking|searching|fetching|running|analy[sz]ing|processing|"
