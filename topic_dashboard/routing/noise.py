@@ -557,7 +557,7 @@ def _sentences_asking(norm: str) -> list[tuple[str, bool]]:
 # A finished result followed by an offer or a question back ("Received $3,200 from Henderson. Want me to send
 # a receipt?", "几家快递比下来中通最便宜 ¥380，要下单吗？"): what comes before the last asking sentence, or in a
 # one-sentence message before its last asking clause, is what the noise model is asked about (offer_lead).
-_SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=\.)\s+")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=\.)\s+|\s*\n+\s*")
 _CLAUSE_END = re.compile(r"[，；;]\s*|,(?!\d)\s*|\s+[—–-]+\s*|—+")  # not the comma of "$2,000"
 _ASKED_END = re.compile(r"[?？]\s*$")
 OFFER_LEAD_MIN_CHARS = 8
@@ -566,7 +566,9 @@ OFFER_LEAD_MIN_CHARS = 8
 def offer_lead(content: str) -> str | None:
     """The part of a message ending in a question that comes before what it asks: the sentences before its
     trailing asking ones, or, when it is one sentence, the clauses before its last; None when the message
-    does not end in a question or nothing of substance (OFFER_LEAD_MIN_CHARS) comes first."""
+    does not end in a question, nothing of substance (OFFER_LEAD_MIN_CHARS) comes first, or a clause of what
+    comes first asks too ("王总的尾款已经到账了吗，还是还没到？", "Were the payslips emailed, or only six?": the
+    question itself, not a result before it; so is a statement the question words misread: "多少涨了一点")."""
     text = content.strip()
     if not _ASKED_END.search(text):
         return None
@@ -576,6 +578,9 @@ def offer_lead(content: str) -> str | None:
     if not sentences:  # one asking sentence: its clauses before the last
         cuts = list(_CLAUSE_END.finditer(last))
         sentences = [last[: cuts[-1].start()]] if cuts else []
+    clauses = [_TRIM.sub("", c) for piece in sentences for c in _CLAUSE_END.split(normalize(piece))]
+    if any(_ASKS.search(c) or _QUESTION_LEAD.match(c) for c in clauses if c):
+        return None
     lead = " ".join(piece.strip() for piece in sentences).strip()
     return lead if len(_TRIM.sub("", lead)) >= OFFER_LEAD_MIN_CHARS else None
 
@@ -584,19 +589,30 @@ def offer_lead(content: str) -> str | None:
 # $3,200 cleared this morning.", "Digging into the March statement, I found a duplicate $89 charge"): the
 # patterns read the lead-in as work going on; what follows it is what the stream model is asked about once
 # more (progress_rest). Not after a lead-in that trails off ("Uploading to Libsyn… retrying, the connection
-# dropped"), and not when what follows is itself work or a tool call to the patterns.
-_WORK_LEAD_IN = re.compile(r"^\s*[A-Z][a-z]+ing\b[^,.;:!?…—–]{0,60},\s+(.+)$", re.DOTALL)
+# dropped") or tries again ("Retrying the payment, …"), not after a word in -ing that is no verb ("Morning,
+# …"), and not when what follows is work to the patterns or says what is left or failed ("…, 5 to go",
+# "…, the card was declined the first time").
+_WORK_LEAD_IN = re.compile(
+    r"^\s*(?!(?:Retry|Re-|Morning|Evening|Nothing|Something|Everything|Anything|During|Spring|Wedding|Ceiling)"
+    r")[A-Z][a-z]+ing\b[^,.;:!?…—–\n]{0,60},\s+(.+)$",
+    re.DOTALL,
+)
+_WORK_LEFT = re.compile(
+    r"\b(?:to go|left|remaining|so far|still|next|then|attempt|again|first time|pending|waiting|in progress|once)\b"
+    r"|\b(?:fail|declin|bounc|retr|time[sd]? out|timing out)\w*",
+    re.IGNORECASE,
+)
 PROGRESS_REST_MIN_CHARS = 12
 
 
 def progress_rest(content: str) -> str | None:
     """What follows an English lead-in clause that opens with a verb in -ing ("Running the numbers, …"), when
-    the patterns see no work or tool call in it; None otherwise."""
+    the patterns see no work or tool call in it and it says nothing is left or failed; None otherwise."""
     match = _WORK_LEAD_IN.match(content)
     if match is None:
         return None
     rest = match.group(1).strip()
-    if len(rest) < PROGRESS_REST_MIN_CHARS or classify_noise(normalize(rest)) is not None:
+    if len(rest) < PROGRESS_REST_MIN_CHARS or _WORK_LEFT.search(rest) or classify_noise(normalize(rest)) is not None:
         return None
     return rest
 

@@ -306,19 +306,23 @@ def test_a_result_after_a_lead_in_naming_the_work_is_kept(index: SemanticIndex, 
         "Looking into it, will update you in 10 minutes.",
         "Checking the walk-in, 3 of 5 shelves counted so far, dairy next.",
         "Pulling last week's bookings from Square, should take a couple of minutes.",
+        # what follows the lead-in says what is left or what failed (review)
+        "Processing the refunds, 7 customers have been refunded $1,240 in total, 5 to go.",
+        "Retrying the payment, the card was declined the first time.",
+        "Retrying the upload, the first attempt failed at 81% because the connection dropped.",
     ],
 )
 def test_work_after_a_lead_in_stays_out(index: SemanticIndex, content: str) -> None:
+    assert classify_noise(normalize(content)) in ("progress", "tool_hint")  # the overrule is asked
     d = route(index, content)
     assert d.should_publish is False and d.filtered == "noise", d.reason
 
 
 # A finished result, then an offer or a question back: the patterns take the whole for conversation, and the
-# noise model, asked about what comes before the question, reads a result (3 of the reviewer's 10 such).
+# noise model, asked about what comes before the question, reads a result (2 of the reviewer's 10 such).
 RESULT_THEN_OFFER = [
     ("Received $3,200 from Henderson. Want me to send a receipt?", "a greeting"),
     ("已收到王总的尾款¥28000。需要我开发票吗？", "a greeting"),
-    ("新菜单上线后客单价多少涨了一点（¥68→¥72），要继续观察一周吗？", "a question back"),
 ]
 
 
@@ -337,14 +341,18 @@ def test_a_result_followed_by_an_offer_is_kept_when_what_comes_first_reads_as_a_
     [
         "Happy to help with the trip! Want me to look at hotels?",
         "Great to hear from you again! How was Chengdu?",
-        "Thanks for letting me know. Should I keep an eye on it?",
-        "好久不见！最近还好吗？",
         "Which class, 3A or 3B?",
         "这笔 1200 元从哪个账户转，工资卡还是储蓄卡？",
         "Can the truck arrive before 9am, or is noon the earliest?",
+        # a question about a result is a question: what comes before its last clause asks too (review)
+        "王总那笔3200元的尾款3月3日已经到账了吗，还是还没到？",
+        "3B租客的1800元房租已经到账了吗，还是要我再催一下？",
+        "Were all 12 March payslips emailed to staff, or only the first six?",
+        "Did the Adobe charge of $89 get refunded on Friday, or is it still showing?",
     ],
 )
 def test_conversation_ending_in_a_question_stays_out_whatever_comes_first(index: SemanticIndex, content: str) -> None:
+    assert classify_noise(normalize(content)) in ("question", "greeting", "ack")  # the overrule is asked
     d = route(index, content)
     assert d.should_publish is False and d.filtered == "noise", d.reason
 
