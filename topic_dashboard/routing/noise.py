@@ -594,7 +594,11 @@ def offer_lead(content: str) -> str | None:
 # "…, the card was declined the first time").
 _WORK_LEAD_IN = re.compile(
     r"^\s*(?!(?:Retry|Re-|Morning|Evening|Nothing|Something|Everything|Anything|During|Spring|Wedding|Ceiling)"
-    r")[A-Z][a-z]+ing\b[^,.;:!?…—–\n]{0,60},\s+(.+)$",
+    # nor after a lead-in that moves a batch of things, whose rest tells one of them done ("Downloading the
+    # statements, the January one is done.": a second review found these released)
+    r"|(?:Download|Upload|Send|Export|Import|Sync|Copy|Copie|Migrat|Transferr|Back|Print|Post|Email|Install|Process"
+    r"|Sort|Tagg|Renam|Mov|Convert|Generat|Batch|Go|Work)ing\b(?! with\b))"
+    r"[A-Z][a-z]+ing\b[^,.;:!?…—–\n]{0,60},\s+(.+)$",
     re.DOTALL,
 )
 _WORK_LEFT = re.compile(

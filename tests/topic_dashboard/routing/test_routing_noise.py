@@ -453,6 +453,9 @@ def test_the_lead_of_a_message_that_ends_in_a_question(text: str, lead: str | No
         ("Retrying the payment, the card was declined the first time.", None),  # trying again
         ("Investigating the spike, the upload failed at 81% because the connection dropped.", None),  # failed
         ("Morning, the Henderson payment of $3,200 cleared.", None),  # not a verb
+        ("Downloading the bank statements, the January one is done.", None),  # one of a batch moved
+        ("Working through your list, the dentist appointment is booked.", None),
+        ("Working with the landlord, we got the full $1,800 deposit back.", "we got the full $1,800 deposit back."),
         ("检查了银行流水，Henderson 的 $3,200 今早到账。", None),  # English lead-ins only
     ],
 )

@@ -310,6 +310,10 @@ def test_a_result_after_a_lead_in_naming_the_work_is_kept(index: SemanticIndex, 
         "Processing the refunds, 7 customers have been refunded $1,240 in total, 5 to go.",
         "Retrying the payment, the card was declined the first time.",
         "Retrying the upload, the first attempt failed at 81% because the connection dropped.",
+        # one of a batch of things moved, the rest still going (second review)
+        "Downloading the bank statements, the January one is done.",
+        "Uploading your photos, the first album is up.",
+        "Downloading the statements, January's is saved to Drive.",
     ],
 )
 def test_work_after_a_lead_in_stays_out(index: SemanticIndex, content: str) -> None:
