@@ -12,17 +12,15 @@ noise_eval.py, counts only).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.embedding_cache import CachingEmbedder
-from topic_dashboard.routing.calibration import calibration, ngram_features, noise_signals
-from topic_dashboard.routing.engine import PATTERN_OVERRULED_UNDER, message_reading
+from bench.experiments.offer_lead import corpus_texts, part_probability, reviewer_results
+from topic_dashboard.routing.engine import PATTERN_OVERRULED_UNDER
 from topic_dashboard.routing.noise import classify_noise, progress_rest
-from topic_dashboard.routing.semantic import message_text, read_message
 from topic_dashboard.routing.text import normalize
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,26 +28,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def main() -> None:
     embedder = CachingEmbedder()
-    fitted = calibration()
-    assert fitted.stream is not None
-
-    def p_work(text: str) -> float:
-        reading = message_reading(read_message(embedder, fitted.centring, message_text(None, None, text)))
-        signals = noise_signals(content=text, title=None, message_type=None)
-        return float(fitted.stream.probability(ngram_features(text), reading, signals))
-
-    review = json.loads((ROOT / "bench/pattern_review/session36_results.json").read_text(encoding="utf-8"))
-    results = [r if isinstance(r, str) else r["text"] for part in ("taken", "borderline", "kept") for r in review[part]]
-    corpora = sorted((ROOT / "bench/routing_training").glob("progress_vs_result_*.json"))
-    work = [
-        item["text"]
-        for path in corpora
-        for item in json.loads(path.read_text(encoding="utf-8"))["items"]
-        if item.get("kind") in ("progress", "tool_hint")
-    ]
+    results = reviewer_results()
+    work = corpus_texts("progress_vs_result_*.json", lambda i: i.get("kind") in ("progress", "tool_hint"))
     for name, texts in (("reviewer's results", results), ("training corpora's work and tool hints", work)):
         flagged = [t for t in texts if classify_noise(normalize(t)) in ("progress", "tool_hint")]
-        rests = [(t, p_work(rest)) for t in flagged if (rest := progress_rest(t)) is not None]
+        rests = [
+            (t, part_probability(embedder, "stream", rest)) for t in flagged if (rest := progress_rest(t)) is not None
+        ]
         kept = sum(p < PATTERN_OVERRULED_UNDER for _, p in rests)
         print(
             f"{name}: {len(texts)}; taken for work {len(flagged)}; with a lead-in {len(rests)}; rest read as a result {kept}"

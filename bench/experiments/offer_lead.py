@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.embedding_cache import CachingEmbedder
+from bench.noise_eval import REVIEW
 from topic_dashboard.routing.calibration import calibration, ngram_features, noise_signals
 from topic_dashboard.routing.engine import CONVERSATION_OVERRULED_UNDER, message_reading
 from topic_dashboard.routing.noise import classify_noise, offer_lead
@@ -30,30 +33,40 @@ ROOT = Path(__file__).resolve().parents[2]
 CONVERSATION = ("question", "greeting", "ack")
 
 
-def p_conversation(embedder: CachingEmbedder, text: str) -> float:
+def part_probability(embedder: CachingEmbedder, model: str, text: str) -> float:
+    """What the fitted `model` ("noise": conversation, "stream": work going on) gives `text` read alone, as the
+    engine reads a part of a message (engine.reads_result with a `part`)."""
     fitted = calibration()
+    fitted_model = fitted.noise if model == "noise" else fitted.stream
+    assert fitted_model is not None
     reading = message_reading(read_message(embedder, fitted.centring, message_text(None, None, text)))
     signals = noise_signals(content=text, title=None, message_type=None)
-    assert fitted.noise is not None
-    return float(fitted.noise.probability(ngram_features(text), reading, signals))
+    return float(fitted_model.probability(ngram_features(text), reading, signals))
+
+
+def reviewer_results() -> list[str]:
+    """Every finished result of session 36's pattern review (never fitted on)."""
+    review = json.loads(REVIEW.read_text(encoding="utf-8"))
+    return [r if isinstance(r, str) else r["text"] for part in ("taken", "borderline", "kept") for r in review[part]]
+
+
+def corpus_texts(pattern: str, keep: Callable[[dict[str, Any]], bool]) -> list[str]:
+    """The texts of the training corpora (bench/routing_training/`pattern`) whose item `keep` takes."""
+    paths = sorted((ROOT / "bench/routing_training").glob(pattern))
+    return [
+        item["text"] for path in paths for item in json.loads(path.read_text(encoding="utf-8"))["items"] if keep(item)
+    ]
 
 
 def main() -> None:
     show = "--show" in sys.argv
     embedder = CachingEmbedder()
-    review = json.loads((ROOT / "bench/pattern_review/session36_results.json").read_text(encoding="utf-8"))
-    results = [r if isinstance(r, str) else r["text"] for part in ("taken", "borderline", "kept") for r in review[part]]
-    corpora = sorted((ROOT / "bench/routing_training").glob("*.json"))
-    chat = [
-        item["text"]
-        for path in corpora
-        for item in json.loads(path.read_text(encoding="utf-8"))["items"]
-        if item["label"] != "result" and item.get("kind") not in ("progress", "tool_hint")
-    ]
+    results = reviewer_results()
+    chat = corpus_texts("*.json", lambda i: i["label"] != "result" and i.get("kind") not in ("progress", "tool_hint"))
     for name, texts in (("reviewer's results", results), ("fitted corpora's conversation", chat)):
         flagged = [t for t in texts if classify_noise(normalize(t)) in CONVERSATION]
         leads = [(t, lead) for t in flagged if (lead := offer_lead(t)) is not None]
-        read = [(t, lead, p) for t, lead in leads if (p := p_conversation(embedder, lead)) < 1.0]
+        read = [(t, lead, p) for t, lead in leads if (p := part_probability(embedder, "noise", lead)) < 1.0]
         released = [(t, lead, p) for t, lead, p in read if p < CONVERSATION_OVERRULED_UNDER]
         print(
             f"{name}: {len(texts)}; taken for conversation {len(flagged)}; with a lead {len(leads)}; lead read as a result {len(released)}"

@@ -555,7 +555,7 @@ def _sentences_asking(norm: str) -> list[tuple[str, bool]]:
 
 
 # A finished result followed by an offer or a question back ("Received $3,200 from Henderson. Want me to send
-# a receipt?", "几家快递比下来中通最便宜 ¥380，要下单吗？"): what comes before the last asking sentence, or in a
+# a receipt?", "已收到王总的尾款¥28000。需要我开发票吗？"): what comes before the last asking sentence, or in a
 # one-sentence message before its last asking clause, is what the noise model is asked about (offer_lead).
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])\s*|(?<=\.)\s+|\s*\n+\s*")
 _CLAUSE_END = re.compile(r"[，；;]\s*|,(?!\d)\s*|\s+[—–-]+\s*|—+")  # not the comma of "$2,000"
