@@ -525,7 +525,7 @@ def test_retention_by_days_purges_what_is_older_and_keeps_the_pinned_and_the_rec
 
 
 # A finished result the hand-written patterns take for a progress report; the stream model reads a result.
-OVERRULED = "Heating bill for February was $312, down about a third from January."
+OVERRULED = "Looking at the March bills, electricity came to $142, down 8% from February."
 
 
 def test_the_preview_says_when_the_patterns_were_overruled_and_keeps_pleasantries_out(

@@ -55,7 +55,10 @@ _TOOL_LEAD = re.compile(
     # somewhere to pull from, a sheet to filter, a formula about to run (session 34): "先去 Xero 里拉一下付款记录",
     # "我去共享表格里用筛选功能把欠租的会员挑出来", "用 Power BI 刷新一下 dataset", "我用 `=SUMIF(…)` 把工时加一下"
     r"(?:我|让我|我来)?(?:先|再|现在)?(?:去|用|在|到)\s*[^，,。]{1,40}?(?:拉|导出?|筛|挑|数|加|刷新|生成|汇总|做|画|转|\b[a-z]{3,})\s*"
-    r"(?:一下|下|出来)(?![^，,。]{0,6}(?:了|过))|"
+    # a resultative complement before what it got says the work is done ("做出来的排班表", "数下来一共 43 箱",
+    # "汇总下来，Q1 …"), unless more work follows ("导出来的数据对一下", "拉下来算回撤")
+    r"(?:一下|下(?!来(?:的|[,:]|\s*(?:一共|共|总共|合计))(?![^，,。]{0,20}?(?:一下|再|看看)))"
+    r"|出来(?![的了](?![^，,。]{0,20}?(?:一下|再|看看))))(?![^，,。]{0,6}(?:了|过))|"
     r".{0,30}?(?:用|打开)\s*[^，,。]{0,30}?`?=[a-z]{2,}\([^`]{0,80}`?\s*[^，,。]{0,24}?"
     r"(?:算|筛|加|数|统计|汇总|查|挑)\s*(?:一下|下|出来)|"
     r"^打开(?!率)\s*[a-z][^，,。]{0,30}?(?:准备|先|来)|"
@@ -68,7 +71,7 @@ _TOOL_LEAD = re.compile(
     r"(?![^。]{0,40}(?:返回|失败|成功|结果|了))|"
     # an API or a REST call to be made with it: "我先用 WooCommerce REST API `GET …` 看看线上库存", "用 WhatsApp Business
     # API 给 3 个 group leaders 发一下天气提醒", "现在用 DeepL API 把图录的描述翻成中文"
-    r"(?:我)?(?:先|再|现在)?用\s*[^，,。]{0,30}?\bapi\b[^，,。:：]{0,60}?(?:看看|查|拉|发|算|翻|把|给)(?![^，,。]{0,8}(?:了|过))|"
+    r"(?:我)?(?:先|再|现在)?用\s*[^，,。]{0,30}?\bapi\b[^，,。:：]{0,60}?(?:看看|查|拉|发|算|翻|把|给)(?![^，,。]{0,30}?(?:了|过))|"
     r"^我(?:先)?(?:看一下|查一下)\s*[a-z]|(?:我)?(?:先|再)?\s*call\s+[^，,。]{1,30}?\bapi\b|跑个\s*(?:vlookup|xlookup|query|sql|脚本|script|公式)|"
     r".{0,60}[:：]\s*=[a-z]{2,}\([^)]*\)\s*$|"
     r"pulling\b[^.;:]{0,60}\bfrom [a-z][\w-]*(?: [a-z][\w-]*)?(?: now)?\s*(?:to|so i can)\b|"
@@ -107,10 +110,12 @@ _TOOL_EMOJI = frozenset("🔧🛠⚙🔍🔎📎🧰💻▶→")
 _PROGRESS_LEAD = re.compile(
     r"^(?:我们?)?(?:已经|已|现在|正|先|马上|这就|立即|立刻|将|会|继续|还在|仍在)*"
     r"(?:正在|开始|着手|尝试|准备(?!金))"
-    r"|^我们?(?:(?:已经|已|现在|正|先|马上|这就|立即|立刻|将|会|继续|再)+(?:来|去|帮你|为你|给你|帮您|为您|给您)?|"
+    # ("我已写信给物业投诉…", "我已帮你确认…": "已" says it is done, but not "我已经在查…", "我已经去查…"; "我已经开始…"
+    # is the line above)
+    r"|^我们?(?!(?:已经|已)(?!\S{0,3}?(?:在|去|来)))(?:(?:已经|已|现在|正|先|马上|这就|立即|立刻|将|会|继续|再)+(?:来|去|帮你|为你|给你|帮您|为您|给您)?|"
     r"(?:来|去|帮你|为你|给你|帮您|为您|给您))"
     r"\S{0,4}?(?:处理|搜索|查|找|分析|整理|看|生成|下载|读取|获取|拉取|运行|执行|计算|检查|准备|汇总|总结|写|"
-    r"翻译|跑|抓取|确认|核实|对比|研究)(?![了过完好出]|到(?!底))"  # "我去药房查了一下，…还有 12 盒", "查到了", "整理出" are done
+    r"翻译|跑|抓取|确认|核实|对比|研究)(?![了过完好出]|掉了|到(?!底))"  # "我去药房查了一下，…还有 12 盒", "查到了", "整理出", "处理掉了" are done
     r"|^(?:i'?ve|i have|we'?ve|we have)\s+(?:just\s+|already\s+)?(?:started|begun|kicked off)\b"
     r"|^(?:i'?m|i am|we'?re|we are)?\s*(?:(?:now|currently|still|just|already)\s+)*"
     r"(?:starting|started|working|looking|checking|searching|fetching|running|analy[sz]ing|processing|"
@@ -338,7 +343,25 @@ def _still_going(norm: str) -> bool:
         return not _REPORTED.search(norm) and not _WORK_OVER.search(norm)
     if not _GOING.search(first) or _FINISHED.search(first):
         return False
+    if _GERUND_SUBJECT.match(first):
+        return _partial_counter(norm)
     return _partial_counter(norm) or bool(_PART_DONE.search(norm))
+
+
+# An -ing word that names the work as the subject of a verb saying it is over is a statement about it, not
+# work going on ("Checking in for your flight is done, seat 14C", "Collecting the $2,400 from the Parkers took
+# three reminders, but it's in", "Listing went live on Zillow at $489k", "Working hours for Dana are set"): the
+# verb in the same clause, not inside a clause of its own ("Checking the servers after the deploy went out"),
+# and a finished state right after it ("Processing is at 40%", "Uploading was paused at 45%" and "Rebalancing
+# the portfolio is 50% done" are work going on). A count short of its total still makes it work going on.
+_GERUND_SUBJECT = re.compile(
+    r"^[a-z]+ing\b(?:(?!\b(?:if|whether|that|which|who|what|when|where|why|how|and|or|after|before|since|because|until|"
+    r"once|while|as|i|we|you|they|he|she|it)\b)(?:[^,.;:!?—…\n]|(?<=\d)[,.](?=\d))){0,60}?"
+    r"\b(?:(?:is|are|was|were)\s+(?:now\s+|all\s+)?(?:done|set|confirmed|booked|paid|signed|sorted|approved|scheduled|"
+    r"ready|finished|completed?|over|fine|live|in|closed|fixed|resolved|cancell?ed)\b"
+    r"|went\s+(?:live|fine|well|through|smoothly|out)\b|came\s+(?:back|to|in)\b"
+    r"|took\s+(?:\d|a few\b|several\b|(?:one|two|three|four|five|six|seven|eight|nine|ten)\b))"
+)
 
 
 _STILL_WAITING = re.compile(r"^(?:still )?waiting (?:for|on)\b.{0,80}\bwill (?:retry|try again|check again)\b")
@@ -666,6 +689,7 @@ def _sentence_kind(sentence: str) -> str | None:
         short
         and (_PROGRESS_LEAD.match(core) or _PROGRESS_ANY.search(core) or _lead_count_short(core))
         and not _ENDED.search(core)
+        and not (_GERUND_SUBJECT.match(core) and not _partial_counter(core))
     ):
         return "progress"
     whole = _TRIM.sub("", sentence)  # "收到你的消息了" is an ack as a whole, not after "收到"
