@@ -116,6 +116,9 @@ _PROGRESS_LEAD = re.compile(
     r"(?:来|去|帮你|为你|给你|帮您|为您|给您))"
     r"\S{0,4}?(?:处理|搜索|查|找|分析|整理|看|生成|下载|读取|获取|拉取|运行|执行|计算|检查|准备|汇总|总结|写|"
     r"翻译|跑|抓取|确认|核实|对比|研究)(?![了过完好出]|掉了|到(?!底))"  # "我去药房查了一下，…还有 12 盒", "查到了", "整理出", "处理掉了" are done
+    # the bot at it, "在" right before its verb (session 39): "我们已经在回滚 2.4.1 的发布", "我已在分析 Q3 财报…"
+    r"|^我们?(?:已经|已|现在|还|仍|一直)?在(?:处理|搜索|查|找|分析|整理|看|生成|下载|读取|获取|拉取|运行|执行|计算|检查|排查|"
+    r"准备|汇总|总结|写|翻译|跑|抓取|确认|核实|对比|研究|回滚|测试|部署)(?![了过完好出]|掉了|到(?!底))"
     r"|^(?:i'?ve|i have|we'?ve|we have)\s+(?:just\s+|already\s+)?(?:started|begun|kicked off)\b"
     r"|^(?:i'?m|i am|we'?re|we are)?\s*(?:(?:now|currently|still|just|already)\s+)*"
     r"(?:starting|started|working|looking|checking|searching|fetching|running|analy[sz]ing|processing|"
@@ -383,6 +386,10 @@ _WORK_GOING = re.compile(
     r"|剪辑|收集|编目|迁移|扫描|比对|匹配|校对|collecting|parsing|syncing|loading)\s?中(?![心国文间级断])"
     r"|(?:现在|正在|接下来|然后)(?:在)?(?:做|发|导|排|处理|同步|弄|整理|核对|算|剪|写|录)\S{0,3}?第?\S{0,2}?"
     r"(?:批|部分|轮|集|章|步)"
+    # how far the work named first has got (session 39): "Restoring the database is at 70%", "Testing is at 230/400
+    # cases", "Backfilling is 35% through" (not an ETA: "Ordered 2 pizzas from Tony's, ETA 35 min" is a result)
+    r"|^[a-z]+ing\b[^.;:!?]{0,60}?\b(?:is|are)\s+(?:now\s+)?(?:at\s+|about\s+|roughly\s+|nearly\s+)?\d{1,2}(?:\.\d+)?\s*%"
+    r"|^[a-z]+ing\b[^.;:!?]{0,60}?\b(?:is|are)\s+(?:now\s+)?at\s+(?:step\s+|page\s+|item\s+)?\d+\s*(?:/|of)\s*\d+"
     r"|\b(?:working on|now on|moving on to|starting on|now doing) (?:the )?(?:next|other|second|third|last|remaining|"
     r"rest|day \d+|part \d+|step \d+|batch \d+|section \d+)\b|\bworking through [a-z]\W"
     r"|(?:等会儿?|待会儿?|稍后|晚点|一会儿?)(?:(?:发|给|同步|回复)(?:你|您)|再?发(?:你|您|完整版|全部|最终版))|(?:弄完|做完|搞完)就|剩下的继续|继续往[下后](?:看|翻|查|做|弄|整理|核对)"

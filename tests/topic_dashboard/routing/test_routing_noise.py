@@ -287,6 +287,16 @@ def kind(text: str) -> str | None:
         # and the tool hints whose resultative complement comes before more work
         ("用 Python 把过去 5 年的标普 500 日线拉下来算回撤", "tool_hint"),
         ("我先用 Xero 导出来的数据对一下", "tool_hint"),
+        # how far the work named first has got, and the bot at it ("在" before its verb): a review's leaks that the
+        # code before session 39 published too
+        ("Restoring the database is at 70%", "progress"),
+        ("Testing is at 230/400 cases", "progress"),
+        ("Backfilling is 35% through, ETA 20 minutes", "progress"),
+        ("Ordered 2 pizzas from Tony's, ETA 35 min, $38.20 charged.", None),
+        ("我已经在排查数据库连接超时的问题", "progress"),
+        ("我们已经在回滚 2.4.1 的发布", "progress"),
+        ("我在淘宝看到一款一样的，便宜 30 块，链接发你了。", None),
+        ("我们在上海查到了那家店的营业执照，2019 年注册。", None),
     ],
 )
 def test_noise_kinds(text: str, expected: str | None) -> None:

@@ -234,6 +234,10 @@ STILL_WORK = [
     "我已经去查物流了，有消息告诉你",
     "用 Python 把过去 5 年的标普 500 日线拉下来算回撤",
     "我先用 Xero 导出来的数据对一下",
+    # published by the code before too, caught since: how far the work has got, "在" before the bot's verb
+    "Restoring the database is at 70%",
+    "Testing is at 230/400 cases",
+    "我们已经在回滚 2.4.1 的发布",
 ]
 
 
