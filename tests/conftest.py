@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import traceback
 from collections.abc import Iterator
@@ -25,6 +28,13 @@ os.environ.setdefault("REFLEX_BUN_PATH", str(ROOT / ".tools/node_modules/bun/bin
 os.environ.setdefault("REFLEX_TELEMETRY_ENABLED", "false")
 os.environ.setdefault("REFLEX_CHECK_LATEST_VERSION", "false")
 os.environ.setdefault("REFLEX_DIR", str(ROOT / ".tools/reflex"))
+# Each test process keeps the app's per-session states in a folder of its own, set before anything builds the app
+# (its state manager reads the folder once and purges expired states from it at once): two processes purging the
+# checkout's .states/ together raced (one listed a file the other had just removed: every test of that worker errored).
+if "REFLEX_STATES_WORKDIR" not in os.environ:
+    _states = tempfile.mkdtemp(prefix="td-states-")
+    atexit.register(shutil.rmtree, _states, True)
+    os.environ["REFLEX_STATES_WORKDIR"] = _states
 os.chdir(ROOT)  # Reflex finds rxconfig.py in the working directory
 # The CLI adopts the settings `make run` recorded in the checkout: never in tests (nor may tests record).
 os.environ["TOPIC_DASHBOARD_INSTANCE_FILE"] = str(ROOT / "test-results" / "no-instance" / "instance.json")

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
 import socket
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -69,13 +66,6 @@ def serve_app() -> Iterator[str]:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     os.environ["TOPIC_DASHBOARD_PUBLIC_BASE_URL"] = base_url
-    # Each test process keeps the app's per-session states in a folder of its own: Reflex purges expired
-    # states from its folder at start-up, and two processes purging the checkout's .states/ at once raced
-    # (one listed a file the other had just removed: FileNotFoundError, every test of that worker errored).
-    if "REFLEX_STATES_WORKDIR" not in os.environ:
-        states = tempfile.mkdtemp(prefix="td-states-")
-        atexit.register(shutil.rmtree, states, True)
-        os.environ["REFLEX_STATES_WORKDIR"] = states
     reset_settings_cache()
     from reflex.utils import prerequisites
 

@@ -57,7 +57,7 @@ _TOOL_LEAD = re.compile(
     r"(?:我|让我|我来)?(?:先|再|现在)?(?:去|用|在|到)\s*[^，,。]{1,40}?(?:拉|导出?|筛|挑|数|加|刷新|生成|汇总|做|画|转|\b[a-z]{3,})\s*"
     # a resultative complement before what it got says the work is done ("做出来的排班表", "数下来一共 43 箱",
     # "汇总下来，Q1 …"), unless more work follows ("导出来的数据对一下", "拉下来算回撤")
-    r"(?:一下|下(?!来(?:的|[,:]|\s*(?:一共|共|总共|合计))(?![^，,。]{0,20}?(?:一下|再|看看)))"
+    r"(?:一下|下(?!来(?:的|[,:。]|\s*(?:一共|共|总共|合计))(?![^，,。]{0,20}?(?:一下|再|看看)))"
     r"|出来(?![的了](?![^，,。]{0,20}?(?:一下|再|看看))))(?![^，,。]{0,6}(?:了|过))|"
     r".{0,30}?(?:用|打开)\s*[^，,。]{0,30}?`?=[a-z]{2,}\([^`]{0,80}`?\s*[^，,。]{0,24}?"
     r"(?:算|筛|加|数|统计|汇总|查|挑)\s*(?:一下|下|出来)|"
@@ -71,7 +71,7 @@ _TOOL_LEAD = re.compile(
     r"(?![^。]{0,40}(?:返回|失败|成功|结果|了))|"
     # an API or a REST call to be made with it: "我先用 WooCommerce REST API `GET …` 看看线上库存", "用 WhatsApp Business
     # API 给 3 个 group leaders 发一下天气提醒", "现在用 DeepL API 把图录的描述翻成中文"
-    r"(?:我)?(?:先|再|现在)?用\s*[^，,。]{0,30}?\bapi\b[^，,。:：]{0,60}?(?:看看|查|拉|发|算|翻|把|给)(?![^，,。]{0,30}?(?:了|过))|"
+    r"(?:我)?(?:先|再|现在)?用\s*[^，,。]{0,30}?\bapi\b[^，,。:：]{0,60}?(?:看看|查|拉|发|算|翻|把|给)(?![^，,。]{0,30}?(?:(?<!为)了|过(?!去)))|"
     r"^我(?:先)?(?:看一下|查一下)\s*[a-z]|(?:我)?(?:先|再)?\s*call\s+[^，,。]{1,30}?\bapi\b|跑个\s*(?:vlookup|xlookup|query|sql|脚本|script|公式)|"
     r".{0,60}[:：]\s*=[a-z]{2,}\([^)]*\)\s*$|"
     r"pulling\b[^.;:]{0,60}\bfrom [a-z][\w-]*(?: [a-z][\w-]*)?(?: now)?\s*(?:to|so i can)\b|"
@@ -116,9 +116,6 @@ _PROGRESS_LEAD = re.compile(
     r"(?:来|去|帮你|为你|给你|帮您|为您|给您))"
     r"\S{0,4}?(?:处理|搜索|查|找|分析|整理|看|生成|下载|读取|获取|拉取|运行|执行|计算|检查|准备|汇总|总结|写|"
     r"翻译|跑|抓取|确认|核实|对比|研究)(?![了过完好出]|掉了|到(?!底))"  # "我去药房查了一下，…还有 12 盒", "查到了", "整理出", "处理掉了" are done
-    # the bot at it, "在" right before its verb (session 39): "我们已经在回滚 2.4.1 的发布", "我已在分析 Q3 财报…"
-    r"|^我们?(?:已经|已|现在|还|仍|一直)?在(?:处理|搜索|查|找|分析|整理|看|生成|下载|读取|获取|拉取|运行|执行|计算|检查|排查|"
-    r"准备|汇总|总结|写|翻译|跑|抓取|确认|核实|对比|研究|回滚|测试|部署)(?![了过完好出]|掉了|到(?!底))"
     r"|^(?:i'?ve|i have|we'?ve|we have)\s+(?:just\s+|already\s+)?(?:started|begun|kicked off)\b"
     r"|^(?:i'?m|i am|we'?re|we are)?\s*(?:(?:now|currently|still|just|already)\s+)*"
     r"(?:starting|started|working|looking|checking|searching|fetching|running|analy[sz]ing|processing|"
@@ -347,7 +344,7 @@ def _still_going(norm: str) -> bool:
     if not _GOING.search(first) or _FINISHED.search(first):
         return False
     if _GERUND_SUBJECT.match(first):
-        return _partial_counter(norm)
+        return _gerund_still_going(norm)
     return _partial_counter(norm) or bool(_PART_DONE.search(norm))
 
 
@@ -355,16 +352,28 @@ def _still_going(norm: str) -> bool:
 # work going on ("Checking in for your flight is done, seat 14C", "Collecting the $2,400 from the Parkers took
 # three reminders, but it's in", "Listing went live on Zillow at $489k", "Working hours for Dana are set"): the
 # verb in the same clause, not inside a clause of its own ("Checking the servers after the deploy went out"),
-# and a finished state right after it ("Processing is at 40%", "Uploading was paused at 45%" and "Rebalancing
-# the portfolio is 50% done" are work going on). A count short of its total still makes it work going on.
+# and a finished state right after it ("Processing is at 40%", "Uploading was paused at 45%", "Rebalancing the
+# portfolio is 50% done" and "Uploading is in progress" are work going on). A count short of its total or a word
+# of work still going ("so far", "still", "… next") still makes it work going on (a review's leaks).
 _GERUND_SUBJECT = re.compile(
     r"^[a-z]+ing\b(?:(?!\b(?:if|whether|that|which|who|what|when|where|why|how|and|or|after|before|since|because|until|"
     r"once|while|as|i|we|you|they|he|she|it)\b)(?:[^,.;:!?—…\n]|(?<=\d)[,.](?=\d))){0,60}?"
     r"\b(?:(?:is|are|was|were)\s+(?:now\s+|all\s+)?(?:done|set|confirmed|booked|paid|signed|sorted|approved|scheduled|"
-    r"ready|finished|completed?|over|fine|live|in|closed|fixed|resolved|cancell?ed)\b"
+    r"ready|finished|completed?|over|fine|live|in(?!\s+(?:progress|process|(?:the\s+)?queue|review))|closed|fixed|"
+    r"resolved|cancell?ed)\b"
     r"|went\s+(?:live|fine|well|through|smoothly|out)\b|came\s+(?:back|to|in)\b"
     r"|took\s+(?:\d|a few\b|several\b|(?:one|two|three|four|five|six|seven|eight|nine|ten)\b))"
 )
+
+
+# What still says work is going after such a subject: "Reconciling the statements took 2 hours so far", "Checking the
+# invoices is done for January, February next", "… the rest is still loading" ("the rest" alone is not: "Booking for
+# the Lisbon trip is set: …; the rest of the itinerary is in your calendar").
+_GERUND_GOING_ON = re.compile(r"\bso far\b|\bin progress\b|\bstill\b|\bhalfway\b|\b[a-z]+ next\W*$|…$|\.{3}$")
+
+
+def _gerund_still_going(norm: str) -> bool:
+    return _partial_counter(norm) or bool(_GERUND_GOING_ON.search(norm))
 
 
 _STILL_WAITING = re.compile(r"^(?:still )?waiting (?:for|on)\b.{0,80}\bwill (?:retry|try again|check again)\b")
@@ -386,10 +395,6 @@ _WORK_GOING = re.compile(
     r"|剪辑|收集|编目|迁移|扫描|比对|匹配|校对|collecting|parsing|syncing|loading)\s?中(?![心国文间级断])"
     r"|(?:现在|正在|接下来|然后)(?:在)?(?:做|发|导|排|处理|同步|弄|整理|核对|算|剪|写|录)\S{0,3}?第?\S{0,2}?"
     r"(?:批|部分|轮|集|章|步)"
-    # how far the work named first has got (session 39): "Restoring the database is at 70%", "Testing is at 230/400
-    # cases", "Backfilling is 35% through" (not an ETA: "Ordered 2 pizzas from Tony's, ETA 35 min" is a result)
-    r"|^[a-z]+ing\b[^.;:!?]{0,60}?\b(?:is|are)\s+(?:now\s+)?(?:at\s+|about\s+|roughly\s+|nearly\s+)?\d{1,2}(?:\.\d+)?\s*%"
-    r"|^[a-z]+ing\b[^.;:!?]{0,60}?\b(?:is|are)\s+(?:now\s+)?at\s+(?:step\s+|page\s+|item\s+)?\d+\s*(?:/|of)\s*\d+"
     r"|\b(?:working on|now on|moving on to|starting on|now doing) (?:the )?(?:next|other|second|third|last|remaining|"
     r"rest|day \d+|part \d+|step \d+|batch \d+|section \d+)\b|\bworking through [a-z]\W"
     r"|(?:等会儿?|待会儿?|稍后|晚点|一会儿?)(?:(?:发|给|同步|回复)(?:你|您)|再?发(?:你|您|完整版|全部|最终版))|(?:弄完|做完|搞完)就|剩下的继续|继续往[下后](?:看|翻|查|做|弄|整理|核对)"
@@ -696,7 +701,7 @@ def _sentence_kind(sentence: str) -> str | None:
         short
         and (_PROGRESS_LEAD.match(core) or _PROGRESS_ANY.search(core) or _lead_count_short(core))
         and not _ENDED.search(core)
-        and not (_GERUND_SUBJECT.match(core) and not _partial_counter(core))
+        and not (_GERUND_SUBJECT.match(core) and not _gerund_still_going(core))
     ):
         return "progress"
     whole = _TRIM.sub("", sentence)  # "收到你的消息了" is an ack as a whole, not after "收到"
