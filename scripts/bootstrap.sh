@@ -62,18 +62,14 @@ if [ "${1:-}" = "--test" ]; then
   # here either); Playwright finds it where it would have put its own (PLAYWRIGHT_BROWSERS_PATH, env.sh).
   if [ ! -x /usr/bin/ffmpeg ]; then
     log "installing Debian's ffmpeg (videos of failed browser flows)"
-    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null \
-      || { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null; }
+    bash scripts/apt-install.sh ffmpeg
   fi
   # A Chinese font (WenQuanYi Micro Hei, 1.6 MB): without one, Chinese text in the flows' screenshots is
   # drawn as empty boxes and a person reviewing them cannot read it (people's own browsers have their fonts).
   # Only the screenshots need it: a machine where it cannot be installed goes on without it.
   if ! { command -v fc-list >/dev/null && fc-list :lang=zh 2>/dev/null | grep -q .; }; then
     log "installing Debian's fonts-wqy-microhei (Chinese text in screenshots)"
-    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-wqy-microhei >/dev/null \
-      || { $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-wqy-microhei >/dev/null; } \
+    bash scripts/apt-install.sh fonts-wqy-microhei \
       || log "no Chinese font could be installed: Chinese text in screenshots will show as boxes"
   fi
   ffmpeg_rev="$(.venv/bin/python -c 'import json, playwright, pathlib; p = pathlib.Path(playwright.__file__).parent / "driver/package/browsers.json"; print(next(b["revision"] for b in json.loads(p.read_text())["browsers"] if b["name"] == "ffmpeg"))')"

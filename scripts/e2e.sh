@@ -56,9 +56,7 @@ if [ -n "${HEADED:-}" ] && [ "${HEADED}" != "0" ]; then
   if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
     if ! command -v xvfb-run >/dev/null; then
       echo "[e2e] no display: installing Debian's xvfb to run the headed browser in a virtual one"
-      SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends xvfb xauth >/dev/null \
-        || { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends xvfb xauth >/dev/null; }
+      bash scripts/apt-install.sh xvfb xauth
     fi
     runner=(xvfb-run --auto-servernum --server-args "-screen 0 1440x900x24")
   fi

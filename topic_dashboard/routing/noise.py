@@ -368,7 +368,9 @@ _GERUND_SUBJECT = re.compile(
 
 # What still says work is going after such a subject: "Reconciling the statements took 2 hours so far", "Checking the
 # invoices is done for January, February next", "… the rest is still loading" ("the rest" alone is not: "Booking for
-# the Lisbon trip is set: …; the rest of the itinerary is in your calendar").
+# the Lisbon trip is set: …; the rest of the itinerary is in your calendar"). A few of `_PART_DONE`'s words, not all
+# of it: "the rest" and "a third" ("Landscaping quote came back at $3,800, about a third of what we budgeted") say
+# nothing of work after a finished state.
 _GERUND_GOING_ON = re.compile(r"\bso far\b|\bin progress\b|\bstill\b|\bhalfway\b|\b[a-z]+ next\W*$|…$|\.{3}$")
 
 

@@ -297,6 +297,7 @@ def kind(text: str) -> str | None:
         ("我已经在排查数据库连接超时的问题", "progress"),
         ("我们在测试环境复现了这个 bug，原因是缓存没失效。", None),
         ("我用高德 API 把 200 个地址转成经纬度为了画热力图", "tool_hint"),
+        ("我先用 Shopify API 拉一下过去 30 天的订单", "tool_hint"),  # "过去" is no "过" (the code before missed it)
     ],
 )
 def test_noise_kinds(text: str, expected: str | None) -> None:
