@@ -34,6 +34,7 @@ from topic_dashboard.routing.semantic import (
     SemanticIndex,
     TopicSimilarity,
     Vector,
+    fallback_likeness,
     message_text,
     similarities,
 )
@@ -135,6 +136,7 @@ class Evidence(NamedTuple):
     sims: dict[str, TopicSimilarity] | None  # closeness to each topic's rule texts (None without the model)
     noise: str | None  # the noise patterns' verdict, unless overruled
     overruled: str | None  # the patterns' verdict a fitted model overruled (noise.OVERRULED_BY)
+    fallback_like: tuple[float, str] | None = None  # closeness to the fallback topic's closest positive example
 
 
 def route_message(
@@ -153,7 +155,7 @@ def route_message(
     """
     check_fallback_policy(fallback_policy)
     fitted = fitted or calibration()
-    scores, vector, sims, noise, overruled = evidence(compiled, request, semantic, fitted)
+    scores, vector, sims, noise, overruled, fallback_like = evidence(compiled, request, semantic, fitted)
     probs = _probabilities(fitted, feature_rows(scores, sims, fitted.lone_other)) if sims is not None else None
     candidates = _candidates(compiled.topics, scores, sims, probs)
 
@@ -196,7 +198,7 @@ def route_message(
     if kept is not None:
         decision = kept
     else:
-        decision = _choose(compiled, scores, sims, probs, candidates, fallback_policy, fitted, refused)
+        decision = _choose(compiled, scores, sims, probs, candidates, fallback_policy, fitted, refused, fallback_like)
         decision.proposal = proposal
         if proposal is not None:
             decision.reason = f"{proposal}; {decision.reason}"
@@ -214,14 +216,16 @@ def _choose(
     policy: FallbackPolicy,
     fitted: Calibration,
     refused: str | None,
+    fallback_like: tuple[float, str] | None = None,
 ) -> RouteDecision:
-    """The engine's own choice among the topics (`refused`: a topic whose exclusion refused the bot's proposal)."""
+    """The engine's own choice among the topics (`refused`: a topic whose exclusion refused the bot's proposal;
+    `fallback_like`: the message's closeness to the fallback topic's closest positive example)."""
     if probs is not None and sims is not None:
         if refused is not None and refused in probs:
             probs = {k: v for k, v in probs.items() if k != refused}
             total = sum(probs.values()) or 1.0
             probs = {k: v / total for k, v in probs.items()}
-        return _by_meaning(compiled, scores, sims, probs, candidates, policy)
+        return _by_meaning(compiled, scores, sims, probs, candidates, policy, fallback_like)
     return _by_rules(compiled, [s for s in scores if s.topic.key != refused], candidates, policy, fitted)
 
 
@@ -324,7 +328,14 @@ def evidence(
         message.reads_result = lambda noise: model_overrules(noise, known, read, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
     sims = similarities(semantic, vectors.meaning)
-    return Evidence(scores, reading, sims, message.standing_noise(), message.overruled())
+    return Evidence(
+        scores,
+        reading,
+        sims,
+        message.standing_noise(),
+        message.overruled(),
+        fallback_likeness(semantic, vectors.meaning),
+    )
 
 
 def _probabilities(fitted: Calibration, rows: list[tuple[str, list[float]]]) -> dict[str, float]:
@@ -342,6 +353,7 @@ def _by_meaning(
     probs: dict[str, float],
     candidates: list[ScoredCandidate],
     policy: FallbackPolicy,
+    fallback_like: tuple[float, str] | None = None,
 ) -> RouteDecision:
     by_key = {s.topic.key: s for s in scores}
     ranked = sorted((k for k in probs if k), key=lambda k: (-probs[k], k))
@@ -349,13 +361,27 @@ def _by_meaning(
     # examples than to any of its include texts does not go there.
     excluded = {k: why for k in ranked if (why := _excluded_by_meaning(sims[k], by_key[k].vetoed_by)) is not None}
     ranked = [k for k in ranked if k not in excluded]
+    taught = _like_fallback_example(compiled, sims[ranked[0]] if ranked else None, fallback_like)
+    if taught is not None:
+        return RouteDecision(
+            should_publish=True,
+            topic_key=compiled.fallback_key,
+            confidence=round(max(probs[""], min(0.95, taught[0])), 3),
+            reason=f"{compiled.fallback_key}: the message is like its {taught[1]} ({taught[0]:.2f})"
+            + (f", closer than to anything {ranked[0]} includes ({sims[ranked[0]].best:.2f})" if ranked else "")
+            + "; a person put such messages in the fallback topic",
+            candidates=candidates,
+            filtered=None,
+            fallback=False,
+            evidence="rules+meaning",
+        )
     if ranked and probs[ranked[0]] > probs[""]:
         key = ranked[0]
         win = by_key[key]
         sim = sims[key]
         parts = [f"meaning close to {sim.best_label} ({sim.best:.2f})"]
         if win.score > 0:
-            parts.append(f"rules {win.explain()} ({win.score:.2f})")
+            parts.append(f"rules {win.explain()}, rule score {win.score:.2f}")
         if win.vetoed_by is not None:
             parts.append(f"its {win.vetoed_by} shares words with the message but not its meaning")
         runner = next((k for k in ranked[1:]), None)
@@ -387,6 +413,20 @@ def _by_meaning(
     decision.confidence = round(probs[""], 3)
     decision.evidence = "rules+meaning"
     return decision
+
+
+def _like_fallback_example(
+    compiled: CompiledRules, best: TopicSimilarity | None, fallback_like: tuple[float, str] | None
+) -> tuple[float, str] | None:
+    """The fallback topic's positive examples are messages a person put there (Move to topic… teaches them):
+    a message that rewords one, closer to it than to anything the best topic includes, goes to the fallback,
+    as a message like a topic's negative example does not go to that topic (the same bar)."""
+    if fallback_like is None or compiled.fallback_key is None:
+        return None
+    likeness, label = fallback_like
+    if likeness > max(best.best if best is not None else -1.0, NEGATIVE_EXAMPLE_LIKENESS):
+        return likeness, label
+    return None
 
 
 def _excluded_by_meaning(sim: TopicSimilarity, vetoed_by: str | None = None) -> str | None:

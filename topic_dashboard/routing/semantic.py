@@ -155,6 +155,10 @@ class SemanticIndex:
     # one product; per topic: (first row, includes, excludes, negatives, the include rows' kinds).
     packed: Vector
     layout: dict[str, tuple[int, int, int, int, tuple[int, ...]]]
+    # The fallback topic's positive examples (a person's "this belongs in the inbox", e.g. taught by Move to
+    # topic…): not a topic that competes in the calibration, but a message that rewords one goes there.
+    fallback_examples: tuple[RuleText, ...] = ()
+    fallback_matrix: Vector | None = None
 
 
 def rule_texts(
@@ -230,7 +234,11 @@ def build_index(
     per_topic: list[tuple[str, list[RuleText], list[RuleText], list[RuleText]]] = []
     for spec in sorted((s for s in topics if s.is_active and not s.is_default_fallback), key=lambda s: s.topic_key):
         per_topic.append((spec.topic_key, *rule_texts(spec)))
-    texts = sorted({rt.text for _, inc, exc, neg in per_topic for rt in (*inc, *exc, *neg)})
+    fallback = next((s for s in topics if s.is_active and s.is_default_fallback), None)
+    fallback_examples = [rt for rt in rule_texts(fallback)[0] if rt.label.startswith("examples.")] if fallback else []
+    texts = sorted(
+        {rt.text for _, inc, exc, neg in per_topic for rt in (*inc, *exc, *neg)} | {rt.text for rt in fallback_examples}
+    )
     vectors = _vectors_for(texts, embedder, store)
     dim = centring.mean_zh.shape[0]
     language_centred = {key: _matrix(inc, vectors, centring) for key, inc, _exc, _neg in per_topic}
@@ -291,6 +299,10 @@ def build_index(
         owner_mean=owner_mean,
         packed=np.vstack(blocks).astype(np.float32) if blocks else np.zeros((0, dim), np.float32),
         layout=layout,
+        fallback_examples=tuple(fallback_examples),
+        fallback_matrix=_owner_centred(_matrix(fallback_examples, vectors, centring), owner_mean)
+        if fallback_examples
+        else None,
     )
 
 
@@ -414,6 +426,16 @@ def similarities(index: SemanticIndex, vector: Vector) -> dict[str, TopicSimilar
             negative_label=negative_label,
         )
     return out
+
+
+def fallback_likeness(index: SemanticIndex, vector: Vector) -> tuple[float, str] | None:
+    """How close a (language-centred) message vector is to the fallback topic's closest positive example,
+    owner-centred as the topics' rows are, and that example's label; None when the fallback has none."""
+    if index.fallback_matrix is None:
+        return None
+    values = index.fallback_matrix @ _owner_centred(vector[None, :], index.owner_mean)[0]
+    best = int(np.argmax(values))
+    return float(values[best]), index.fallback_examples[best].label
 
 
 # --- the bundled model ------------------------------------------------------------------------------

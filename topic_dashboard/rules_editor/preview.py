@@ -31,10 +31,11 @@ _PLAIN_LABELS = (
 
 def plain_labels(text: str) -> str:
     """`text` (a reason, a matched rule, a veto) with the rule texts named as the editor names them:
-    'include_when[0], translated' -> 'Include when #1 (in the other language)'."""
+    'include_when[0], translated' -> 'Include when #1 (translated word by word)': the rule text's gloss in
+    the other language than its own (routing/gloss.py) is what came closest."""
     for pattern, label in _PLAIN_LABELS:
         text = pattern.sub(lambda match, label=label: label.format(int(match.group(1)) + 1), text)
-    return text.replace("purpose/name", "purpose or name").replace(", translated", " (in the other language)")
+    return text.replace("purpose/name", "purpose or name").replace(", translated", " (translated word by word)")
 
 
 def score_rows(decision: RouteDecision) -> list[ScoreRow]:
@@ -48,7 +49,10 @@ def score_rows(decision: RouteDecision) -> list[ScoreRow]:
             matched=plain_labels("; ".join(c.matched[:3])),
             vetoed_by=plain_labels(c.vetoed_by or ""),
             chosen=decision.should_publish and c.topic_key == decision.topic_key,
-            meaning=plain_labels(f"{c.meaning_of} {c.meaning:.2f}") if c.meaning is not None and c.meaning_of else "",
+            # "+ 0.0": a closeness of -0.001 shows as 0.00, not "-0.00"
+            meaning=plain_labels(f"{c.meaning_of} {round(c.meaning, 2) + 0.0:.2f}")
+            if c.meaning is not None and c.meaning_of
+            else "",
             bar_pct=round((c.probability if c.probability is not None else c.score) * 100),
         )
         for c in decision.candidates

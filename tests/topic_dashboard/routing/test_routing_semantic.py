@@ -658,3 +658,52 @@ def test_the_message_is_cut_where_its_start_says_what_it_is() -> None:
     long = "Build #88 failed on main: " + " ".join(f"word{i}" for i in range(200))
     cut = message_text("CI", None, long)
     assert cut.startswith("CI\nBuild #88 failed on main:") and len(cut.split()) < 40
+
+
+# A walkthrough moved "Cloud bill for November / AWS spend rose 14% …" to the inbox with Move to topic…'s
+# teaching: the inbox got it as a positive example, yet the next route of the same text went to a topic that
+# merely scored highest among the others (the fallback took no part in the choice by meaning).
+CLOUD_BILL = "AWS spend rose 14% to $48,200 in November, mostly EC2 GPU instances for the nightly benchmark jobs."
+BUILDS = TopicSpec(
+    topic_key="builds",
+    name="Builds",
+    routing={
+        "purpose": "CI build and test results",
+        "include_when": ["GitHub Actions, Jenkins or GitLab CI pipeline outcomes", "nightly benchmark runs"],
+    },
+)
+
+
+def _with_inbox_examples(*positive: str) -> list[TopicSpec]:
+    inbox = TopicSpec(
+        topic_key="inbox",
+        name="Inbox",
+        is_default_fallback=True,
+        routing={"purpose": "anything else", "examples": {"positive": list(positive)}},
+    )
+    return [*TOPICS[:3], BUILDS, inbox]
+
+
+def test_a_message_like_the_fallbacks_positive_example_goes_to_the_fallback(embedder: E5Embedder) -> None:
+    taught = _with_inbox_examples("Cloud bill for November\n" + CLOUD_BILL)
+    index = build_index(taught, embedder, calibration().centring)
+    for title in (None, "Cloud bill for November"):
+        d = route(index, CLOUD_BILL, taught, title=title)
+        assert (d.should_publish, d.topic_key) == (True, "inbox"), d.reason
+        assert "the message is like its examples.positive[0]" in d.reason, d.reason
+        assert not d.fallback  # an example decided it, not "nothing fits"
+
+
+def test_the_fallbacks_examples_take_only_their_rewordings(embedder: E5Embedder) -> None:
+    taught = _with_inbox_examples("Cloud bill for November\n" + CLOUD_BILL)
+    index = build_index(taught, embedder, calibration().centring)
+    # without the example, the same message is not the inbox's (what the example changes)
+    plain = build_index(_with_inbox_examples(), embedder, calibration().centring)
+    assert route(plain, CLOUD_BILL, _with_inbox_examples()).topic_key != "inbox"
+    for content, topic in (
+        ("Nightly pipeline on main passed: 1,204 tests green in 11 min.", "builds"),
+        ("Flat 12's tenant transferred March rent, ¥4,800, received today.", "rent"),
+        ("The kitchen tap in flat 3B was dripping; the plumber replaced the washer this morning.", "repairs"),
+    ):
+        d = route(index, content, taught)
+        assert d.topic_key == topic, d.reason

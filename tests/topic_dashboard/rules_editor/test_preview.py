@@ -55,7 +55,7 @@ def test_score_rows_mark_the_chosen_topic_and_say_why() -> None:
     [
         (
             "meaning close to include_when[0], translated (0.29)",
-            "meaning close to Include when #1 (in the other language) (0.29)",
+            "meaning close to Include when #1 (translated word by word) (0.29)",
         ),
         ('its exclude_when[1] "spam" applies', 'its Exclude when #2 "spam" applies'),
         ('examples.positive[0] "New review" (0.19)', 'positive example #1 "New review" (0.19)'),
@@ -78,3 +78,18 @@ def test_nothing_is_chosen_when_the_message_is_not_published() -> None:
         candidates=[ScoredCandidate(topic_key="builds", score=0.9, priority=50)],
     )
     assert [row.chosen for row in score_rows(decision)] == [False]
+
+
+def test_a_closeness_just_under_zero_shows_as_zero() -> None:
+    """A walkthrough read "purpose -0.00" in the test panel."""
+    decision = RouteDecision(
+        should_publish=True,
+        topic_key="builds",
+        confidence=0.4,
+        reason="builds: …",
+        candidates=[
+            ScoredCandidate(topic_key="builds", score=0.5, priority=50, meaning=-0.001, meaning_of="purpose"),
+            ScoredCandidate(topic_key="alerts", score=0.1, priority=50, meaning=-0.2, meaning_of="name"),
+        ],
+    )
+    assert [r.meaning for r in score_rows(decision)] == ["purpose 0.00", "name -0.20"]
