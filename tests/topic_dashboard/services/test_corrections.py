@@ -13,6 +13,7 @@ from topic_dashboard.models import TopicBotSettings, TopicItem, TopicRuleChange
 from topic_dashboard.routing import RouteRequest
 from topic_dashboard.routing.examples import example_text
 from topic_dashboard.routing.rules import MAX_LIST_ITEMS
+from topic_dashboard.rule_templates import TEMPLATES
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.corrections import ItemMovePublic, move_item, undo_move
 from topic_dashboard.services.publishing import PublishRequest, publish_item
@@ -290,3 +291,27 @@ def test_a_bulk_move_to_an_inactive_or_unknown_topic_changes_nothing(session: Se
         assert raised.value.code == code
     session.expire_all()
     assert session.get(TopicItem, item).topic_key == "inbox"  # type: ignore[union-attr]
+
+
+def test_a_taught_move_to_the_inbox_is_followed_by_the_next_route(session: Session) -> None:
+    """A walkthrough (the shipped Builds and 金融市场 templates) moved a cloud bill from 金融市场 to the inbox
+    with teaching; the next route of the same text went to Builds, as the fallback topic's examples took no
+    part in the choice by meaning."""
+    bot, _ = create_bot(session=session, name="walkthrough", write_config=False)
+    for key, template in (("builds", "build_results_en"), ("markets_cn", "finance_market_zh")):
+        create_topic(
+            session=session,
+            bot_id=bot.bot_id,
+            actor="setup",
+            data=TopicCreate(
+                topic_key=key, name=TEMPLATES[template]["name"], routing_json=TEMPLATES[template]["routing"]
+            ),
+        )
+    title = "Cloud bill for November"
+    content = "AWS spend rose 14% to $48,200 in November, mostly EC2 GPU instances for the nightly benchmark jobs."
+    item_id = _publish(session, bot.bot_id, "markets_cn", title=title, content=content)
+    move = _move(session, bot.bot_id, item_id, "inbox")
+    assert (move.to_topic_key, move.positive_added) == ("inbox", True)
+    for request in (RouteRequest(content=content), RouteRequest(title=title, content=content)):
+        decision = route_for_bot(session=session, bot_id=bot.bot_id, request=request)
+        assert (decision.topic_key, decision.fallback) == ("inbox", False), decision.reason
