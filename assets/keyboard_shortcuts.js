@@ -136,7 +136,9 @@
     if (tag === "input" || tag === "textarea" || tag === "select" || (target && target.isContentEditable)) return;
     const inside = (selector) => Boolean(target && target.closest && target.closest(selector));
     // A focused list row (role=link, tabbable): Enter or space opens it, as a click does.
-    if ((event.key === "Enter" || event.key === " ") && target && target.hasAttribute && target.hasAttribute("data-td-row")) {
+    // So does a focused sidebar entry (a view, a topic, a bot: role=button on a div, data-td-activate).
+    if ((event.key === "Enter" || event.key === " ") && target && target.hasAttribute &&
+        (target.hasAttribute("data-td-row") || target.hasAttribute("data-td-activate"))) {
       event.preventDefault();
       target.click();
       return;

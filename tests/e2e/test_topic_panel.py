@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from pytest_playwright import CreateContextCallback
 from sqlmodel import Session
 
-from tests.e2e.conftest import E2EApp
+from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.pages.topic_panel import TopicPanel
 from tests.e2e.topic_panel_support import VIEWER, item_ids, item_is_read, log_in, make_bot, open_panel, seed
 from topic_dashboard.services.bots import delete_bot, list_bots
@@ -291,6 +291,51 @@ def test_keyboard_moves_opens_and_toggles_read(page: Page, e2e_app: E2EApp) -> N
     expect(panel.topic_filter()).to_have_value("mo")
     expect(panel.detail_title()).to_have_text("Newest")
     expect(panel.row(first)).to_have_class(re.compile(r"\bitem-read\b"))
+
+
+def test_views_and_topics_are_chosen_with_the_keyboard(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough found Tab going from "Filter topics" straight to Export: the sidebar's views and topics
+    were not in the Tab order. They are buttons now (pressed when shown); Enter or space chooses one."""
+    bot_id, _ = make_bot(e2e_app, "ci", "alerts")
+    seed(e2e_app, bot_id, topic_key="ci", title="Build 42 failed")
+    seed(e2e_app, bot_id, topic_key="alerts", title="Disk 91% on db-1")
+    log_in(page, e2e_app)
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.rows()).to_have_count(2)
+
+    panel.topic_filter().focus()
+    reached: list[str] = []
+    for _ in range(8):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.id"))
+    assert [r for r in reached if r.startswith(("view-", "topic-"))][:6] == [
+        "view-all",
+        "view-unread",
+        "view-pinned",
+        "topic-inbox",
+        "topic-alerts",
+        "topic-ci",
+    ], reached
+    for entry in ("view-all", "topic-alerts", "topic-ci"):
+        expect(page.locator(f"#{entry}")).to_have_attribute("role", "button")
+
+    panel.topic("alerts").focus()
+    page.keyboard.press("Enter")
+    expect(panel.rows()).to_have_count(1)
+    expect(panel.rows().first).to_contain_text("Disk 91% on db-1")
+    expect(panel.topic("alerts")).to_have_attribute("aria-pressed", "true")
+    expect(panel.topic("ci")).to_have_attribute("aria-pressed", "false")
+    expect(panel.topic("alerts")).to_be_focused()  # the focus stays where the person is
+    page.screenshot(path=str(screenshot_path("panel-keyboard-topic.png")))  # the focus ring, for a person to see
+
+    panel.topic("ci").focus()
+    page.keyboard.press(" ")
+    expect(panel.rows()).to_have_count(1)
+    expect(panel.rows().first).to_contain_text("Build 42 failed")
+    page.locator("#view-all").focus()
+    page.keyboard.press("Enter")
+    expect(panel.rows()).to_have_count(2)
+    expect(page.locator("#view-all")).to_have_attribute("aria-pressed", "true")
 
 
 def test_a_bot_without_items_says_nothing_published_yet(page: Page, e2e_app: E2EApp) -> None:

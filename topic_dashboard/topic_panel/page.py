@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
@@ -172,6 +174,7 @@ def _nav_entry(label: str, value: str, icon: str, count: rx.Var | None, badge: b
         rx.spacer(),
         shown,
         on_click=S.select_view(value),
+        **_keyboard_entry(active),
         cursor="pointer",
         padding_x="0.5rem",
         padding_y="0.35rem",
@@ -181,6 +184,15 @@ def _nav_entry(label: str, value: str, icon: str, count: rx.Var | None, badge: b
         width="100%",
         id=f"view-{value}",
     )
+
+
+def _keyboard_entry(active: rx.Var[bool] | None = None) -> dict[str, Any]:
+    """A sidebar entry a keyboard reaches: in the Tab order, a button to assistive technology (pressed when
+    it is the view shown), and Enter or space selects it as a click does (assets/keyboard_shortcuts.js)."""
+    attrs: dict[str, Any] = {"data-td-activate": "1"}
+    if active is not None:
+        attrs["aria-pressed"] = rx.cond(active, "true", "false")
+    return {"role": "button", "tab_index": 0, "class_name": "side-entry", "custom_attrs": attrs}
 
 
 def _topic_entry(topic: TopicRow) -> rx.Component:
@@ -198,6 +210,7 @@ def _topic_entry(topic: TopicRow) -> rx.Component:
             rx.text(topic.total, size="1", color=rx.color("gray", 11)),
         ),
         on_click=S.select_view(value),
+        **_keyboard_entry(active),
         cursor="pointer",
         opacity=rx.cond(topic.is_active, "1", "0.5"),
         title=rx.cond(topic.is_active, topic.key, topic.key + " (inactive)"),
@@ -223,6 +236,7 @@ def _bot_entry(bot: TopicRow) -> rx.Component:
             rx.text(bot.total, size="1", color=rx.color("gray", 11)),
         ),
         on_click=S.select_bot(bot.key),
+        **_keyboard_entry(),
         cursor="pointer",
         padding_x="0.5rem",
         padding_y="0.35rem",
@@ -1048,7 +1062,7 @@ SHORTCUTS = [
     ("Esc", "close the item"),
     ("m", "mark read / unread (for you)"),
     ("v", "move to topic… (admins)"),
-    ("Tab", "move between items; Enter opens the focused one"),
+    ("Tab", "move between views, topics and items; Enter or space opens the focused one"),
     ("?", "this help"),
 ]
 
