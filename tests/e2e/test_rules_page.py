@@ -577,3 +577,30 @@ def test_the_preview_says_when_the_patterns_were_overruled_and_keeps_pleasantrie
     rules.test_message("Got it.")
     expect(rules.decision("publish")).to_have_text("don't publish")
     expect(rules.decision("reason")).to_contain_text("acknowledgement")
+
+
+def test_the_test_panel_reads_on_a_phone_and_says_what_beliefs_mean_when_nothing_is_published(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    """A walkthrough at 390 px found the "Why" column squeezed to a letter's width (the reasons wrapped letter
+    by letter) and "Add as negative example" cut off; and a progress note showed builds at 95% belief beside
+    "don't publish" with nothing saying what that belief is."""
+    bot_id, _ = _bot(e2e_app, "build_results_en")
+    page.set_viewport_size({"width": 390, "height": 844})
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules.select("build_results_en")
+    rules.test_message("CI build #512 on main passed: all 1,204 tests green in 11 minutes.")
+    expect(rules.decision("topic")).to_have_text("→ build_results_en", timeout=20_000)
+    why = rules.decision("scores").locator("tbody tr").first.locator("td").last
+    box = why.bounding_box()
+    assert box is not None and box["width"] >= 200, box  # the table scrolls sideways instead
+    for button in ("#add-positive", "#add-negative"):
+        edge = page.locator(button).bounding_box()
+        assert edge is not None and edge["x"] >= 0 and edge["x"] + edge["width"] <= 390, (button, edge)
+    expect(page.locator("#decision-scores-note")).to_have_count(0)
+    page.locator("#add-negative").scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_path("rules-test-phone.png")))
+
+    rules.test_message("Still working on it, 40% done")
+    expect(rules.decision("publish")).to_have_text("don't publish")
+    expect(page.locator("#decision-scores-note")).to_contain_text("which topic it would suit if it were a result")

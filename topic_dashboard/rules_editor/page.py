@@ -350,7 +350,14 @@ def _score_row(row: ScoreRow) -> rx.Component:
         ),
         rx.table.cell(
             rx.hstack(
-                rx.progress(value=row.bar_pct, width="5rem", size="1", aria_label="Score of " + row.topic_key),
+                rx.progress(
+                    value=row.bar_pct,
+                    width=["3rem", "5rem"],
+                    size="1",
+                    # grey when the message is not published: which topic it would suit, not where it goes
+                    color_scheme=rx.cond(RulePreviewState.decision_publish, "accent", "gray"),
+                    aria_label="Score of " + row.topic_key,
+                ),
                 rx.text(row.bar_pct.to_string() + "%", size="1"),
                 align="center",
                 spacing="2",
@@ -366,7 +373,9 @@ def _score_row(row: ScoreRow) -> rx.Component:
                 ),
                 rx.cond(row.meaning != "", rx.text("meaning: " + row.meaning, size="1", color_scheme="gray")),
                 spacing="0",
-            )
+            ),
+            # at phone width the table scrolls sideways rather than squeezing the reasons a letter wide
+            min_width="14rem",
         ),
     )
 
@@ -441,6 +450,16 @@ def test_panel() -> rx.Component:
                         id="decision-scores",
                     ),
                     rx.cond(
+                        ~RulePreviewState.decision_publish,
+                        rx.text(
+                            "Not published, so no topic gets it: the beliefs say which topic it would suit "
+                            "if it were a result.",
+                            size="1",
+                            color=rx.color("gray", 11),
+                            id="decision-scores-note",
+                        ),
+                    ),
+                    rx.cond(
                         AuthState.is_admin & (RuleEditorState.selected_key != ""),
                         rx.hstack(
                             rx.button(
@@ -461,6 +480,7 @@ def test_panel() -> rx.Component:
                                 id="add-negative",
                             ),
                             spacing="2",
+                            wrap="wrap",
                         ),
                     ),
                     spacing="2",
