@@ -604,3 +604,32 @@ def test_the_test_panel_reads_on_a_phone_and_says_what_beliefs_mean_when_nothing
     rules.test_message("Still working on it, 40% done")
     expect(rules.decision("publish")).to_have_text("don't publish")
     expect(page.locator("#decision-scores-note")).to_contain_text("which topic it would suit if it were a result")
+
+
+def test_an_example_of_two_lines_shows_both_and_an_edit_keeps_them_apart(page: Page, e2e_app: E2EApp) -> None:
+    """What Move to topic… teaches is the item's title and content on two lines. A walkthrough saw them run
+    together in the one-line field ("Cloud bill for NovemberAWS spend…"); an edit there would have saved them so."""
+    bot_id, _ = _bot(e2e_app)
+    taught = "Cloud bill for November\nAWS spend rose 14% to $48,200 in November."
+    with Session(e2e_app.engine) as session:
+        create_topic(
+            session=session,
+            bot_id=bot_id,
+            actor="e2e",
+            data=TopicCreate(
+                topic_key="bills",
+                name="Bills",
+                routing_json={"purpose": "bills", "examples": {"positive": [taught]}},
+            ),
+        )
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules.select("bills")
+    example = rules.example("positive", 0)
+    expect(example).to_have_value(taught)  # both lines, the break kept
+    expect(example).to_have_attribute("aria-label", "Positive example #1")
+    expect(page.get_by_role("button", name="Remove positive example #1")).to_be_visible()
+    example.press("Control+End")
+    example.press_sequentially(" (cloud)")
+    rules.save_button().click()
+    expect(page.get_by_text("Saved: bots route by this rule")).to_be_visible(timeout=SAVE_WAIT_MS)
+    assert _rule(e2e_app, bot_id, "bills")["examples"]["positive"] == [taught + " (cloud)"]

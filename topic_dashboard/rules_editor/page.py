@@ -76,19 +76,29 @@ def _list_editor(
 ) -> rx.Component:
     def entry(value: rx.Var, index: rx.Var) -> rx.Component:
         invalid = RuleEditorState.error_field == json_field + "[" + index.to_string() + "]"
+        number = (index + 1).to_string()
+        field_props = {
+            "value": value,
+            "on_change": lambda v: RuleEditorState.set_list_item(field, index, v),
+            "placeholder": placeholder,
+            "width": "100%",
+            "size": "2",
+            "read_only": READ_ONLY,
+            "color_scheme": rx.cond(invalid, "red", "gray"),
+            "variant": rx.cond(invalid, "soft", "surface"),
+            "debounce_timeout": 250,
+            "aria_label": f"{label.removesuffix('s')} #" + number,
+            "id": f"{field}-" + index.to_string(),
+        }
+        # An example is a message, often a title and its content on two lines (what Move to topic… teaches):
+        # a one-line input showed them run together and, once edited, would have saved them so.
+        box = (
+            rx.text_area(rows="2", resize="vertical", **field_props)
+            if json_field.startswith("examples.")
+            else (rx.input(**field_props))
+        )
         return rx.hstack(
-            rx.input(
-                value=value,
-                on_change=lambda v: RuleEditorState.set_list_item(field, index, v),
-                placeholder=placeholder,
-                width="100%",
-                size="2",
-                read_only=READ_ONLY,
-                color_scheme=rx.cond(invalid, "red", "gray"),
-                variant=rx.cond(invalid, "soft", "surface"),
-                debounce_timeout=250,
-                id=f"{field}-" + index.to_string(),
-            ),
+            box,
             rx.cond(
                 AuthState.is_admin,
                 rx.icon_button(
@@ -97,7 +107,7 @@ def _list_editor(
                     variant="ghost",
                     color_scheme="gray",
                     on_click=RuleEditorState.remove_list_item(field, index),
-                    aria_label="Remove",
+                    aria_label=f"Remove {label.lower().removesuffix('s')} #" + number,
                 ),
             ),
             width="100%",
