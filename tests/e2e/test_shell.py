@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.accounts_support import PAGE_LOAD_MS, PASSWORD, ensure_user, submit_login
-from tests.e2e.conftest import E2EApp
+from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.pages.shell import Shell
 
 pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
@@ -17,6 +17,19 @@ pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 def test_strangers_are_sent_to_the_login_page(page: Page, e2e_app: E2EApp) -> None:
     page.goto(e2e_app.path("/bots"))
     expect(page).to_have_url(re.compile(r"/login/?$"))
+
+
+def test_the_login_fields_are_named_by_their_labels(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough found "Username" and "Password" to be plain paragraphs beside unnamed text boxes."""
+    ensure_user(e2e_app, "ada", "admin")  # an account exists: the login form, not the first-admin one
+    page.goto(e2e_app.path("/login"))
+    expect(page.get_by_label("Username")).to_have_id("login-username")
+    expect(page.get_by_label("Password")).to_have_id("login-password")
+    expect(page.locator("#login-submit")).to_be_enabled()  # live: the username field has taken its autofocus
+    page.get_by_text("Password", exact=True).click()  # a click on the label focuses its field
+    expect(page.locator("#login-password")).to_be_focused()
+    page.screenshot(path=str(screenshot_path("login.png")))
+    expect(page.get_by_role("button", name="Switch light or dark theme")).to_be_visible()  # it had no name
 
 
 def test_wrong_password_shows_an_error(page: Page, e2e_app: E2EApp) -> None:

@@ -14,9 +14,11 @@ PASSWORD_POLICY = (
 
 
 def _field(label: str | rx.Var[str], name: str, type_: str = "text", **props: object) -> rx.Component:
+    input_id = f"login-{name.replace('_', '-')}"
     return rx.vstack(
-        rx.text(label, size="2", weight="medium"),
-        rx.input(name=name, type=type_, id=f"login-{name.replace('_', '-')}", width="100%", size="3", **props),
+        # a <label for=…>: it names the field for assistive technology, and a click on it focuses the field
+        rx.text(label, as_="label", size="2", weight="medium", custom_attrs={"for": input_id}),
+        rx.input(name=name, type=type_, id=input_id, width="100%", size="3", **props),
         spacing="1",
         width="100%",
     )
@@ -122,7 +124,12 @@ def _auth_card(*children: rx.Component) -> rx.Component:
             width="min(420px, 92vw)",
             size="4",
         ),
-        rx.box(rx.color_mode.button(size="1", variant="ghost"), position="fixed", top="1rem", right="1rem"),
+        rx.box(
+            rx.color_mode.button(size="1", variant="ghost", aria_label="Switch light or dark theme"),
+            position="fixed",
+            top="1rem",
+            right="1rem",
+        ),
         min_height="100vh",
         background=rx.color("gray", 2),
     )
