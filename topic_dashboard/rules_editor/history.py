@@ -23,12 +23,22 @@ def change_summary(before: dict[str, Any] | None, after: dict[str, Any] | None) 
         return "deleted"
     changed = [label for key, label in _LABELS.items() if before.get(key) != after.get(key)]
     rule_before, rule_after = before.get("routing_json") or {}, after.get("routing_json") or {}
-    keys = sorted(k for k in set(rule_before) | set(rule_after) if rule_before.get(k) != rule_after.get(k))
+    keys = sorted(
+        k for k in set(rule_before) | set(rule_after) if _meant(rule_before.get(k)) != _meant(rule_after.get(k))
+    )
     said = _example_changes(rule_before.get("examples"), rule_after.get("examples")) if keys == ["examples"] else []
     if said and not changed:  # only examples: say which (a move that taught the rule adds one)
         return "; ".join(said)
     changed += [f"rule.{key}" for key in keys]
     return "changed " + ", ".join(changed) if changed else "saved without changes"
+
+
+def _meant(value: Any) -> Any:
+    """A rule field as it reads: a missing field, an empty list and an empty text are the same (a move that
+    taught the inbox stored "keywords": [] where there was none, and the history said keywords changed)."""
+    if isinstance(value, dict):
+        value = {k: v for k, v in ((k, _meant(v)) for k, v in value.items()) if v is not None}
+    return None if value in (None, "", [], {}) else value
 
 
 def _example_changes(before: Any, after: Any) -> list[str]:

@@ -75,6 +75,28 @@ def test_a_change_of_examples_only_says_which_were_added_and_removed() -> None:
     )
 
 
+def test_a_field_that_went_from_missing_to_empty_is_not_a_change() -> None:
+    """A walkthrough's move to the inbox: its history said "changed rule.examples, rule.keywords" when the
+    stored rule gained "keywords": [] and "negative": [] beside the one example the move taught."""
+    before = {"purpose": "anything"}
+    taught = {
+        "purpose": "anything",
+        "keywords": [],
+        "exclude_when": [],
+        "examples": {"positive": ["Cloud bill"], "negative": []},
+    }
+    assert (
+        change_summary(_topic(routing_json=before), _topic(routing_json=taught))
+        == 'added positive example "Cloud bill"'
+    )
+    assert change_summary(
+        _topic(routing_json=before), _topic(routing_json={**before, "keywords": [], "purpose": "anything"})
+    ) == ("saved without changes")
+    assert change_summary(_topic(routing_json=before), _topic(routing_json={**before, "keywords": ["bill"]})) == (
+        "changed rule.keywords"
+    )
+
+
 def test_topic_and_rule_changes_are_listed_together() -> None:
     routing = {"purpose": "Builds and deploys", "include_when": ["build results"], "priority": 50}
 
