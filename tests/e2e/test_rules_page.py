@@ -300,6 +300,11 @@ def test_the_fallback_topic_cannot_be_deleted_or_deactivated(page: Page, e2e_app
     switch = rules.active_switch()
     expect(switch).to_have_attribute("aria-checked", "true")
     expect(switch).to_be_disabled()
+    expect(page.locator("#rule-active-label")).to_have_text("Always active")  # a grey switch read as off
+    rules.rule_row("alerts").click()
+    expect(page.locator("#rule-active-label")).to_have_text("Active")
+    rules.rule_row("inbox").click()
+    expect(rules.editor_key()).to_have_text("inbox")
     rules.delete_button().click()
     expect(page.get_by_text("The fallback topic cannot be deleted: unrouted results go there")).to_be_visible()
     expect(rules.confirm_delete_button()).to_have_count(0)

@@ -283,7 +283,10 @@ def editor_header() -> rx.Component:
         rx.spacer(),
         rx.tooltip(
             rx.hstack(
-                rx.text("Active", size="2"),
+                # a locked switch is drawn grey, which reads as off: the label says it is on for good
+                rx.text(
+                    rx.cond(RuleEditorState.is_fallback, "Always active", "Active"), size="2", id="rule-active-label"
+                ),
                 rx.switch(
                     checked=RuleEditorState.is_active,
                     on_change=RuleEditorState.set_topic_active,
