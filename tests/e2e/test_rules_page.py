@@ -68,6 +68,17 @@ def _rule(app: E2EApp, bot_id: str, topic_key: str) -> dict[str, Any]:
         return dict(get_topic(session=session, bot_id=bot_id, topic_key=topic_key).routing_json)
 
 
+def _bills_topic(app: E2EApp, bot_id: str, routing_json: dict[str, Any]) -> None:
+    """A "bills" topic with these rules, made by the service (not through the page under test)."""
+    with Session(app.engine) as session:
+        create_topic(
+            session=session,
+            bot_id=bot_id,
+            actor="e2e",
+            data=TopicCreate(topic_key="bills", name="Bills", routing_json=routing_json),
+        )
+
+
 def _topic_exists(app: E2EApp, bot_id: str, topic_key: str) -> bool:
     with Session(app.engine) as session:
         try:
@@ -539,22 +550,16 @@ def test_the_preview_says_when_the_patterns_were_overruled_and_keeps_pleasantrie
     """ "Test this message" shows the overrule in the reason: an owner whose topic excludes "progress updates"
     sees the bill land in it and why, and a pleasantry a bot would type as a result still stays out."""
     bot_id, token = _bot(e2e_app)
-    with Session(e2e_app.engine) as session:
-        create_topic(
-            session=session,
-            bot_id=bot_id,
-            actor="e2e",
-            data=TopicCreate(
-                topic_key="bills",
-                name="Bills",
-                routing_json={
-                    "purpose": "Household and cloud bills: how much, and why it changed",
-                    "include_when": ["a bill arrived or was paid"],
-                    "exclude_when": ["progress updates"],
-                    "keywords": ["bill", "账单"],
-                },
-            ),
-        )
+    _bills_topic(
+        e2e_app,
+        bot_id,
+        {
+            "purpose": "Household and cloud bills: how much, and why it changed",
+            "include_when": ["a bill arrived or was paid"],
+            "exclude_when": ["progress updates"],
+            "keywords": ["bill", "账单"],
+        },
+    )
     rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
     rules.select("bills")
     rules.test_message(OVERRULED)
@@ -616,17 +621,7 @@ def test_an_example_of_two_lines_shows_both_and_an_edit_keeps_them_apart(page: P
     together in the one-line field ("Cloud bill for NovemberAWS spend…"); an edit there would have saved them so."""
     bot_id, _ = _bot(e2e_app)
     taught = "Cloud bill for November\nAWS spend rose 14% to $48,200 in November."
-    with Session(e2e_app.engine) as session:
-        create_topic(
-            session=session,
-            bot_id=bot_id,
-            actor="e2e",
-            data=TopicCreate(
-                topic_key="bills",
-                name="Bills",
-                routing_json={"purpose": "bills", "examples": {"positive": [taught]}},
-            ),
-        )
+    _bills_topic(e2e_app, bot_id, {"purpose": "bills", "examples": {"positive": [taught]}})
     rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
     rules.select("bills")
     example = rules.example("positive", 0)
