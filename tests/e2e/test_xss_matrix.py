@@ -298,11 +298,12 @@ def test_topic_names_descriptions_and_rules(trap: Trap, e2e_app: E2EApp) -> None
         key = f"xss_{index:02d}"
         rules.rule_row(key).click()
         _until_shown(page, RulesPage.EDITOR_KEY, key)
-        # A one-line input drops line breaks from its value; the purpose is a text area and keeps them.
+        # A one-line input drops line breaks from its value; the purpose and the examples are text areas and
+        # keep them.
         expect(rules.description()).to_have_value(payload.text.replace("\n", ""))
-        expect(rules.purpose()).to_have_value(payload.text)
-        for field in (rules.condition("include_when", 0), rules.example("positive", 0), rules.example("negative", 0)):
-            expect(field).to_have_value(payload.text.replace("\n", ""))
+        expect(rules.condition("include_when", 0)).to_have_value(payload.text.replace("\n", ""))
+        for field in (rules.purpose(), rules.example("positive", 0), rules.example("negative", 0)):
+            expect(field).to_have_value(payload.text)
         expect(rules.history()).to_be_visible()  # before/after JSON of the rule, as text
         trap.assert_clean(f"rules editor {index}")
 
