@@ -255,7 +255,7 @@ def main() -> None:
         rows = choice_rows.setdefault(path.name, [])
         for case in cases:
             request = request_of(case)
-            scores, vector, sims, _noise, _overruled = evidence(compiled, request, index)  # no overrule: fitting it
+            scores, vector, sims, _noise, _overruled, _fallback_like = evidence(compiled, request, index)  # no overrule
             assert vector is not None and sims is not None  # an index was given
             kind = (case.get("message_type") or "").lower()
             expect = case["expect"]

@@ -95,7 +95,7 @@ def _list_editor(
         box = (
             rx.text_area(rows="2", resize="vertical", **field_props)
             if json_field.startswith("examples.")
-            else (rx.input(**field_props))
+            else rx.input(**field_props)
         )
         return rx.hstack(
             box,
