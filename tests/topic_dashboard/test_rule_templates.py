@@ -113,19 +113,20 @@ STAYS_OUT_OF: dict[str, dict[str, str]] = {
 # misses until an exclusion said in the message's words and meant holds with meaning too (routing/engine.py
 # `_excluded_by_meaning`); the Chinese plan beside the English-only template, until the stream model (work
 # not done yet, routing/calibration.py) kept it out. They now pass like any other case.
-_CLOUD_BILL_WHY = (
-    "session 30's topic adapter reads a cloud bill 'up 12%' as close to market moves and the exclusion "
-    "'cloud bills' is weighed by meaning only (no veto: the rule words do not match the topic first); "
-    "rewording the exclusion did not help (docs/ROUTING.md, 'The topic adapter')"
+# An English cloud bill beside the English template was a miss too until an exclusion said and meant held for a
+# topic the rules alone did not match (session 41, routing/scoring.py `said_exclusion`).
+_DESIGN_AS_WRITTEN = (
+    "the mixed set's finance_market is the design's example as written, which excludes no bills; the model "
+    "reads a cloud bill 'up 12%' as close to market moves (the English and Chinese variants exclude cloud bills)"
+)
+_OTHER_LANGUAGE = (
+    "the exclusion 'cloud bills' is in the other language, so its words are not in the message, and meaning "
+    "alone does not exclude (measured in session 41 with a margin: no gain on the dev sets, a loss on design)"
 )
 KNOWN_MISSES: dict[tuple[str, str], str] = {
-    (set_name, text): _CLOUD_BILL_WHY
-    for set_name, text in (
-        ("mixed", "Cloud bill for November: $4,210, up 12% on October"),
-        ("english", "Cloud bill for November: $4,210, up 12% on October"),
-        ("english", "11 月云服务账单 4.2 万元，比上月增加 12%"),
-        ("chinese", "Cloud bill for November: $4,210, up 12% on October"),
-    )
+    ("mixed", "Cloud bill for November: $4,210, up 12% on October"): _DESIGN_AS_WRITTEN,
+    ("english", "11 月云服务账单 4.2 万元，比上月增加 12%"): _OTHER_LANGUAGE,
+    ("chinese", "Cloud bill for November: $4,210, up 12% on October"): _OTHER_LANGUAGE,
 }
 
 

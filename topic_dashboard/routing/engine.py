@@ -28,7 +28,7 @@ from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.calibration import Calibration, calibration, ngram_features, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
 from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, offer_lead, progress_rest
-from topic_dashboard.routing.scoring import TopicScore, score_topics
+from topic_dashboard.routing.scoring import TopicScore, said_exclusion, score_topics
 from topic_dashboard.routing.semantic import (
     MessageVectors,
     SemanticIndex,
@@ -327,6 +327,9 @@ def evidence(
 
         message.reads_result = lambda noise: model_overrules(noise, known, read, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
+    for s in scores:
+        if s.vetoed_by is None:
+            s.said_excluded = said_exclusion(compiled, s.topic, message)
     sims = similarities(semantic, vectors.meaning)
     return Evidence(
         scores,
@@ -359,7 +362,11 @@ def _by_meaning(
     ranked = sorted((k for k in probs if k), key=lambda k: (-probs[k], k))
     # The owner's constraints hold in meaning too: a message closer to one of a topic's negative
     # examples than to any of its include texts does not go there.
-    excluded = {k: why for k in ranked if (why := _excluded_by_meaning(sims[k], by_key[k].vetoed_by)) is not None}
+    excluded = {
+        k: why
+        for k in ranked
+        if (why := _excluded_by_meaning(sims[k], by_key[k].vetoed_by or by_key[k].said_excluded)) is not None
+    }
     ranked = [k for k in ranked if k not in excluded]
     taught = _like_fallback_example(compiled, sims[ranked[0]] if ranked else None, fallback_like)
     if taught is not None:
@@ -432,8 +439,10 @@ def _like_fallback_example(
 def _excluded_by_meaning(sim: TopicSimilarity, vetoed_by: str | None = None) -> str | None:
     """A negative example is a concrete message the owner does not want there: a message that is a
     rewording of one (and closer to it than to any include text) is excluded. An exclude_when text
-    excludes when the rules found its words in the message (`vetoed_by`) and the message is closer in
-    meaning to it than to anything the topic includes: said and meant. (Alone, neither is enough: an
+    excludes when its words are in the message (`vetoed_by`, or `TopicScore.said_excluded` for a topic
+    the rules alone did not match: "cloud bills" in "Cloud bill for November … up 12%", a topic the model
+    reads as market news) and the message is closer in meaning to it than to anything the topic
+    includes: said and meant. (Alone, neither is enough: an
     exclusion's words turn up in results it was not written for ("还在拉取订单数据" in a finished
     shipment notice), and its meaning is close to much of what the topic is for: excluding by meaning
     alone cost the design sets 4 points; there the fitted exclude_gap weighs it.)"""

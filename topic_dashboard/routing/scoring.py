@@ -44,6 +44,7 @@ class TopicScore:
     evidence: float = 0.0
     matched: list[str] = field(default_factory=list)
     vetoed_by: str | None = None
+    said_excluded: str | None = None  # an exclude_when whose words the message has, however weak the rule score
     decisive: str = ""
     anchored: bool = False  # some include term or positive example matched literally
 
@@ -175,6 +176,24 @@ def _include_score(
     if best <= 0 or _negated(cond, values):
         return 0.0, []
     return min(1.5, best + EXTRA_ALT_WEIGHT * extra), best_hits + extra_hits
+
+
+def said_exclusion(compiled: CompiledRules, topic: CompiledTopic, msg: Message) -> str | None:
+    """The exclude_when text whose words the message has (by the veto's coverage), whatever the topic's
+    rule score: half of "said and meant" for the choice by meaning (engine._excluded_by_meaning). A veto
+    is checked only for topics the rules already match; a topic the model prefers on meaning alone ("Cloud
+    bill … up 12%" for markets) must still meet its own "cloud bills" exclusion."""
+    for cond in topic.excludes:
+        if _negated(cond, msg.values):
+            continue
+        for alt in cond.alts:
+            if (
+                not alt.meta
+                and alt.total >= VETO_MIN_WEIGHT
+                and _alt_score(compiled, alt, msg.values)[1] >= VETO_COVERAGE
+            ):
+                return f'{cond.label} "{cond.text}"'
+    return None
 
 
 def _veto(compiled: CompiledRules, topic: CompiledTopic, msg: Message) -> str | None:

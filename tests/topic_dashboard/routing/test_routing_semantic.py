@@ -707,3 +707,33 @@ def test_the_fallbacks_examples_take_only_their_rewordings(embedder: E5Embedder)
     ):
         d = route(index, content, taught)
         assert d.topic_key == topic, d.reason
+
+
+def _markets_and_builds() -> list[TopicSpec]:
+    from topic_dashboard.rule_templates import TEMPLATES
+
+    markets = TEMPLATES["finance_market_en"]
+    return [
+        TopicSpec(topic_key="markets", name=markets["name"], routing=markets["routing"]),
+        BUILDS,
+        TopicSpec(topic_key="inbox", name="Inbox", is_default_fallback=True, routing={"purpose": "anything else"}),
+    ]
+
+
+def test_an_exclusion_said_and_meant_holds_for_a_topic_the_rules_alone_do_not_match(embedder: E5Embedder) -> None:
+    """The Markets template excludes "company expense claims, invoices or cloud bills", yet a cloud bill "up 12%"
+    went to markets: the rules' veto is checked only for a topic whose rules match, and here only the model
+    chose markets (a rule score of 0.01). Said in the exclusion's words and meant, it holds whatever the rule
+    score; a market story that merely mentions a cloud bill is still the topic's."""
+    topics = _markets_and_builds()
+    index = build_index(topics, embedder, calibration().centring)
+    bill = "Cloud bill for November: $4,210, up 12% on October"
+    rules_alone = route(None, bill, topics)
+    assert rules_alone.topic_key == "inbox" and rules_alone.fallback  # the rules do not match markets
+
+    d = route(index, bill, topics)
+    assert d.topic_key != "markets", d.reason
+    assert 'not markets: its exclude_when[2] "company expense claims, invoices or cloud bills" applies' in d.reason
+    story = "Amazon shares rose 4% after hours: AWS revenue beat estimates as cloud bills from AI customers grew"
+    kept = route(index, story, topics)
+    assert kept.topic_key == "markets", kept.reason
