@@ -108,10 +108,12 @@ def _screenshot(page: Page, path: Path) -> None:
     page.screenshot(path=str(path))
 
 
-def _topic_route(app: E2EApp, token: str, content: str) -> dict[str, Any]:
+def _topic_route(app: E2EApp, token: str, content: str, title: str | None = None) -> dict[str, Any]:
+    arguments = {"content": content, "message_type": "result"} | ({"title": title} if title else {})
+
     async def body() -> dict[str, Any]:
         async with mcp_client(app.backend_url + "/api/mcp/topic", token) as client:
-            result = await client.call_tool("topic_route", {"content": content, "message_type": "result"})
+            result = await client.call_tool("topic_route", arguments)
             assert not result.is_error, result
             return result_json(result)
 
@@ -633,3 +635,26 @@ def test_an_example_of_two_lines_shows_both_and_an_edit_keeps_them_apart(page: P
     rules.save_button().click()
     expect(page.get_by_text("Saved: bots route by this rule")).to_be_visible(timeout=SAVE_WAIT_MS)
     assert _rule(e2e_app, bot_id, "bills")["examples"]["positive"] == [taught + " (cloud)"]
+
+
+def test_a_title_is_tested_with_the_message_and_taught_with_it(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough saw a titled publish route elsewhere than "Test this message" showed, which had no title
+    field. The title is routed with the content (as topic_route reads it), and "Add as positive example" keeps
+    both on two lines, as Move to topic… teaches an item."""
+    bot_id, token = _bot(e2e_app, "build_results")
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules.select("build_results")
+    content, title = "See the log for details.", "Nightly build on main failed"
+    rules.test_message(content)
+    expect(rules.decision("publish")).to_have_text("don't publish", timeout=20_000)  # alone it says nothing
+    expect(page.get_by_label("Test message title")).to_be_visible()
+    rules.test_title(title)
+    expect(rules.decision("topic")).to_have_text("→ build_results", timeout=20_000)
+    decision = _topic_route(e2e_app, token, content, title)  # the bot gets what the page showed
+    assert (decision["should_publish"], decision["topic_key"]) == (True, "build_results")
+    assert _topic_route(e2e_app, token, content)["should_publish"] is False
+    page.screenshot(path=str(screenshot_path("rules-test-title.png")))
+
+    count = len(TEMPLATES["build_results"]["routing"]["examples"]["positive"])
+    page.locator("#add-positive").click()
+    expect(rules.example("positive", count)).to_have_value(f"{title}\n{content}")

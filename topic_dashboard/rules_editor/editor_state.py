@@ -16,6 +16,7 @@ from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import VIEW_TYPES
 from topic_dashboard.routing import RouteRequest, TopicSpec
+from topic_dashboard.routing.examples import example_text
 from topic_dashboard.rules_editor.draft import (
     RuleDraft,
     draft_from_json,
@@ -263,6 +264,7 @@ class RulePreviewState(RulesState):
     """Test this message: how the bot's topics, with the open one's draft in place, would route it."""
 
     test_message: str = ""
+    test_title: str = ""  # optional, as topic_publish's title: routing reads both, so a titled item can go elsewhere
     test_type: str = "result"
     decision_publish: bool = False
     decision_topic: str = ""
@@ -280,6 +282,11 @@ class RulePreviewState(RulesState):
         self._refresh((await self.get_state(RuleEditorState))._edited_spec())
 
     @rx.event
+    async def set_test_title(self, value: str) -> None:
+        self.test_title = value
+        self._refresh((await self.get_state(RuleEditorState))._edited_spec())
+
+    @rx.event
     async def set_test_type(self, value: str) -> None:
         self.test_type = value
         self._refresh((await self.get_state(RuleEditorState))._edited_spec())
@@ -291,7 +298,9 @@ class RulePreviewState(RulesState):
             return
         decision = preview_route(
             topics=preview_topics(self._specs, edited),
-            request=RouteRequest(content=self.test_message, message_type=self.test_type or None),
+            request=RouteRequest(
+                content=self.test_message, title=self.test_title.strip() or None, message_type=self.test_type or None
+            ),
             topic_enabled=self._topic_enabled,
             fallback_policy=self._fallback_policy,
         )
@@ -304,7 +313,8 @@ class RulePreviewState(RulesState):
 
     @rx.event
     async def add_test_as_example(self, positive: bool) -> rx.event.EventSpec | None:
-        text = self.test_message.strip()
+        # as a moved item is taught: the title and the content on two lines
+        text = example_text(self.test_title, self.test_message) if self.test_message.strip() else ""
         editor = await self.get_state(RuleEditorState)
         if not text or not editor.selected_key:
             return None

@@ -135,6 +135,10 @@ class RulesPage(Shell):
         self.page.locator("#test-message").fill(text)
         return self.decision("topic")
 
+    def test_title(self, text: str) -> None:
+        """Give the tested message a title (optional, as topic_publish takes one)."""
+        self.page.locator("#test-title").fill(text)
+
     def decision(self, part: str) -> Locator:
         """A part of the tested message's decision: topic, reason, scores, publish, confidence."""
         return self.page.locator(f"#decision-{part}")
