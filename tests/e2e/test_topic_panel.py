@@ -406,3 +406,18 @@ def test_on_a_phone_the_open_item_takes_the_screen_and_topics_are_a_menu(page: P
     expect(panel.item_list()).to_be_hidden()
     panel.close_button().click()
     expect(panel.row(item)).to_be_visible()
+
+
+def test_a_row_tells_its_time_as_people_read_it(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough with a screen reader heard each row's raw timestamp ("2026-12-05T09:14:03.123456+00:00"):
+    the row shows "just now" and reads it so; the machine form stays in the datetime attribute."""
+    bot_id, _ = make_bot(e2e_app, "ci")
+    item_id = seed(e2e_app, bot_id, topic_key="ci", title="Build 77 passed")
+    log_in(page, e2e_app)
+    panel = open_panel(page, e2e_app, bot_id)
+    time = panel.row(item_id).locator("time")
+    expect(time).to_have_attribute("data-td-text", "just now")
+    stamp = time.get_attribute("datetime") or ""
+    assert re.match(r"\d{4}-\d{2}-\d{2}T", stamp), stamp
+    expect(panel.row(item_id)).to_have_accessible_name(re.compile(r"Build 77 passed.*just now"))
+    expect(panel.row(item_id)).not_to_have_accessible_name(re.compile(re.escape(stamp[:10])))

@@ -84,6 +84,7 @@ def test_move_with_teaching_then_undo(page: Page, new_context: CreateContextCall
     expect(panel.detail_title()).to_have_text(TITLE)
     panel.move_button().click()
     expect(panel.move_popover()).to_be_visible()
+    expect(page.get_by_role("dialog", name="Move to topic")).to_be_visible()  # a screen reader names it
     expect(panel.move_teach()).to_have_attribute("aria-checked", "true")  # on by default
     expect(panel.move_confirm()).to_be_disabled()  # until a topic is chosen
     panel.choose_move_target("Flaky Tests")
