@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from topic_dashboard.rules_editor.rows import HistoryRow
+from topic_dashboard.rules_editor.rows import ChangeLine, HistoryRow
 from topic_dashboard.services.topics import RuleChangePublic
 
 _LABELS = {
@@ -31,6 +31,52 @@ def change_summary(before: dict[str, Any] | None, after: dict[str, Any] | None) 
         return "; ".join(said)
     changed += [f"rule.{key}" for key in keys]
     return "changed " + ", ".join(changed) if changed else "saved without changes"
+
+
+def change_lines(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[ChangeLine]:
+    """The fields an edit changed, each as it read before and after: what the history shows first, so that
+    nobody has to compare two JSON dumps. A creation or a deletion lists nothing (the summary says it)."""
+    if before is None or after is None:
+        return []
+    lines = [
+        ChangeLine(label, _readable(before.get(key)), _readable(after.get(key)))
+        for key, label in _LABELS.items()
+        if before.get(key) != after.get(key)
+    ]
+    rule_before, rule_after = before.get("routing_json") or {}, after.get("routing_json") or {}
+    for key in sorted(set(rule_before) | set(rule_after)):
+        old, new = _meant(rule_before.get(key)), _meant(rule_after.get(key))
+        if key == "examples" and old != new:
+            for kind in ("positive", "negative"):
+                was, now = (old or {}).get(kind), (new or {}).get(kind)
+                if was != now:
+                    lines.append(_line(f"rule.examples.{kind}", was, now))
+        elif old != new:
+            lines.append(_line(f"rule.{key}", old, new))
+    return lines
+
+
+def _line(field: str, old: Any, new: Any) -> ChangeLine:
+    """A list's entries marked as kept (•), taken out (−, before) or added (+, after)."""
+    if isinstance(old, list) or isinstance(new, list):
+        was, now = old if isinstance(old, list) else [], new if isinstance(new, list) else []
+        return ChangeLine(
+            field,
+            "\n".join(f"{'•' if entry in now else '−'} {_readable(entry)}" for entry in was),
+            "\n".join(f"{'•' if entry in was else '+'} {_readable(entry)}" for entry in now),
+        )
+    return ChangeLine(field, _readable(old), _readable(new))
+
+
+def _readable(value: Any) -> str:
+    """A field's value as a line or a few: a list one entry per line, a mapping as JSON, nothing as ""."""
+    if value in (None, "", [], {}):
+        return ""
+    if isinstance(value, list):
+        return "\n".join(f"• {_readable(entry)}" for entry in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def _meant(value: Any) -> Any:
@@ -66,4 +112,5 @@ def history_row(change: RuleChangePublic) -> HistoryRow:
         summary=change_summary(change.before, change.after),
         before=json.dumps(change.before, ensure_ascii=False, indent=2) if change.before else "",
         after=json.dumps(change.after, ensure_ascii=False, indent=2) if change.after else "",
+        changes=change_lines(change.before, change.after),
     )

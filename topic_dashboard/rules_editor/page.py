@@ -11,7 +11,7 @@ from topic_dashboard.rules_editor.create_state import CreateTopicState
 from topic_dashboard.rules_editor.delete_state import DeleteTopicState
 from topic_dashboard.rules_editor.editor_state import RuleEditorState, RulePreviewState
 from topic_dashboard.rules_editor.retention_state import RetentionState
-from topic_dashboard.rules_editor.rows import HistoryRow, RuleTopicRow, ScoreRow
+from topic_dashboard.rules_editor.rows import ChangeLine, HistoryRow, RuleTopicRow, ScoreRow
 from topic_dashboard.rules_editor.state import RulesState
 from topic_dashboard.services.publishing import MESSAGE_TYPES
 
@@ -535,25 +535,64 @@ def _history_row(row: HistoryRow) -> rx.Component:
             cursor="pointer",
             overflow_wrap="anywhere",
         ),
-        rx.grid(
-            # width 100% on the pre: without it the long JSON lines overflow into the other column
-            rx.vstack(
-                rx.text("Before", size="1", weight="medium"),
-                rx.el.pre(row.before, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
-                min_width="0",
+        rx.cond(
+            row.changes.length() > 0,
+            rx.table.root(
+                rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in ("Field", "Before", "After")])),
+                rx.table.body(rx.foreach(row.changes, _change_line)),
+                size="1",
                 width="100%",
+                class_name="history-changes",
             ),
-            rx.vstack(
-                rx.text("After", size="1", weight="medium"),
-                rx.el.pre(row.after, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
-                min_width="0",
-                width="100%",
-            ),
-            columns="2",
-            spacing="3",
-            width="100%",
+        ),
+        rx.el.details(
+            rx.el.summary(rx.text.span("Full rule, before and after (JSON)", size="1"), cursor="pointer"),
+            _json_versions(row),
+            class_name="history-json",
         ),
         padding_y="0.25rem",
+    )
+
+
+def _change_line(line: ChangeLine) -> rx.Component:
+    """One changed field: what it said, what it says (a list one entry per line)."""
+    return rx.table.row(
+        rx.table.cell(rx.code(line.field, size="1"), white_space="nowrap"),
+        rx.table.cell(
+            rx.cond(
+                line.before != "", rx.text(line.before, size="1"), rx.text("(none)", size="1", color_scheme="gray")
+            ),
+            white_space="pre-wrap",
+            overflow_wrap="anywhere",
+            background=rx.color("red", 2),
+        ),
+        rx.table.cell(
+            rx.cond(line.after != "", rx.text(line.after, size="1"), rx.text("(none)", size="1", color_scheme="gray")),
+            white_space="pre-wrap",
+            overflow_wrap="anywhere",
+            background=rx.color("green", 2),
+        ),
+    )
+
+
+def _json_versions(row: HistoryRow) -> rx.Component:
+    return rx.grid(
+        # width 100% on the pre: without it the long JSON lines overflow into the other column
+        rx.vstack(
+            rx.text("Before", size="1", weight="medium"),
+            rx.el.pre(row.before, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
+            min_width="0",
+            width="100%",
+        ),
+        rx.vstack(
+            rx.text("After", size="1", weight="medium"),
+            rx.el.pre(row.after, font_size="11px", overflow="auto", max_height="16rem", width="100%", margin="0"),
+            min_width="0",
+            width="100%",
+        ),
+        columns="2",
+        spacing="3",
+        width="100%",
     )
 
 

@@ -30,6 +30,16 @@ class ScoreRow:
 
 
 @dataclasses.dataclass
+class ChangeLine:
+    """One field a change touched, as it read before and after ("" when it was missing)."""
+
+    field: str = ""
+    before: str = ""
+    after: str = ""
+    changes: list[ChangeLine] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
 class HistoryRow:
     id: int = 0
     actor: str = ""
@@ -38,3 +48,4 @@ class HistoryRow:
     summary: str = ""
     before: str = ""
     after: str = ""
+    changes: list[ChangeLine] = dataclasses.field(default_factory=list)

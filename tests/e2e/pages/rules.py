@@ -48,13 +48,23 @@ class RulesPage(Shell):
         return self.page.locator("#rule-history")
 
     def history_entries(self) -> Locator:
-        return self.history().locator("details")
+        return self.history().locator(":scope > details")
 
     @staticmethod
     def open_change(entry: Locator) -> tuple[Locator, Locator]:
-        """Unfold a history entry; returns its JSON before and after."""
-        entry.locator("summary").click()
+        """Unfold a history entry and its full JSON; returns the JSON before and after."""
+        # opened, not toggled: React may keep an entry open when another topic's history takes its place
+        if entry.get_attribute("open") is None:
+            entry.locator(":scope > summary").click()
+        json_versions = entry.locator(".history-json")
+        if json_versions.get_attribute("open") is None:
+            json_versions.locator(":scope > summary").click()
         return entry.locator("pre").nth(0), entry.locator("pre").nth(1)
+
+    @staticmethod
+    def changed_fields(entry: Locator) -> Locator:
+        """An unfolded entry's rows of changed fields (Field, Before, After)."""
+        return entry.locator(".history-changes tbody tr")
 
     # The table and a new topic ----------------------------------------------------------------
     def read_only_note(self) -> Locator:

@@ -167,3 +167,47 @@ def test_the_services_record_is_what_the_page_shows(session: Session) -> None:
     assert json.loads(update.before)["routing_json"]["include_when"] == ["build results"]
     assert json.loads(update.after)["routing_json"]["include_when"] == ["build results", "deploy results"]
     assert all(row.created_at.endswith("+00:00") for row in rows)
+
+
+def test_change_lines_list_each_changed_field_as_it_read_before_and_after() -> None:
+    from topic_dashboard.rules_editor.history import change_lines
+
+    before = {
+        "name": "Builds",
+        "routing_json": {"purpose": "CI", "include_when": ["a"], "examples": {"positive": ["x"]}},
+    }
+    after = {
+        "name": "Builds and deploys",
+        "routing_json": {
+            "purpose": "CI",
+            "include_when": ["a", "b"],
+            "examples": {"positive": ["x"], "negative": ["y"]},
+        },
+    }
+    lines = [(line.field, line.before, line.after) for line in change_lines(before, after)]
+    assert lines == [
+        ("name", "Builds", "Builds and deploys"),
+        ("rule.examples.negative", "", "+ y"),
+        ("rule.include_when", "• a", "• a\n+ b"),
+    ]
+
+
+def test_change_lines_are_empty_for_a_creation_a_deletion_and_a_save_without_changes() -> None:
+    from topic_dashboard.rules_editor.history import change_lines
+
+    rule = {"name": "Builds", "routing_json": {"purpose": "CI", "keywords": []}}
+    assert change_lines(None, rule) == [] and change_lines(rule, None) == []
+    assert change_lines(rule, {"name": "Builds", "routing_json": {"purpose": "CI"}}) == []  # missing == empty
+
+
+def test_a_list_marks_what_was_taken_out_and_what_was_added() -> None:
+    from topic_dashboard.rules_editor.history import change_lines
+
+    before = {"routing_json": {"exclude_when": ["chat", "progress"]}}
+    after = {"routing_json": {"exclude_when": ["progress", "invoices"]}}
+    [line] = change_lines(before, after)
+    assert (line.field, line.before, line.after) == (
+        "rule.exclude_when",
+        "− chat\n• progress",
+        "• progress\n+ invoices",
+    )
