@@ -690,6 +690,13 @@ def _lead_count_short(core: str) -> bool:
 _HEADER = re.compile(r"^.{0,10}(?:进度|进展|状态|progress|status|update)$")
 
 
+# A status read from somewhere else ends the sentence: "状态显示“编辑处理中”", "订单状态：配送中" (session 41:
+# a blind batch's resubmitted paper was taken for the bot's own work by "处理中" at the end).
+_STATUS_SHOWN = re.compile(
+    r"状态\s*(?:显示|为|是|变成|变为|改为|仍是|还是|仍为|[:：])\s*[“\"'「『]?[^，。,;；“”\"'「」『』]{0,10}[”\"'」』]?\W*$"
+)
+
+
 def _sentence_kind(sentence: str) -> str | None:
     """The noise kind of one sentence, or None when it says something."""
     core = _substance(sentence)
@@ -704,6 +711,7 @@ def _sentence_kind(sentence: str) -> str | None:
         and (_PROGRESS_LEAD.match(core) or _PROGRESS_ANY.search(core) or _lead_count_short(core))
         and not _ENDED.search(core)
         and not (_GERUND_SUBJECT.match(core) and not _gerund_still_going(core))
+        and not _STATUS_SHOWN.search(core)
     ):
         return "progress"
     whole = _TRIM.sub("", sentence)  # "收到你的消息了" is an ack as a whole, not after "收到"

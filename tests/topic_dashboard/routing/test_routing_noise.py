@@ -517,3 +517,21 @@ def test_what_follows_a_lead_in_naming_the_work(text: str, rest: str | None) -> 
     """What the stream model reads once more when the patterns take a message for work because of its
     lead-in clause (engine.overrule_texts); whether that is work is the model's to say (test_routing_semantic)."""
     assert progress_rest(text) == rest
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a status read from somewhere else: the bot reports it, the work is not its own (session 41)
+        ("Tom 那篇文章的修改版已经通过系统重新交给 Current Biology，状态显示“编辑处理中”。", None),
+        ("退款申请已提交，状态为审核中", None),
+        ("报销单已经交给财务，系统里状态还是“处理中”", None),
+        # the bot's own work still going stays progress, a status label alone included
+        ("数据处理中，请稍候", "progress"),
+        ("报告生成中", "progress"),
+        ("任务状态：处理中", "progress"),
+        ("导出状态：生成中", "progress"),
+    ],
+)
+def test_a_status_read_from_elsewhere_is_not_the_bots_own_work(text: str, expected: str | None) -> None:
+    assert classify_noise(normalize(text)) == expected
