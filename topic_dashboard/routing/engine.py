@@ -229,9 +229,11 @@ def _choose(
     return _by_rules(compiled, [s for s in scores if s.topic.key != refused], candidates, policy, fitted)
 
 
-# What a decision's reason says when a fitted model overruled the patterns (`evidence`).
+# What a decision's reason says when a fitted model overruled the patterns (`evidence`), in an owner's words:
+# the patterns are a first look, the stream model checks for work still going, the noise model for conversation.
+_CHECK = {"stream": "the work-in-progress check", "noise": "the conversation check"}
 OVERRULED_NOTE = {
-    kind: f"the patterns read {what}, the {OVERRULED_BY[kind]} model a finished result"
+    kind: f"kept: it looked like {what} at first, but read as a whole it is a finished result ({_CHECK[OVERRULED_BY[kind]]})"
     for kind, what in (
         ("progress", "a progress report"),
         ("tool_hint", "a tool call"),

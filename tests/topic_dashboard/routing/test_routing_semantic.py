@@ -283,7 +283,9 @@ def test_an_overruled_result_is_not_refused_by_an_exclusion_that_names_progress(
     index = build_index(BILLS, embedder, calibration().centring)
     d = route(index, result, BILLS, proposed_topic_key="bills")
     assert (d.topic_key, d.proposal) == ("bills", "kept"), d.reason
-    assert d.reason.endswith("the patterns read a progress report, the stream model a finished result"), d.reason
+    assert d.reason.endswith(
+        "kept: it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
+    ), d.reason
     unasked = route(index, result, BILLS)
     assert unasked.topic_key == "bills" and "progress updates" not in unasked.reason, unasked.reason
     bills = next(c for c in unasked.candidates if c.topic_key == "bills")
@@ -318,7 +320,7 @@ def test_a_result_the_patterns_take_for_conversation_is_kept_when_the_noise_mode
     assert route(None, content).should_publish is False  # and do, without the model
     d = route(index, content)
     assert d.should_publish is True, d.reason
-    assert "the noise model a finished result" in d.reason
+    assert "(the conversation check)" in d.reason
 
 
 # A finished result after a lead-in naming the work: the patterns read work going on, and the stream model,
@@ -336,7 +338,9 @@ def test_a_result_after_a_lead_in_naming_the_work_is_kept(index: SemanticIndex, 
     assert route(None, content).should_publish is False  # the patterns alone drop it
     d = route(index, content)
     assert d.should_publish is True, d.reason
-    assert d.reason.endswith("the patterns read a progress report, the stream model a finished result"), d.reason
+    assert d.reason.endswith(
+        "kept: it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
+    ), d.reason
 
 
 @pytest.mark.parametrize(
@@ -377,7 +381,9 @@ def test_a_result_followed_by_an_offer_is_kept_when_what_comes_first_reads_as_a_
     assert route(None, content).should_publish is False  # the patterns alone drop it
     d = route(index, content)
     assert d.should_publish is True, d.reason
-    assert d.reason.endswith(f"the patterns read {read_as}, the noise model a finished result"), d.reason
+    assert d.reason.endswith(
+        f"kept: it looked like {read_as} at first, but read as a whole it is a finished result (the conversation check)"
+    ), d.reason
 
 
 @pytest.mark.parametrize(
@@ -428,7 +434,7 @@ def test_an_exclusion_naming_pleasantries_does_not_refuse_an_overruled_acknowled
     assert classify_noise(normalize(content)) == "ack"
     d = route(index, content, topics, proposed_topic_key="rent")
     assert (d.topic_key, d.proposal) == ("rent", "kept"), d.reason
-    assert "the noise model a finished result" in d.reason
+    assert "(the conversation check)" in d.reason
 
 
 @pytest.mark.parametrize(
