@@ -723,7 +723,12 @@ def redeem_setup_token(*, session: Session, token: str, username: str, password:
         raise AppError("setup_done", "an admin already exists; log in instead")
     row = session.exec(select(SetupToken).where(SetupToken.token_hash == hash_token(token.strip()))).first()
     if row is None or row.used_at is not None:
-        raise AppError("unauthorized", "unknown or used setup token; restart the dashboard to print a new one")
+        # most often a typo or an older token: the printed one still works, so say where it is before how to replace it
+        raise AppError(
+            "unauthorized",
+            "that is not the current setup token: paste the last one the dashboard printed (it starts with "
+            f"{SETUP_TOKEN_PREFIX}), or print a new one with `.venv/bin/topic-dashboard setup-token` (older ones stop working)",
+        )
     row.used_at = utcnow()
     session.add(row)
     by = Actor("user", username.strip())  # the new admin, who holds the setup token

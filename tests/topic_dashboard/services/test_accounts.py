@@ -104,6 +104,9 @@ def test_setup_token_creates_the_first_admin_once(session: Session) -> None:
     with pytest.raises(AppError) as excinfo:
         accounts.redeem_setup_token(session=session, token=first, username="ada", password="long enough password")
     assert _code(excinfo) == "unauthorized"
+    # a typo or an older token: where the current one is, and how to get a new one without a restart
+    assert "the last one the dashboard printed (it starts with tdsetup_)" in excinfo.value.message
+    assert "topic-dashboard setup-token" in excinfo.value.message
     admin = accounts.redeem_setup_token(session=session, token=token, username="ada", password="long enough password")
     assert admin.role == "admin"
     assert accounts.issue_setup_token(session=session) is None
