@@ -668,3 +668,26 @@ def test_a_title_is_tested_with_the_message_and_taught_with_it(page: Page, e2e_a
     count = len(TEMPLATES["build_results"]["routing"]["examples"]["positive"])
     page.locator("#add-positive").click()
     expect(rules.example("positive", count)).to_have_value(f"{title}\n{content}")
+
+
+def test_a_topic_opens_from_the_keyboard_and_the_table_fits_beside_the_editor(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough could not open a topic without a mouse (the rows took clicks only), and at 1280 px the
+    "Last item" column sat behind a sideways scroll. Each topic's name is a button; the last item's time is
+    under the count, and the table's every column is in view beside the open editor."""
+    bot_id, _ = _bot(e2e_app, "build_results")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    opener = page.get_by_role("button", name="Builds", exact=True)
+    opener.focus()
+    page.keyboard.press("Enter")
+    expect(rules.editor_key()).to_have_text("build_results")
+    expect(opener).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("button", name="Inbox", exact=True).focus()
+    page.keyboard.press(" ")
+    expect(rules.editor_key()).to_have_text("inbox")
+    table = page.locator("#rules-table")
+    items = table.get_by_role("columnheader", name="Items")
+    box, edge = table.bounding_box(), items.bounding_box()
+    assert box is not None and edge is not None
+    assert edge["x"] + edge["width"] <= box["x"] + box["width"] + 1, (edge, box)  # no column behind a scroll
+    page.screenshot(path=str(screenshot_path("rules-keyboard.png")))

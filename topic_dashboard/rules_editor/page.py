@@ -32,7 +32,17 @@ def _topic_row(row: RuleTopicRow) -> rx.Component:
                 align="center",
             )
         ),
-        rx.table.cell(row.name),
+        # The name is the row's button: Tab reaches each topic and Enter or space opens it (the row's click is
+        # the mouse's way; the button stops its click there so the topic opens once).
+        rx.table.cell(
+            rx.el.button(
+                row.name,
+                on_click=[rx.stop_propagation, RuleEditorState.select_topic(row.key)],
+                type="button",
+                class_name="rule-open",
+                aria_pressed=rx.cond(RuleEditorState.selected_key == row.key, "true", "false"),
+            )
+        ),
         rx.table.cell(
             rx.cond(
                 row.is_active,
@@ -41,9 +51,23 @@ def _topic_row(row: RuleTopicRow) -> rx.Component:
             )
         ),
         rx.table.cell(row.priority),
-        rx.table.cell(row.item_count),
+        # How many items, and when the last came, in one column: at a laptop's width beside the editor a
+        # column of its own for "Last item" was cut off behind a sideways scroll.
         rx.table.cell(
-            rx.cond(row.last_item_at != "", rx.moment(row.last_item_at, from_now=True), "—"), white_space="nowrap"
+            rx.vstack(
+                rx.text(row.item_count, size="2"),
+                rx.cond(
+                    row.last_item_at != "",
+                    rx.text(
+                        "last ",
+                        rx.moment(row.last_item_at, from_now=True),
+                        size="1",
+                        color=rx.color("gray", 11),
+                        white_space="nowrap",
+                    ),
+                ),
+                spacing="0",
+            ),
         ),
         on_click=RuleEditorState.select_topic(row.key),
         cursor="pointer",
@@ -57,10 +81,7 @@ def topics_table() -> rx.Component:
     return rx.table.root(
         rx.table.header(
             rx.table.row(
-                *[
-                    rx.table.column_header_cell(label)
-                    for label in ("Key", "Name", "State", "Priority", "Items", "Last item")
-                ]
+                *[rx.table.column_header_cell(label) for label in ("Key", "Name", "State", "Priority", "Items")]
             )
         ),
         rx.table.body(rx.foreach(RulesState.topics, _topic_row)),
