@@ -77,7 +77,14 @@ _TOOL_LEAD = re.compile(
     r"pulling\b[^.;:]{0,60}\bfrom [a-z][\w-]*(?: [a-z][\w-]*)?(?: now)?\s*(?:to|so i can)\b|"
     r"(?:调用|执行|calling)\s*[^。]{0,40}?\b[a-z_]+\s*=\s*\S(?!.*(?:返回|失败|成功|结果|returned|failed))|"
     r"checking [^.;:]{1,60}? in [a-z][\w-]*\W{0,2}$|"
-    r"(?:ffmpeg|gsutil|gcloud|aws|az|rclone|pandoc|magick|yt-dlp|python3?|node)\s+(?:-|[a-z]+\s|gs://|s3://|\S+\.\w+)|"
+    # a command line; a cloud CLI by its subcommand and a runtime by its script, since prose opens with those
+    # words too ("AWS spend rose 14% …", "Python 3.13 migration finished" were read as commands until session 41)
+    r"(?:ffmpeg|gsutil|rclone|pandoc|magick|yt-dlp)\s+(?:-|[a-z]+\s|gs://|s3://|\S+\.\w+)|"
+    r"aws\s+(?:s3api|s3|ec2|ecs|eks|ecr|iam|sts|lambda|logs|rds|dynamodb|sqs|sns|route53|cloudformation|cloudwatch|ssm|"
+    r"secretsmanager|configure|sso|organizations|ce|cloudfront|kms|athena|glue|batch)\s|"
+    r"az\s+(?:vm|group|account|login|aks|acr|storage|webapp|functionapp|network|keyvault|sql|monitor|resource|role|ad)\s|"
+    r"gcloud\s+(?:compute|container|auth|config|projects|run|functions|sql|storage|iam|app|builds|logging|beta|alpha)\b|"
+    r"(?:python3?|node|deno|bun)\s+(?:-[a-z]|\S+\.(?:py|js|mjs|cjs|ts)\b)|"
     # an API or a back office about to be asked: "Let me query the TempSense API for …", "Checking the Met Office API
     # for frost warnings tonight", "Opening the Shopify admin to pull this week's orders", "Let me pull this week's
     # bookings from the crematorium scheduler", "Let me look up this patient's history in EMIS"

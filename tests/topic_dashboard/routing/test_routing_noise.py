@@ -535,3 +535,25 @@ def test_what_follows_a_lead_in_naming_the_work(text: str, rest: str | None) -> 
 )
 def test_a_status_read_from_elsewhere_is_not_the_bots_own_work(text: str, expected: str | None) -> None:
     assert classify_noise(normalize(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # prose that opens with a cloud's or a runtime's name (session 41: rules alone dropped these as commands)
+        ("AWS spend rose 14% to $48,200 in November, mostly EC2 GPU instances.", None),
+        ("AWS invoice for October: $3,900", None),
+        ("Python 3.13 migration finished on all workers", None),
+        ("Python developers were hired: 2 offers accepted", None),
+        ("Node 22 upgrade done on the build agents", None),
+        # the commands themselves
+        ("aws s3 cp report.csv s3://finance-reports/2026/", "tool_hint"),
+        ("gcloud compute instances list --filter=zone:us-east1", "tool_hint"),
+        ("az vm list -o table", "tool_hint"),
+        ("python3 manage.py migrate", "tool_hint"),
+        ("node scripts/build.js --prod", "tool_hint"),
+        ("ffmpeg -i interview.mp4 -vn interview.mp3", "tool_hint"),
+    ],
+)
+def test_a_command_line_is_a_tool_hint_and_prose_naming_the_tool_is_not(text: str, expected: str | None) -> None:
+    assert classify_noise(normalize(text)) == expected
