@@ -192,7 +192,6 @@ def test_work_still_going_that_no_pattern_knows_is_not_published(index: Semantic
 # read the patterns and aimed realistic results at them (session 36: 179 taken; the stream model overrules
 # 102 of them in the engine). Each is a result the owner keeps.
 OVERRULED = [
-    "AWS bill for March came in at $412.80, up $96 from February because the backup bucket doubled in size.",
     "本季度销售目标已完成 112%，超额 ¥36,000。",
     "The new lease is signed, starting on June 1 at $2,150/month.",
     "查询结果：顺丰单号「SF1402938871」已于 3 月 5 日 14:20 由前台签收。",
@@ -219,6 +218,8 @@ def test_a_result_the_patterns_take_for_work_is_kept_when_the_stream_model_reads
 # subject with a finished state, "已" before the bot's verb), each dropped by the engine before; beside work two
 # reviews aimed at the narrowed forms, which must stay out.
 NO_LONGER_TAKEN = [
+    # session 41: "aws" opening prose is no cloud CLI without its subcommand
+    "AWS bill for March came in at $412.80, up $96 from February because the backup bucket doubled in size.",
     "用 Excel 做出来的排班表：周一到周五每天 2 人，周末 3 人，已发到员工群。",
     "在仓库数下来一共 43 箱矿泉水，比系统记录少 5 箱，差额已标在盘点表里。",
     "Landscaping quote came back at $3,800, about a third of what we budgeted.",
@@ -459,7 +460,8 @@ def test_work_and_conversation_the_patterns_catch_stay_out(index: SemanticIndex,
 def test_without_a_stream_model_or_with_a_stream_hint_the_patterns_verdict_stands(index: SemanticIndex) -> None:
     raw = json.loads((ROOT / "topic_dashboard/routing/fitted/calibration.json").read_text())
     older = from_dict({k: v for k, v in raw.items() if not k.startswith("stream_")})
-    d = route(index, OVERRULED[0], fitted=older)
+    tool_like = next(text for text in OVERRULED if classify_noise(normalize(text)) == "tool_hint")
+    d = route(index, tool_like, fitted=older)
     assert d.should_publish is False and d.reason.startswith("content is a tool hint"), d.reason
     for kind in ("progress", "tool_hint", "chat"):  # what the bot says it is comes first
         hinted = route(index, OVERRULED[1], message_type=kind)
