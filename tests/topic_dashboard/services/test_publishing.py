@@ -434,7 +434,7 @@ def test_a_bot_cannot_publish_what_topic_route_would_never_publish(
 @pytest.mark.parametrize(
     "content",
     [
-        "AWS bill for March came in at $412.80, up $96 from February because the backup bucket doubled in size.",
+        "查询结果：顺丰单号「SF1402938871」已于 3 月 5 日 14:20 由前台签收。",  # a tool call to the patterns
         "本季度销售目标已完成 112%，超额 ¥36,000。",
         "Received Acme's deposit ($5,000).",  # an acknowledgement to the patterns
         "您希望的 5 月 3 日晚 6 点那桌已经订上了，8 人包间，最低消费 ¥1,500。",  # a greeting to the patterns
