@@ -15,6 +15,8 @@ from pydantic import BaseModel
 from sqlmodel import Session
 
 from topic_dashboard.errors import AppError
+from topic_dashboard.item_views import parse_allowed_view_types
+from topic_dashboard.models import Topic, TopicItem
 from topic_dashboard.routing.examples import ExampleKind, example_text, with_example
 from topic_dashboard.services.audit import Actor, as_actor, record
 from topic_dashboard.services.items import item_row
@@ -70,6 +72,7 @@ def move_item(
         raise AppError(
             "invalid_argument", f"topic {to_topic_key!r} is inactive: activate it first", field="to_topic_key"
         )
+    _check_view_fits(target, [item])
     source = topic_row(session=session, bot_id=bot_id, topic_key=source_key)
     lessons: list[tuple[str, ExampleKind]] = []
     if teach:
@@ -229,12 +232,16 @@ def move_items(
             "invalid_argument", f"topic {to_topic_key!r} is inactive: activate it first", field="to_topic_key"
         )
     moved: dict[int, str] = {}
+    items: list[TopicItem] = []
+    for item_id in dict.fromkeys(item_ids):
+        try:
+            items.append(item_row(session=session, bot_id=bot_id, item_id=item_id))
+        except AppError:
+            continue
+    _check_view_fits(target, items)
     with _all_or_nothing(session):
-        for item_id in dict.fromkeys(item_ids):
-            try:
-                item = item_row(session=session, bot_id=bot_id, item_id=item_id)
-            except AppError:
-                continue
+        for item in items:
+            item_id = int(item.id or 0)
             if item.topic_key == target.topic_key:
                 continue
             moved[item_id] = item.topic_key
@@ -247,6 +254,32 @@ def move_items(
                 _audit_bot(session, actor, "item.bulk_move", bot_id, detail)
     return ItemsMovedPublic(
         bot_id=bot_id, to_topic_key=target.topic_key, moved=moved, skipped=len(set(item_ids)) - len(moved)
+    )
+
+
+def _check_view_fits(target: Topic, items: list[TopicItem]) -> None:
+    """Refuse a move that would put an item in a topic that does not show its view: the bot could no longer
+    update it there (its next publish with the same dedupe_key would be refused as invalid_view)."""
+    allowed = parse_allowed_view_types(target.view_schema_json)
+    misfits = sorted(
+        {
+            str(item.view_json.get("type"))
+            for item in items
+            if item.view_json and item.view_json.get("type") not in allowed
+        }
+    )
+    if not misfits:
+        return
+    kinds = " and ".join(misfits)
+    many = len(items) > 1
+    raise AppError(
+        "invalid_argument",
+        f"{target.name} does not show {kinds} views, which {'some of these items have' if many else 'this item has'}: "
+        f"allow {kinds} in its view types on the Rules page, or choose another topic"
+        + (" (or untick those items)" if many else ""),
+        field="to_topic_key",
+        allowed_types=allowed,
+        view_types=misfits,
     )
 
 

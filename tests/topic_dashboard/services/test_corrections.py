@@ -315,3 +315,37 @@ def test_a_taught_move_to_the_inbox_is_followed_by_the_next_route(session: Sessi
     for request in (RouteRequest(content=content), RouteRequest(title=title, content=content)):
         decision = route_for_bot(session=session, bot_id=bot.bot_id, request=request)
         assert (decision.topic_key, decision.fallback) == ("inbox", False), decision.reason
+
+
+def test_a_move_to_a_topic_that_does_not_show_the_items_view_is_refused_and_changes_nothing(session: Session) -> None:
+    """A walkthrough moved a metric alert to a topic without metric views; the move went through and the bot's
+    next update of that alert (same dedupe_key) was refused as invalid_view. Now the move says why not."""
+    from topic_dashboard.services.corrections import move_items
+
+    bot_id = _bot(session)
+    update_topic(
+        session=session,
+        bot_id=bot_id,
+        topic_key="flaky",
+        actor="t",
+        data=TopicUpdate(view_schema_json={"allowed_types": ["markdown", "table"]}),
+    )
+    metric = {"type": "metric", "label": "Disk", "value": 97, "unit": "%"}
+    request = PublishRequest(topic_key="ci", title="Disk 97%", content="disk almost full", view=metric)
+    gauge = publish_item(session=session, bot_id=bot_id, request=request).item_id
+    plain = _publish(session, bot_id, "ci", title="plain note")
+    versions, changes = _versions(session, bot_id), len(rule_history(session=session, bot_id=bot_id))
+
+    with pytest.raises(AppError) as one:
+        _move(session, bot_id, gauge, "flaky")
+    assert (one.value.code, one.value.field) == ("invalid_argument", "to_topic_key")
+    assert "Flaky does not show metric views" in one.value.message and "Rules page" in one.value.message
+    assert one.value.details["view_types"] == ["metric"]
+    with pytest.raises(AppError) as bulk:
+        move_items(session=session, bot_id=bot_id, item_ids=[plain, gauge], to_topic_key="flaky")
+    assert "untick those items" in bulk.value.message
+    assert (_item_topic(session, gauge), _item_topic(session, plain)) == ("ci", "ci")  # neither moved
+    assert (_versions(session, bot_id), len(rule_history(session=session, bot_id=bot_id))) == (versions, changes)
+
+    assert _move(session, bot_id, plain, "flaky").to_topic_key == "flaky"  # an item without a view moves
+    assert _move(session, bot_id, gauge, "inbox").to_topic_key == "inbox"  # a topic showing all views takes it
