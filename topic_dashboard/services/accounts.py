@@ -128,8 +128,12 @@ def create_user(
     problems = password_problems(password, username)
     if problems:
         raise AppError("weak_password", "; ".join(problems), field="password", problems=problems)
-    if session.exec(select(User).where(User.username == username)).first() is not None:
-        raise AppError("user_exists", f"a user named {username!r} already exists", field="username")
+    # Names are told apart regardless of case: "ALICE" beside the admin "alice" reads as the same person in the
+    # audit log and the sidebar (a walkthrough created one). Login still takes the name as it was created.
+    same = session.exec(select(User).where(sa.func.lower(User.username) == username.lower())).first()
+    if same is not None:
+        taken = "" if same.username == username else f" (as {same.username!r}: names differ by more than case)"
+        raise AppError("user_exists", f"a user named {username!r} already exists{taken}", field="username")
     user = User(
         username=username, password_hash=hash_password(password), role=role, must_change_password=must_change_password
     )

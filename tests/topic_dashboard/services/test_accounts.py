@@ -48,6 +48,17 @@ def test_duplicate_usernames_are_refused(session: Session) -> None:
     assert session.exec(select(User)).one().role == "viewer"
 
 
+@pytest.mark.parametrize("twin", ["ADA", "Ada", " aDa "])
+def test_a_name_that_differs_only_in_case_is_refused(session: Session, twin: str) -> None:
+    """A walkthrough created "ALICE" beside the admin "alice": the two read as one person in the audit log."""
+    accounts.create_user(session=session, username="ada", password="long enough password", role="admin")
+    with pytest.raises(AppError) as excinfo:
+        accounts.create_user(session=session, username=twin, password="another long password", role="viewer")
+    assert _code(excinfo) == "user_exists"
+    assert "as 'ada'" in excinfo.value.message
+    assert [user.username for user in session.exec(select(User)).all()] == ["ada"]
+
+
 def test_log_in_resolve_and_log_out(session: Session) -> None:
     accounts.create_user(session=session, username="ada", password="long enough password", role="viewer")
     user, token = accounts.log_in(session=session, username="ada", password="long enough password", ttl_hours=1)
