@@ -81,6 +81,13 @@ def test_every_message_kind_made_on_the_page_and_ccweb_returns_only_the_users(pa
     expect(chats.messages_of("assistant")).to_have_text(["Sure, a few questions first."])
     expect(chats.messages_of("tool")).to_contain_text('{"rows": 3, "source": "q3.xlsx"}')
     expect(chats.messages_of("system")).to_have_text(["Run started"])
+    # What a person wrote as the assistant, a tool or the system says so: a walkthrough took it for the bot's.
+    added = page.locator(".msg-added-by")
+    expect(added).to_have_count(3)
+    expect(page.locator("#message-2 .msg-added-by")).to_contain_text("added by ")
+    expect(page.locator("#message-2 .msg-added-by")).to_contain_text(", not the bot")
+    expect(page.locator("#message-1 .msg-added-by")).to_have_count(0)  # the person's own message needs no mark
+    page.screenshot(path=str(screenshot_path("conversations-added-by.png")))
 
     # A guide card: invalid JSON is refused with its line, then the card is added.
     chats.add_guide_card_button().click()

@@ -201,8 +201,22 @@ def _message(message: MessageRow) -> rx.Component:
             class_name="msg-system",
         ),
     )
-    return rx.hstack(
+    # A message a person wrote as the assistant, a tool or the system says so: it is not the bot's.
+    marked = rx.vstack(
         bubble,
+        rx.hstack(
+            rx.icon("pencil", size=11, color=rx.color("gray", 11)),
+            rx.text("added by " + message.added_by + ", not the bot", size="1", color=rx.color("gray", 11)),
+            spacing="1",
+            align="center",
+            class_name="msg-added-by",
+        ),
+        spacing="1",
+        align=rx.match(message.role, ("system", "center"), "start"),
+        width="100%",
+    )
+    return rx.hstack(
+        rx.cond(message.added_by != "", marked, bubble),
         width="100%",
         justify=rx.match(message.role, ("user", "end"), ("system", "center"), "start"),
         id="message-" + message.seq.to_string(),

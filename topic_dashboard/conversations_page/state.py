@@ -64,6 +64,7 @@ class MessageRow:
     card_fields: list[GuideFieldRow] = dataclasses.field(default_factory=list)
     card_submitted: bool = False
     streaming: bool = False
+    added_by: str = ""  # a person who wrote it as the assistant, a tool or the system
 
 
 @dataclasses.dataclass
@@ -83,6 +84,7 @@ def message_row(message: service.MessagePublic) -> MessageRow:
         kind=message.kind,
         content=message.content,
         created_at=message.created_at or "",
+        added_by=message.added_by or "",
         card_title=str(card.get("title", "")),
         card_submit_label=str(card.get("submit_label", "Submit")),
         card_fields=[

@@ -48,6 +48,8 @@ class Message(SQLModel, table=True):
     guide_card_json: dict[str, Any] | None = json_field(nullable=True)  # the card's form definition
     guide_state: str | None = Field(default=None, max_length=16)  # pending | submitted (guide cards only)
     streaming: bool = Field(default=False)  # an assistant answer still arriving
+    # the person who wrote an assistant, tool or system message into the record (None: the bot's own, or a user's)
+    added_by: str | None = Field(default=None, max_length=128)
     created_at: datetime = Field(default_factory=utcnow)
 
 

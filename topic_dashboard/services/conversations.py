@@ -65,6 +65,7 @@ class MessagePublic(BaseModel):
     guide_state: str | None
     streaming: bool = False
     created_at: str | None
+    added_by: str | None = None  # a person who wrote this assistant, tool or system message: not the bot
 
 
 def conversation_public(row: Conversation) -> ConversationPublic:
@@ -94,6 +95,7 @@ def message_public(row: Message) -> MessagePublic:
         guide_state=row.guide_state,
         streaming=row.streaming,
         created_at=iso_utc(row.created_at),
+        added_by=row.added_by,
     )
 
 
@@ -184,7 +186,10 @@ def add_message(
     if actor is not None:
         detail = {"role": role, "kind": kind, "seq": conversation.last_seq + 1, "chars": len(content)}
         _audit(session, actor, "conversation.add_message", conversation, detail)
-    return _append(session, conversation, role=role, content=content, kind=kind, card=card)
+    # A person writing as the bot, a tool or the system is marked so (a walkthrough's "assistant" message read as
+    # the bot's own answer); the bot's own messages and a person's user messages need no mark.
+    added_by = actor.name if actor is not None and actor.kind in ("user", "api_token") and role != "user" else None
+    return _append(session, conversation, role=role, content=content, kind=kind, card=card, added_by=added_by)
 
 
 def _validated_card(guide_card: Any) -> dict[str, Any]:
@@ -218,7 +223,14 @@ def _validated_card(guide_card: Any) -> dict[str, Any]:
 
 
 def _append(
-    session: Session, conversation: Conversation, *, role: str, content: str, kind: str, card: dict[str, Any] | None
+    session: Session,
+    conversation: Conversation,
+    *,
+    role: str,
+    content: str,
+    kind: str,
+    card: dict[str, Any] | None,
+    added_by: str | None = None,
 ) -> MessagePublic:
     conversation.last_seq += 1
     now = utcnow()
@@ -231,6 +243,7 @@ def _append(
         guide_card_json=card,
         guide_state="pending" if kind == "guide_card" else None,
         created_at=now,
+        added_by=added_by,
     )
     conversation.updated_at = now
     conversation.revision += 1

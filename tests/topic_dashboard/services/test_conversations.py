@@ -557,3 +557,28 @@ def test_an_id_no_row_can_have_is_not_found_without_asking_the_database(session:
         _refused(session, add_message, conversation_id=conversation_id, role="user", content="hi").code
         == "conversation_not_found"
     )
+
+
+def test_a_message_a_person_writes_as_the_bot_names_them_and_the_bots_own_do_not(session: Session) -> None:
+    """A walkthrough's "assistant" message, written by an admin, looked like the bot's own answer."""
+    from topic_dashboard.services.audit import Actor
+
+    conversation_id = _conversation(session, _bot(session))
+    ann = Actor("user", "ann")
+    written = {
+        role: add_message(session=session, conversation_id=conversation_id, role=role, content=role, actor=ann)
+        for role in ("user", "assistant", "tool", "system")
+    }
+    assert {role: m.added_by for role, m in written.items()} == {
+        "user": None,
+        "assistant": "ann",
+        "tool": "ann",
+        "system": "ann",
+    }
+    by_bot = add_message(
+        session=session, conversation_id=conversation_id, role="assistant", content="hi", actor=Actor("bot", "b1")
+    )
+    unattributed = add_message(session=session, conversation_id=conversation_id, role="assistant", content="hi")
+    assert by_bot.added_by is None and unattributed.added_by is None
+    stored = session.exec(select(Message).where(Message.conversation_id == conversation_id)).all()
+    assert sorted(m.added_by or "" for m in stored) == ["", "", "", "ann", "ann", "ann"]
