@@ -315,3 +315,19 @@ def test_delivery_settings_are_edited_and_refused_when_out_of_bounds(page: Page,
     with Session(e2e_app.engine) as session:
         saved = get_topic_settings(session=session, bot_id=bot_id)
     assert (saved.publish_rate_per_minute, saved.dedupe_window_seconds, saved.allow_remote_images) == (5, 30, True)
+
+
+def test_a_connection_test_result_goes_when_the_address_it_tried_changes(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough tested one chat endpoint, typed another and saved: the first one's red error stayed beside
+    "Chat endpoint saved", as if it were about the saved address."""
+    bot_id, _, _, _ = _bot(e2e_app)
+    bots = _open_bots(page, e2e_app)
+    bots.open_config(bot_id)
+    bots.chat_url().fill("http://127.0.0.1:9/")  # nothing listens there
+    bots.check_chat_endpoint()
+    expect(bots.chat_check()).to_be_visible(timeout=20_000)
+    bots.chat_url().fill("http://127.0.0.1:18790/")
+    expect(bots.chat_check()).to_have_count(0)
+    bots.save_chat_endpoint()
+    expect(page.get_by_text("Chat endpoint saved")).to_be_visible()
+    expect(bots.chat_check()).to_have_count(0)

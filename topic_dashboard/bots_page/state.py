@@ -223,10 +223,14 @@ class BotsState(SignedInState):
 
     @rx.event
     def set_chat_url(self, value: str) -> None:
+        if value.strip() != self.chat_url.strip():
+            self.chat_check = ""  # a test result speaks of the address and key it tried, not of a new one
         self.chat_url = value
 
     @rx.event
     def set_chat_key_draft(self, value: str) -> None:
+        if value.strip() != self.chat_key_draft.strip():
+            self.chat_check = ""
         self.chat_key_draft = value
 
     @rx.event
