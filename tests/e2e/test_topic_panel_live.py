@@ -151,6 +151,9 @@ def test_delivery_off_shows_the_banner_refuses_publishing_and_keeps_history(
     switch = admin.switch()
     expect(switch).to_have_attribute("aria-checked", "true")
     expect(admin.delivery_off_banner()).to_have_count(0)
+    # The state in words: a viewer's disabled switch is washed out and read as off (a walkthrough)
+    expect(admin.switch_state()).to_have_text("On")
+    expect(viewer.switch_state()).to_have_text("On (admins change it)")
 
     switch.click()
     expect(switch).to_have_attribute("aria-checked", "false")
@@ -161,6 +164,7 @@ def test_delivery_off_shows_the_banner_refuses_publishing_and_keeps_history(
     # Other open panels learn it live.
     expect(viewer.delivery_off_banner()).to_be_visible(timeout=LIVE_BOUND_MS)
     expect(viewer.switch()).to_have_attribute("aria-checked", "false")
+    expect(viewer.switch_state()).to_have_text("Off (admins change it)")
 
     is_error, body = mcp_publish(e2e_app, token, topic_key="ci", title="After the switch", content="refused")
     assert is_error

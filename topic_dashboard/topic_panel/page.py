@@ -60,6 +60,14 @@ def _delivery_switch() -> rx.Component:
                 aria_label="Topic Enabled",
                 color_scheme="green",
             ),
+            # Said in words too: a viewer's switch is drawn disabled, washed out, and read as off when it was on.
+            rx.text(
+                rx.cond(S.topic_enabled, "On", "Off"),
+                rx.cond(~AuthState.is_admin, " (admins change it)", ""),
+                size="1",
+                color=rx.color("gray", 11),
+                id="topic-enabled-state",
+            ),
             align="center",
             spacing="2",
         ),

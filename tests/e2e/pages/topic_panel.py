@@ -442,6 +442,10 @@ class TopicPanel(Shell):
     def switch(self) -> Locator:
         return self.page.locator("#topic-enabled-switch")
 
+    def switch_state(self) -> Locator:
+        """The switch's state in words ("On", "Off"; a viewer's adds who changes it)."""
+        return self.page.locator("#topic-enabled-state")
+
     def delivery_off_banner(self) -> Locator:
         return self.page.locator("#delivery-off-banner")
 
