@@ -70,7 +70,7 @@ def kpis() -> rx.Component:
     rules_link = rx.cond(
         S.fallback_count > 0,
         rx.link(
-            "No rule matched them, or the bot named a topic that does not exist: see the rules",
+            "The bot named it, or no rule matched them (or the topic named does not exist): see the rules",
             href=rx.cond(S.bot_id == ALL, "/rules", "/rules?bot=" + S.bot_id),
             size="1",
             id="fallback-rules-link",
