@@ -128,7 +128,7 @@ def create_dialog() -> rx.Component:
                         rx.hstack(
                             rx.checkbox(checked=S.adopt_existing, on_change=S.set_adopt_existing, id="new-bot-adopt"),
                             rx.text(
-                                "This file exists: let the dashboard add topic_mcp to it (nothing else changes)",
+                                "The file exists already: add topic_mcp to it (nothing else in it changes)",
                                 size="2",
                             ),
                             spacing="2",
