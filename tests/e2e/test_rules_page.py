@@ -575,7 +575,7 @@ def test_the_preview_says_when_the_patterns_were_overruled_and_keeps_pleasantrie
     rules.test_message(OVERRULED)
     expect(rules.decision("topic")).to_have_text("→ bills", timeout=20_000)
     expect(rules.decision("reason")).to_contain_text(
-        "kept: it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
+        "it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
     )
     page.screenshot(path=str(screenshot_path("rules-overruled.png")))
     decision = _topic_route(e2e_app, token, OVERRULED)  # the bot gets what the page showed
@@ -584,12 +584,12 @@ def test_the_preview_says_when_the_patterns_were_overruled_and_keeps_pleasantrie
     # A result after a lead-in naming the work, and one followed by an offer (session 38): each read without it.
     rules.test_message("Checking the bank feed, the electricity bill of $182 was paid this morning.")
     expect(rules.decision("reason")).to_contain_text(
-        "kept: it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
+        "it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
     )
     expect(rules.decision("topic")).to_have_text("→ bills")
     rules.test_message("Received $3,200 from Henderson. Want me to send a receipt?")
     expect(rules.decision("reason")).to_contain_text(
-        "kept: it looked like a greeting at first, but read as a whole it is a finished result (the conversation check)"
+        "it looked like a greeting at first, but read as a whole it is a finished result (the conversation check)"
     )
     expect(rules.decision("publish")).not_to_have_text("don't publish")
     page.screenshot(path=str(screenshot_path("rules-offer-kept.png")))

@@ -28,7 +28,7 @@ from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.calibration import Calibration, calibration, ngram_features, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
 from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, offer_lead, progress_rest
-from topic_dashboard.routing.scoring import TopicScore, said_exclusion, score_topics
+from topic_dashboard.routing.scoring import TopicScore, said_exclusions, score_topics
 from topic_dashboard.routing.semantic import (
     MessageVectors,
     SemanticIndex,
@@ -233,7 +233,7 @@ def _choose(
 # the patterns are a first look, the stream model checks for work still going, the noise model for conversation.
 _CHECK = {"stream": "the work-in-progress check", "noise": "the conversation check"}
 OVERRULED_NOTE = {
-    kind: f"kept: it looked like {what} at first, but read as a whole it is a finished result ({_CHECK[OVERRULED_BY[kind]]})"
+    kind: f"it looked like {what} at first, but read as a whole it is a finished result ({_CHECK[OVERRULED_BY[kind]]})"
     for kind, what in (
         ("progress", "a progress report"),
         ("tool_hint", "a tool call"),
@@ -329,10 +329,13 @@ def evidence(
 
         message.reads_result = lambda noise: model_overrules(noise, known, read, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
-    for s in scores:
-        if s.vetoed_by is None:
-            s.said_excluded = said_exclusion(compiled, s.topic, message)
     sims = similarities(semantic, vectors.meaning)
+    for s in scores:  # said and meant by the same exclusion: its words are here and it is the closest in meaning
+        sim = sims.get(s.topic.key)
+        if s.vetoed_by is None and sim is not None and sim.exclude_label is not None:
+            said = said_exclusions(compiled, s.topic, message)
+            if sim.exclude_label in said:
+                s.said_excluded = f'{sim.exclude_label} "{said[sim.exclude_label]}"'
     return Evidence(
         scores,
         reading,

@@ -77,13 +77,13 @@ _TOOL_LEAD = re.compile(
     r"pulling\b[^.;:]{0,60}\bfrom [a-z][\w-]*(?: [a-z][\w-]*)?(?: now)?\s*(?:to|so i can)\b|"
     r"(?:调用|执行|calling)\s*[^。]{0,40}?\b[a-z_]+\s*=\s*\S(?!.*(?:返回|失败|成功|结果|returned|failed))|"
     r"checking [^.;:]{1,60}? in [a-z][\w-]*\W{0,2}$|"
-    # a command line; a cloud CLI by its subcommand and a runtime by its script, since prose opens with those
-    # words too ("AWS spend rose 14% …", "Python 3.13 migration finished" were read as commands until session 41)
+    # a command line; a cloud CLI by its service and operation and a runtime by its script, since prose opens
+    # with those words too ("AWS spend rose 14% …", "AWS S3 costs are up 20%", "Python 3.13 migration finished"
+    # were read as commands until session 41)
     r"(?:ffmpeg|gsutil|rclone|pandoc|magick|yt-dlp)\s+(?:-|[a-z]+\s|gs://|s3://|\S+\.\w+)|"
-    r"aws\s+(?:s3api|s3|ec2|ecs|eks|ecr|iam|sts|lambda|logs|rds|dynamodb|sqs|sns|route53|cloudformation|cloudwatch|ssm|"
-    r"secretsmanager|configure|sso|organizations|ce|cloudfront|kms|athena|glue|batch)\s|"
-    r"az\s+(?:vm|group|account|login|aks|acr|storage|webapp|functionapp|network|keyvault|sql|monitor|resource|role|ad)\s|"
-    r"gcloud\s+(?:compute|container|auth|config|projects|run|functions|sql|storage|iam|app|builds|logging|beta|alpha)\b|"
+    r"aws\s+(?:configure|--)|aws\s+[a-z0-9]+\s+(?:[a-z]+(?:-[a-z0-9]+)+|ls|cp|sync|mv|rm|mb|rb|presign)(?:\s|$)|"
+    r"az\s+login\b|az\s+[a-z]+\s+(?:[a-z-]+\s+)?(?:list|show|create|delete|update|start|stop|set|get-credentials)(?:\s|$)|"
+    r"gcloud\s+(?:[a-z-]+\s+){1,3}(?:list|describe|create|delete|deploy|set|update|get-credentials|ssh|login)(?:\s|$)|"
     r"(?:python3?|node|deno|bun)\s+(?:-[a-z]|\S+\.(?:py|js|mjs|cjs|ts)\b)|"
     # an API or a back office about to be asked: "Let me query the TempSense API for …", "Checking the Met Office API
     # for frost warnings tonight", "Opening the Shopify admin to pull this week's orders", "Let me pull this week's
@@ -697,11 +697,13 @@ def _lead_count_short(core: str) -> bool:
 _HEADER = re.compile(r"^.{0,10}(?:进度|进展|状态|progress|status|update)$")
 
 
-# A status read from somewhere else ends the sentence: "状态显示“编辑处理中”", "订单状态：配送中" (session 41:
-# a blind batch's resubmitted paper was taken for the bot's own work by "处理中" at the end).
+# A status read from somewhere else ends the sentence: "状态显示“编辑处理中”", "系统里状态还是“处理中”" (session 41:
+# a blind batch's resubmitted paper was taken for the bot's own work by "处理中" at the end). Shown by a system
+# or quoted; not one the bot sets ("正在把订单状态改为已发货") or its own task's ("备份状态还是处理中").
 _STATUS_SHOWN = re.compile(
-    r"状态\s*(?:显示|为|是|变成|变为|改为|仍是|还是|仍为|[:：])\s*[“\"'「『]?[^，。,;；“”\"'「」『』]{0,10}[”\"'」』]?\W*$"
+    r"状态\s*(?:仍?显示(?:为)?\s*[“\"'「『]?|(?:为|是|仍是|还是|仍为)\s*[“\"'「『])[^，。,;；“”\"'「」『』]{1,10}[”\"'」』]?\W*$"
 )
+_SETS_STATUS = re.compile(r"(?:正在|在把|把|我在|我正在|我们正在).{0,20}状态")
 
 
 def _sentence_kind(sentence: str) -> str | None:
@@ -718,7 +720,7 @@ def _sentence_kind(sentence: str) -> str | None:
         and (_PROGRESS_LEAD.match(core) or _PROGRESS_ANY.search(core) or _lead_count_short(core))
         and not _ENDED.search(core)
         and not (_GERUND_SUBJECT.match(core) and not _gerund_still_going(core))
-        and not _STATUS_SHOWN.search(core)
+        and not (_STATUS_SHOWN.search(core) and not _SETS_STATUS.search(core))
     ):
         return "progress"
     whole = _TRIM.sub("", sentence)  # "收到你的消息了" is an ack as a whole, not after "收到"

@@ -178,11 +178,13 @@ def _include_score(
     return min(1.5, best + EXTRA_ALT_WEIGHT * extra), best_hits + extra_hits
 
 
-def said_exclusion(compiled: CompiledRules, topic: CompiledTopic, msg: Message) -> str | None:
-    """The exclude_when text whose words the message has (by the veto's coverage), whatever the topic's
-    rule score: half of "said and meant" for the choice by meaning (engine._excluded_by_meaning). A veto
-    is checked only for topics the rules already match; a topic the model prefers on meaning alone ("Cloud
-    bill … up 12%" for markets) must still meet its own "cloud bills" exclusion."""
+def said_exclusions(compiled: CompiledRules, topic: CompiledTopic, msg: Message) -> dict[str, str]:
+    """The exclude_when texts whose words the message has (by the veto's coverage), label -> text, whatever
+    the topic's rule score: "said" of "said and meant" for the choice by meaning (engine._excluded_by_meaning;
+    the engine keeps the one the message is also closest to in meaning). A veto is checked only for topics
+    the rules already match; a topic the model prefers on meaning alone ("Cloud bill … up 12%" for markets)
+    must still meet its own "cloud bills" exclusion."""
+    said: dict[str, str] = {}
     for cond in topic.excludes:
         if _negated(cond, msg.values):
             continue
@@ -192,8 +194,9 @@ def said_exclusion(compiled: CompiledRules, topic: CompiledTopic, msg: Message) 
                 and alt.total >= VETO_MIN_WEIGHT
                 and _alt_score(compiled, alt, msg.values)[1] >= VETO_COVERAGE
             ):
-                return f'{cond.label} "{cond.text}"'
-    return None
+                said[cond.label] = cond.text
+                break
+    return said
 
 
 def _veto(compiled: CompiledRules, topic: CompiledTopic, msg: Message) -> str | None:

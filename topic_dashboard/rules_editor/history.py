@@ -41,7 +41,7 @@ def change_lines(before: dict[str, Any] | None, after: dict[str, Any] | None) ->
     lines = [
         ChangeLine(label, _readable(before.get(key)), _readable(after.get(key)))
         for key, label in _LABELS.items()
-        if before.get(key) != after.get(key)
+        if _meant(before.get(key)) != _meant(after.get(key))
     ]
     rule_before, rule_after = before.get("routing_json") or {}, after.get("routing_json") or {}
     for key in sorted(set(rule_before) | set(rule_after)):
@@ -62,10 +62,15 @@ def _line(field: str, old: Any, new: Any) -> ChangeLine:
         was, now = old if isinstance(old, list) else [], new if isinstance(new, list) else []
         return ChangeLine(
             field,
-            "\n".join(f"{'•' if entry in now else '−'} {_readable(entry)}" for entry in was),
-            "\n".join(f"{'•' if entry in was else '+'} {_readable(entry)}" for entry in now),
+            "\n".join(_entry("•" if entry in now else "−", entry) for entry in was),
+            "\n".join(_entry("•" if entry in was else "+", entry) for entry in now),
         )
     return ChangeLine(field, _readable(old), _readable(new))
+
+
+def _entry(mark: str, entry: Any) -> str:
+    """A list entry after its mark; the lines of a two-line example ("title\ncontent") indented under it."""
+    return f"{mark} " + _readable(entry).replace("\n", "\n   ")
 
 
 def _readable(value: Any) -> str:
@@ -73,7 +78,7 @@ def _readable(value: Any) -> str:
     if value in (None, "", [], {}):
         return ""
     if isinstance(value, list):
-        return "\n".join(f"• {_readable(entry)}" for entry in value)
+        return "\n".join(_entry("•", entry) for entry in value)
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)
     return str(value)

@@ -36,7 +36,6 @@ class ChangeLine:
     field: str = ""
     before: str = ""
     after: str = ""
-    changes: list[ChangeLine] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass

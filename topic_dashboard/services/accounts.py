@@ -132,7 +132,7 @@ def create_user(
     # audit log and the sidebar (a walkthrough created one). Login still takes the name as it was created.
     same = session.exec(select(User).where(sa.func.lower(User.username) == username.lower())).first()
     if same is not None:
-        taken = "" if same.username == username else f" (as {same.username!r}: names differ by more than case)"
+        taken = "" if same.username == username else f" (as {same.username!r}: names must differ by more than case)"
         raise AppError("user_exists", f"a user named {username!r} already exists{taken}", field="username")
     user = User(
         username=username, password_hash=hash_password(password), role=role, must_change_password=must_change_password

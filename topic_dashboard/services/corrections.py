@@ -238,7 +238,7 @@ def move_items(
             items.append(item_row(session=session, bot_id=bot_id, item_id=item_id))
         except AppError:
             continue
-    _check_view_fits(target, items)
+    _check_view_fits(target, [item for item in items if item.topic_key != target.topic_key])
     with _all_or_nothing(session):
         for item in items:
             item_id = int(item.id or 0)

@@ -524,8 +524,12 @@ def test_what_follows_a_lead_in_naming_the_work(text: str, rest: str | None) -> 
     [
         # a status read from somewhere else: the bot reports it, the work is not its own (session 41)
         ("Tom 那篇文章的修改版已经通过系统重新交给 Current Biology，状态显示“编辑处理中”。", None),
-        ("退款申请已提交，状态为审核中", None),
         ("报销单已经交给财务，系统里状态还是“处理中”", None),
+        # a status the bot sets, or its own task's, is work still going (a review of session 41's first form)
+        ("正在把 120 个订单的状态改为已发货", "progress"),
+        ("我正在批量把工单状态改为已关闭", "progress"),
+        ("备份状态还是处理中", "progress"),
+        ("部署状态变为执行中", "progress"),
         # the bot's own work still going stays progress, a status label alone included
         ("数据处理中，请稍候", "progress"),
         ("报告生成中", "progress"),
@@ -546,8 +550,17 @@ def test_a_status_read_from_elsewhere_is_not_the_bots_own_work(text: str, expect
         ("Python 3.13 migration finished on all workers", None),
         ("Python developers were hired: 2 offers accepted", None),
         ("Node 22 upgrade done on the build agents", None),
+        ("AWS S3 costs are up 20% this month", None),
+        ("AWS EC2 spend fell 8% after the reserved instances kicked in", None),
+        ("AWS Lambda costs rose 30% in October", None),
+        ("AWS CloudFront bill for October: $412", None),
+        ("AZ group tour confirmed: 32 guests", None),
+        ("GCloud run costs doubled in November", None),
         # the commands themselves
         ("aws s3 cp report.csv s3://finance-reports/2026/", "tool_hint"),
+        ("aws ec2 describe-instances --region eu-west-1", "tool_hint"),
+        ("aws elbv2 describe-load-balancers", "tool_hint"),
+        ("aws configure", "tool_hint"),
         ("gcloud compute instances list --filter=zone:us-east1", "tool_hint"),
         ("az vm list -o table", "tool_hint"),
         ("python3 manage.py migrate", "tool_hint"),

@@ -285,7 +285,7 @@ def test_an_overruled_result_is_not_refused_by_an_exclusion_that_names_progress(
     d = route(index, result, BILLS, proposed_topic_key="bills")
     assert (d.topic_key, d.proposal) == ("bills", "kept"), d.reason
     assert d.reason.endswith(
-        "kept: it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
+        "it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
     ), d.reason
     unasked = route(index, result, BILLS)
     assert unasked.topic_key == "bills" and "progress updates" not in unasked.reason, unasked.reason
@@ -340,7 +340,7 @@ def test_a_result_after_a_lead_in_naming_the_work_is_kept(index: SemanticIndex, 
     d = route(index, content)
     assert d.should_publish is True, d.reason
     assert d.reason.endswith(
-        "kept: it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
+        "it looked like a progress report at first, but read as a whole it is a finished result (the work-in-progress check)"
     ), d.reason
 
 
@@ -383,7 +383,7 @@ def test_a_result_followed_by_an_offer_is_kept_when_what_comes_first_reads_as_a_
     d = route(index, content)
     assert d.should_publish is True, d.reason
     assert d.reason.endswith(
-        f"kept: it looked like {read_as} at first, but read as a whole it is a finished result (the conversation check)"
+        f"it looked like {read_as} at first, but read as a whole it is a finished result (the conversation check)"
     ), d.reason
 
 

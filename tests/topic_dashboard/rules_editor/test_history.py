@@ -211,3 +211,12 @@ def test_a_list_marks_what_was_taken_out_and_what_was_added() -> None:
         "− chat\n• progress",
         "• progress\n+ invoices",
     )
+
+
+def test_a_two_line_example_stays_one_entry_and_an_empty_view_setting_is_no_change() -> None:
+    from topic_dashboard.rules_editor.history import change_lines
+
+    before = {"view_schema_json": {}, "routing_json": {"examples": {"positive": ["a"]}}}
+    after = {"view_schema_json": None, "routing_json": {"examples": {"positive": ["a", "Cloud bill\nAWS spend rose"]}}}
+    [line] = change_lines(before, after)
+    assert (line.field, line.after) == ("rule.examples.positive", "• a\n+ Cloud bill\n   AWS spend rose")

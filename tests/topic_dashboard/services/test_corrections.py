@@ -349,3 +349,13 @@ def test_a_move_to_a_topic_that_does_not_show_the_items_view_is_refused_and_chan
 
     assert _move(session, bot_id, plain, "flaky").to_topic_key == "flaky"  # an item without a view moves
     assert _move(session, bot_id, gauge, "inbox").to_topic_key == "inbox"  # a topic showing all views takes it
+    # an item already in the target does not stop a bulk move, whatever its view (it does not move)
+    update_topic(
+        session=session,
+        bot_id=bot_id,
+        topic_key="inbox",
+        actor="t",
+        data=TopicUpdate(view_schema_json={"allowed_types": ["markdown"]}),
+    )
+    moved = move_items(session=session, bot_id=bot_id, item_ids=[gauge, plain], to_topic_key="inbox")
+    assert (moved.moved, moved.skipped) == ({plain: "flaky"}, 1)
