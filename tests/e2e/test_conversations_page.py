@@ -151,14 +151,20 @@ def test_every_message_kind_made_on_the_page_and_ccweb_returns_only_the_users(pa
 def test_a_viewer_reads_conversations_but_has_no_composer(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = _bot(e2e_app)
     chats = _open_conversations(page, e2e_app, bot_id)
-    chats.start("Read me")
+    page.locator("#new-conversation-title").fill("Read me")
+    page.keyboard.press("Enter")  # Enter in the title creates it, as the + button does (a walkthrough)
+    expect(chats.heading("Read me")).to_be_visible()
     chats.send("user", "Hello from the admin")
+    expect(page.locator("#run-error")).to_contain_text("Retry sends it again")
     conversation_id = chats.opened_id()
     chats.press_log_out()
 
     chats = _open_conversations(page, e2e_app, bot_id, VIEWER, "viewer")
     chats.conversation(conversation_id).click()
     expect(chats.messages_of("user")).to_have_text(["Hello from the admin"])
+    # a viewer cannot retry: the note says who can
+    expect(page.locator("#run-error")).to_contain_text("an admin can retry it")
+    expect(page.locator("#run-error")).not_to_contain_text("Retry sends it again")
     for control in (chats.draft(), chats.send_button(), chats.add_guide_card_button(), chats.new_conversation_button()):
         expect(control).to_have_count(0)
     expect(page.get_by_text("Viewers read conversations; only admins write.")).to_be_visible()

@@ -25,6 +25,9 @@ def test_the_login_fields_are_named_by_their_labels(page: Page, e2e_app: E2EApp)
     page.goto(e2e_app.path("/login"))
     expect(page.get_by_label("Username")).to_have_id("login-username")
     expect(page.get_by_label("Password")).to_have_id("login-password")
+    # password managers fill them (a walkthrough found no autocomplete hints)
+    expect(page.get_by_label("Username")).to_have_attribute("autocomplete", "username")
+    expect(page.get_by_label("Password")).to_have_attribute("autocomplete", "current-password")
     expect(page.locator("#login-submit")).to_be_enabled()  # live: the username field has taken its autofocus
     page.get_by_text("Password", exact=True).click()  # a click on the label focuses its field
     expect(page.locator("#login-password")).to_be_focused()

@@ -218,6 +218,17 @@ def test_filters_by_level_tag_topic_and_topic_name(page: Page, e2e_app: E2EApp) 
     panel.unread_only().click()
     shown(alert, note)
 
+    # Filters that leave nothing: the empty list's Clear filters brings the topic's items back (a walkthrough
+    # was told to "clear the filters" with no control to do it).
+    panel.choose_level("Error")
+    panel.tag_filter().fill("nope")
+    shown()
+    page.screenshot(path=str(screenshot_path("panel-clear-filters.png")))
+    page.locator("#clear-filters").click()
+    shown(alert, note)
+    expect(panel.heading()).to_have_text("Alerts")  # the topic stays
+    expect(panel.tag_filter()).to_have_value("")
+
     panel.topic_filter().fill("ale")
     expect(panel.topic("alerts")).to_be_visible()
     expect(panel.topic("ci")).to_have_count(0)

@@ -127,7 +127,8 @@ def test_viewers_and_strangers_cannot_see_or_manage_tokens(
         ("POST", "/api/tokens", {"name": "v", "role": "admin"}),
         ("DELETE", f"/api/tokens/{target['id']}", None),
     ):
-        rest_error(viewer.request(method, path, json=body), 403, "forbidden")
+        refused = rest_error(viewer.request(method, path, json=body), 403, "forbidden")
+        assert "see or change" in refused["message"]  # a read was told "change" (a walkthrough)
         with _client(server, None) as anonymous:
             rest_error(anonymous.request(method, path, json=body), 401, "unauthorized")
     assert next(r for r in admin.get("/api/tokens").json() if r["id"] == target["id"])["state"] == "active"

@@ -334,7 +334,10 @@ def run_bar() -> rx.Component:
         rx.cond(
             S.run_error != "",
             rx.callout(
-                S.run_error + " — your message is kept; Retry sends it again.",
+                S.run_error
+                + rx.cond(
+                    AuthState.is_admin, " — your message is kept; Retry sends it again.", " — an admin can retry it."
+                ),
                 color_scheme=rx.cond(S.run_status == "failed", "red", "gray"),
                 icon="triangle-alert",
                 size="1",
@@ -494,21 +497,28 @@ def conversations_page() -> rx.Component:
                 rx.vstack(
                     rx.cond(
                         AuthState.is_admin,
-                        rx.hstack(
-                            rx.input(
-                                value=S.new_title,
-                                on_change=S.set_new_title,
-                                placeholder="New conversation title",
-                                size="2",
+                        # a form: Enter in the title creates the conversation, as the + button does
+                        rx.form(
+                            rx.hstack(
+                                rx.input(
+                                    value=S.new_title,
+                                    on_change=S.set_new_title,
+                                    placeholder="New conversation title",
+                                    name="title",
+                                    size="2",
+                                    width="100%",
+                                    id="new-conversation-title",
+                                ),
+                                rx.icon_button(
+                                    rx.icon("plus", size=14),
+                                    type="submit",
+                                    id="new-conversation",
+                                    aria_label="New conversation",
+                                ),
                                 width="100%",
-                                id="new-conversation-title",
                             ),
-                            rx.icon_button(
-                                rx.icon("plus", size=14),
-                                on_click=S.create_conversation,
-                                id="new-conversation",
-                                aria_label="New conversation",
-                            ),
+                            on_submit=S.submit_new_conversation,
+                            reset_on_submit=False,
                             width="100%",
                         ),
                     ),

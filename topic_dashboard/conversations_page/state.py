@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 from urllib.parse import urlencode
 
 import reflex as rx
@@ -179,6 +180,16 @@ class ConversationsState(SignedInState):
     @rx.event
     @admin_only
     def create_conversation(self) -> rx.event.EventSpec | None:
+        return self._create_conversation()
+
+    @rx.event
+    @admin_only
+    def submit_new_conversation(self, form_data: dict[str, Any]) -> rx.event.EventSpec | None:
+        """Enter in the title box, or its + button: the form's title is the one typed, whatever the debounce."""
+        self.new_title = str(form_data.get("title", self.new_title))
+        return self._create_conversation()
+
+    def _create_conversation(self) -> rx.event.EventSpec | None:
         with write_session() as session:
             created = service.create_conversation(
                 session=session, bot_id=self.bot_id, title=self.new_title, actor=actor_of(self._principal())

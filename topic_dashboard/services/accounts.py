@@ -97,7 +97,7 @@ class ApiTokenPublic(SQLModel):
 def require_admin(principal: Principal) -> None:
     """Raises AppError(forbidden) unless the principal is an admin."""
     if not principal.is_admin:
-        raise AppError("forbidden", "Only admins can change this; your account can read only.")
+        raise AppError("forbidden", "Only admins can do this (see or change it); your account is a viewer's.")
 
 
 def _check_role(role: str) -> None:
@@ -547,7 +547,12 @@ def change_password(
     if problems:
         raise AppError("weak_password", "; ".join(problems), field="new_password", problems=problems)
     user = _authenticate(
-        session, username, old_password, address, refusal="the current password is wrong", action="user.change_password"
+        session,
+        username,
+        old_password,
+        address,
+        refusal="the current (or one-time) password is wrong",
+        action="user.change_password",
     )
     was_one_time = user.must_change_password
     user.password_hash = hash_password(new_password)

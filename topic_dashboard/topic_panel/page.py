@@ -616,6 +616,18 @@ def _loading_rows() -> rx.Component:
     return rx.vstack(*[rx.skeleton(height="3.5rem", width="100%") for _ in range(6)], spacing="2", width="100%")
 
 
+def _hint_with_clear(hint: str) -> rx.Component:
+    """An empty list's hint and the button that does what it says."""
+    return rx.vstack(
+        rx.text(hint, size="2", color=rx.color("gray", 11), text_align="center"),
+        rx.button(
+            rx.icon("filter-x", size=14), "Clear filters", variant="soft", on_click=S.clear_filters, id="clear-filters"
+        ),
+        align="center",
+        spacing="2",
+    )
+
+
 def _empty_stream() -> rx.Component:
     return rx.cond(
         S.item_total == 0,
@@ -627,12 +639,14 @@ def _empty_stream() -> rx.Component:
             empty_state(
                 "search-x",
                 "No items match the search",
-                "Every word must appear in a title, the content or a tag. Try fewer words, or clear the filters.",
+                _hint_with_clear(
+                    "Every word must appear in a title, the content or a tag. Try fewer words, or clear the filters."
+                ),
             ),
             rx.cond(
                 (S.selection == "unread") | S.unread_only,
                 empty_state("circle-check-big", "All caught up", "Every item here is read."),
-                empty_state("search-x", "No items match", "Try another topic or clear the filters."),
+                empty_state("search-x", "No items match", _hint_with_clear("Try another topic or clear the filters.")),
             ),
         ),
     )

@@ -666,6 +666,12 @@ class TopicPanelState(SignedInState):
         return self._reload()
 
     @rx.event
+    def clear_filters(self) -> rx.event.EventSpec | None:
+        """The empty list's Clear filters: the search, level, tag and unread-only go; the topic stays."""
+        self.search_query, self.level_filter, self.tag_filter, self.unread_only = "", "any", "", False
+        return self._reload()
+
+    @rx.event
     def filter_by_tag(self, tag: str) -> rx.event.EventSpec | None:
         self.tag_filter = tag
         return self._reload()
