@@ -168,3 +168,19 @@ def test_a_viewer_reads_conversations_but_has_no_composer(page: Page, e2e_app: E
     for control in (chats.draft(), chats.send_button(), chats.add_guide_card_button(), chats.new_conversation_button()):
         expect(control).to_have_count(0)
     expect(page.get_by_text("Viewers read conversations; only admins write.")).to_be_visible()
+
+
+def test_a_conversation_fits_a_phone(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough at 390 px found the page 463 px wide: the list beside the conversation cut its reading
+    pane off. On a phone the list sits above it."""
+    bot_id, _ = _bot(e2e_app)
+    page.set_viewport_size({"width": 390, "height": 844})
+    chats = _open_conversations(page, e2e_app, bot_id)
+    chats.start("On the train")
+    expect(chats.heading("On the train")).to_be_visible()
+    chats.send("user", "Summarise today's build results in three lines, please.")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width
+    box = chats.draft().bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    page.screenshot(path=str(screenshot_path("conversations-phone.png")))

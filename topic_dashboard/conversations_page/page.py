@@ -431,6 +431,7 @@ def composer() -> rx.Component:
                 width="100%",
                 align="center",
                 spacing="2",
+                wrap="wrap",  # on a phone the buttons go under the hint instead of off the screen
             ),
             width="100%",
             padding_top="0.75rem",
@@ -488,6 +489,7 @@ def conversations_page() -> rx.Component:
             width="100%",
             align="center",
             spacing="4",
+            wrap="wrap",  # a long bot name goes under the title on a phone
             padding_bottom="1rem",
         ),
         rx.cond(
@@ -527,11 +529,15 @@ def conversations_page() -> rx.Component:
                         rx.foreach(S.conversations, _conversation),
                         rx.text("No conversations yet.", size="2", color=rx.color("gray", 11)),
                     ),
-                    width="18rem",
-                    min_width="14rem",
+                    # on a phone the list sits above the open conversation, full width (it pushed the page
+                    # to 463 px beside it); from a tablet up, beside it
+                    width=["100%", "100%", "18rem"],
+                    min_width=["0", "0", "14rem"],
                     spacing="1",
-                    padding_right="0.75rem",
-                    border_right=BORDER,
+                    padding_right=["0", "0", "0.75rem"],
+                    padding_bottom=["0.75rem", "0.75rem", "0"],
+                    border_right=["none", "none", BORDER],
+                    border_bottom=[BORDER, BORDER, "none"],
                 ),
                 rx.cond(
                     S.conversation_id != "",
@@ -552,8 +558,10 @@ def conversations_page() -> rx.Component:
                         composer(),
                         flex="1",
                         min_width="0",
+                        width="100%",
                         spacing="3",
-                        padding_left="0.75rem",
+                        padding_left=["0", "0", "0.75rem"],
+                        padding_top=["0.75rem", "0.75rem", "0"],
                     ),
                     empty_state(
                         "messages-square",
@@ -564,6 +572,7 @@ def conversations_page() -> rx.Component:
                 width="100%",
                 align="start",
                 spacing="0",
+                flex_direction=["column", "column", "row"],
             ),
         ),
         card_dialog(),
