@@ -28,6 +28,15 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+# The delivery settings' boxes as the page labels them (bots_page/page.py), for their errors.
+SETTING_LABELS = {
+    "fallback_policy": "When no topic fits",
+    "publish_rate_per_minute": "Publishes per minute",
+    "dedupe_window_seconds": "Dedupe window (seconds)",
+    "allow_remote_images": "Remote images",
+}
+
+
 @dataclasses.dataclass
 class BotRow:
     id: str = ""
@@ -441,7 +450,9 @@ class BotsState(SignedInState):
             )
         except ValidationError as exc:
             first = exc.errors()[0]
-            self.settings_error = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+            field = ".".join(str(p) for p in first["loc"])
+            # the box's own label, not the API's field name (a walkthrough read "publish_rate_per_minute: …")
+            self.settings_error = f"{SETTING_LABELS.get(field, field)}: {str(first['msg']).lower()}"
             return None
         try:
             with write_session() as session:
