@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
-from topic_dashboard.bots_page.state import BotRow, BotsState, ServerEntry
+from topic_dashboard.bots_page.state import SETTING_LABELS, BotRow, BotsState, ServerEntry
 from topic_dashboard.components.layout import empty_state, page_shell
 
 S = BotsState
@@ -360,7 +360,7 @@ def delivery_settings() -> rx.Component:
             ),
             rx.grid(
                 rx.vstack(
-                    rx.text("When no topic fits", size="2", weight="medium"),
+                    rx.text(SETTING_LABELS["fallback_policy"], size="2", weight="medium"),
                     rx.select.root(
                         rx.select.trigger(id="fallback-policy"),
                         rx.select.content(
@@ -374,7 +374,7 @@ def delivery_settings() -> rx.Component:
                     spacing="1",
                 ),
                 rx.vstack(
-                    rx.text("Publishes per minute", size="2", weight="medium"),
+                    rx.text(SETTING_LABELS["publish_rate_per_minute"], size="2", weight="medium"),
                     rx.input(
                         value=S.publish_rate,
                         on_change=S.set_publish_rate,
@@ -387,7 +387,7 @@ def delivery_settings() -> rx.Component:
                     spacing="1",
                 ),
                 rx.vstack(
-                    rx.text("Dedupe window (seconds)", size="2", weight="medium"),
+                    rx.text(SETTING_LABELS["dedupe_window_seconds"], size="2", weight="medium"),
                     rx.input(
                         value=S.dedupe_window,
                         on_change=S.set_dedupe_window,
@@ -399,7 +399,7 @@ def delivery_settings() -> rx.Component:
                     spacing="1",
                 ),
                 rx.vstack(
-                    rx.text("Remote images in items", size="2", weight="medium"),
+                    rx.text(SETTING_LABELS["allow_remote_images"], size="2", weight="medium"),
                     rx.hstack(
                         rx.switch(
                             checked=S.allow_images, on_change=S.set_allow_images, disabled=read_only, id="allow-images"

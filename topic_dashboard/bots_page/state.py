@@ -28,12 +28,12 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-# The delivery settings' boxes as the page labels them (bots_page/page.py), for their errors.
+# The delivery settings' boxes as the page labels them (bots_page/page.py), and their errors name them so.
 SETTING_LABELS = {
     "fallback_policy": "When no topic fits",
     "publish_rate_per_minute": "Publishes per minute",
     "dedupe_window_seconds": "Dedupe window (seconds)",
-    "allow_remote_images": "Remote images",
+    "allow_remote_images": "Remote images in items",
 }
 
 

@@ -28,7 +28,7 @@ from topic_dashboard.routing.analysis import analyse
 from topic_dashboard.routing.calibration import Calibration, calibration, ngram_features, noise_signals, topic_features
 from topic_dashboard.routing.compiled import CompiledRules, CompiledTopic
 from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, offer_lead, progress_rest
-from topic_dashboard.routing.scoring import TopicScore, said_exclusions, score_topics
+from topic_dashboard.routing.scoring import TopicScore, exclusion_said, score_topics
 from topic_dashboard.routing.semantic import (
     MessageVectors,
     SemanticIndex,
@@ -330,12 +330,15 @@ def evidence(
         message.reads_result = lambda noise: model_overrules(noise, known, read, request)
     scores = score_topics(compiled, message, veto_from=MATCH_THRESHOLD)
     sims = similarities(semantic, vectors.meaning)
-    for s in scores:  # said and meant by the same exclusion: its words are here and it is the closest in meaning
+    # Said and meant by one exclusion, for a topic the rules' veto did not look at: the exclusion the message is
+    # closest to in meaning, closer than to anything the topic includes (`_excluded_by_meaning`'s test, so the
+    # words are read only where meaning already points there), has its words in the message.
+    for s in scores:
         sim = sims.get(s.topic.key)
-        if s.vetoed_by is None and sim is not None and sim.exclude_label is not None:
-            said = said_exclusions(compiled, s.topic, message)
-            if sim.exclude_label in said:
-                s.said_excluded = f'{sim.exclude_label} "{said[sim.exclude_label]}"'
+        if s.vetoed_by is None and sim is not None and sim.exclude is not None and sim.exclude > sim.best:
+            cond = next((c for c in s.topic.excludes if c.label == sim.exclude_label), None)
+            if cond is not None and exclusion_said(compiled, cond, message):
+                s.said_excluded = f'{cond.label} "{cond.text}"'
     return Evidence(
         scores,
         reading,

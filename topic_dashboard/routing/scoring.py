@@ -178,25 +178,16 @@ def _include_score(
     return min(1.5, best + EXTRA_ALT_WEIGHT * extra), best_hits + extra_hits
 
 
-def said_exclusions(compiled: CompiledRules, topic: CompiledTopic, msg: Message) -> dict[str, str]:
-    """The exclude_when texts whose words the message has (by the veto's coverage), label -> text, whatever
-    the topic's rule score: "said" of "said and meant" for the choice by meaning (engine._excluded_by_meaning;
-    the engine keeps the one the message is also closest to in meaning). A veto is checked only for topics
-    the rules already match; a topic the model prefers on meaning alone ("Cloud bill … up 12%" for markets)
-    must still meet its own "cloud bills" exclusion."""
-    said: dict[str, str] = {}
-    for cond in topic.excludes:
-        if _negated(cond, msg.values):
-            continue
-        for alt in cond.alts:
-            if (
-                not alt.meta
-                and alt.total >= VETO_MIN_WEIGHT
-                and _alt_score(compiled, alt, msg.values)[1] >= VETO_COVERAGE
-            ):
-                said[cond.label] = cond.text
-                break
-    return said
+def exclusion_said(compiled: CompiledRules, cond: Condition, msg: Message) -> bool:
+    """Whether the message has the words of the exclude_when `cond` (the veto's coverage), whatever the
+    topic's rule score: "said" of "said and meant" for the choice by meaning (engine.evidence). A veto is
+    checked only for topics the rules already match; a topic the model prefers on meaning alone ("Cloud
+    bill … up 12%" for markets) must still meet its own "cloud bills" exclusion."""
+    return not _negated(cond, msg.values) and any(not alt.meta and _alt_said(compiled, alt, msg) for alt in cond.alts)
+
+
+def _alt_said(compiled: CompiledRules, alt: Alt, msg: Message) -> bool:
+    return alt.total >= VETO_MIN_WEIGHT and _alt_score(compiled, alt, msg.values)[1] >= VETO_COVERAGE
 
 
 def _veto(compiled: CompiledRules, topic: CompiledTopic, msg: Message) -> str | None:
@@ -208,7 +199,7 @@ def _veto(compiled: CompiledRules, topic: CompiledTopic, msg: Message) -> str | 
             if alt.meta:
                 if msg.looks_like(alt.meta):
                     return f'{cond.label} "{cond.text}"'
-            elif alt.total >= VETO_MIN_WEIGHT and _alt_score(compiled, alt, msg.values)[1] >= VETO_COVERAGE:
+            elif _alt_said(compiled, alt, msg):
                 return f'{cond.label} "{cond.text}"'
     if topic.negatives:
         vec, norm = msg.bag()
