@@ -114,7 +114,7 @@ STAYS_OUT_OF: dict[str, dict[str, str]] = {
 # `_excluded_by_meaning`); the Chinese plan beside the English-only template, until the stream model (work
 # not done yet, routing/calibration.py) kept it out. They now pass like any other case.
 # An English cloud bill beside the English template was a miss too until an exclusion said and meant held for a
-# topic the rules alone did not match (session 41, routing/scoring.py `said_exclusion`).
+# topic the rules alone did not match (session 41, routing/scoring.py `exclusion_said`).
 _DESIGN_AS_WRITTEN = (
     "the mixed set's finance_market is the design's example as written, which excludes no bills; the model "
     "reads a cloud bill 'up 12%' as close to market moves (the English and Chinese variants exclude cloud bills)"
