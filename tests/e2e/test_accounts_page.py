@@ -147,3 +147,29 @@ def test_a_viewer_has_no_accounts_link_and_the_page_shows_no_data(page: Page, e2
     expect(page.get_by_text("Only admins manage accounts")).to_be_visible(timeout=PAGE_LOAD_MS)
     expect(people.people_table()).to_have_count(0)
     expect(people.new_username()).to_have_count(0)
+
+
+def test_the_token_form_names_its_boxes_plainly_and_its_errors_name_them_so(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough read "expires in … days" beside the box and "expires_days: …" or "expires in: …"
+    under it. The boxes are labelled ("Name", "Role", "Expires in (days)"), and an error names its box so."""
+    admin = unique("acc-admin")
+    log_in(page, e2e_app, admin, role="admin", landing="/accounts")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    people = AccountsPage(page, e2e_app.url)
+    people.expect_open()
+    expect(page.get_by_label("Name", exact=True)).to_have_id("new-token-name")
+    expect(page.get_by_label("Expires in (days)", exact=True)).to_have_id("new-token-days")
+    expect(page.locator("label[for=new-token-role]")).to_have_text("Role")
+
+    people.token_name_field().fill(unique("acc-token"))
+    in_range = f"Expires in (days): a whole number of days from 1 to {accounts.MAX_API_TOKEN_DAYS}"
+    for days in ("0", "soon", str(accounts.MAX_API_TOKEN_DAYS + 1)):
+        people.token_days_field().fill(days)
+        people.press_create_token()
+        expect(people.token_error()).to_have_text(in_range)
+    page.screenshot(path=str(screenshot_path("accounts-token-form-error.png")))
+
+    people.token_name_field().fill(" ")
+    people.token_days_field().fill("7")
+    people.press_create_token()
+    expect(people.token_error()).to_have_text("Name: 1-100 characters")

@@ -1,15 +1,18 @@
-"""Log in, see the shell and its navigation, switch theme, log out."""
+"""Log in, see the shell and its navigation (which marks the page open), switch theme, change the
+password and come back, log out."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
+from sqlmodel import Session
 
-from tests.e2e.accounts_support import PAGE_LOAD_MS, PASSWORD, ensure_user, submit_login
+from tests.e2e.accounts_support import PAGE_LOAD_MS, PASSWORD, ensure_user, log_in, submit_login, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.pages.shell import Shell
+from topic_dashboard.services import accounts
 
 pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
@@ -76,3 +79,60 @@ def test_log_in_see_the_shell_navigate_and_log_out(page: Page, e2e_app: E2EApp) 
     expect(page).to_have_url(re.compile(r"/login/?$"))
     page.goto(e2e_app.path("/rules"))
     expect(page).to_have_url(re.compile(r"/login/?$"))
+
+
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+def _background(link: Locator) -> str:
+    background: str = link.evaluate("e => getComputedStyle(e).backgroundColor")
+    return background
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_navigation_marks_the_page_that_is_open(page: Page, e2e_app: E2EApp, size: str) -> None:
+    """A walkthrough found the navigation (icons only on a phone) saying nowhere which page is open:
+    the open page's link is marked, to the eye (its own background) and to a screen reader
+    (aria-current="page"), and the mark follows a click to another page."""
+    page.set_viewport_size(SIZES[size])
+    log_in(page, e2e_app, "ada", "admin", landing="/bots")
+    shell = Shell(page, e2e_app.url)
+    shell.expect_title("Bots")
+    current = shell.current_page_link()
+    expect(current).to_have_count(1)
+    expect(current).to_have_accessible_name("Bots")
+    assert _background(current) not in ("rgba(0, 0, 0, 0)", _background(shell.shown_nav_link("Rules")))
+    page.screenshot(path=str(screenshot_path(f"nav-current-{size}.png")))
+
+    shell.shown_nav_link("Audit").click()
+    shell.expect_title("Audit")
+    expect(shell.current_page_link()).to_have_accessible_name("Audit")
+    expect(shell.current_page_link()).to_have_count(1)
+    expect(shell.shown_nav_link("Bots")).not_to_have_attribute("aria-current", "page")
+
+
+def test_the_change_password_page_leads_back_to_the_app(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough found no way back from the Change password page but the browser's."""
+    page.set_viewport_size(SIZES["desktop"])
+    log_in(page, e2e_app, "ada", "admin", landing="/bots")
+    shell = Shell(page, e2e_app.url)
+    shell.expect_title("Bots")
+    page.locator("#change-own-password").click()
+    expect(page).to_have_url(re.compile(r"/change-password/?$"))
+    expect(shell.back_to_topics()).to_be_visible(timeout=PAGE_LOAD_MS)
+    page.screenshot(path=str(screenshot_path("change-password.png")))
+    shell.back_to_topics().click()
+    shell.expect_title("Topics")
+    expect(page).to_have_url(re.compile(r"/(\?.*)?$"))
+
+
+def test_a_one_time_password_offers_no_way_around_choosing_ones_own(page: Page, e2e_app: E2EApp) -> None:
+    """While a reset's one-time password is in use every page leads back to the form: no link away."""
+    name = unique("one-time")
+    with Session(e2e_app.engine) as session:
+        accounts.create_user(
+            session=session, username=name, password=PASSWORD, role="viewer", must_change_password=True
+        )
+    log_in(page, e2e_app, name, "viewer", landing="/change-password")
+    expect(page.locator("#change-password-reason")).to_contain_text("one-time password", timeout=PAGE_LOAD_MS)
+    expect(Shell(page, e2e_app.url).back_to_topics()).to_have_count(0)

@@ -432,3 +432,61 @@ def test_a_row_tells_its_time_as_people_read_it(page: Page, e2e_app: E2EApp) -> 
     assert re.match(r"\d{4}-\d{2}-\d{2}T", stamp), stamp
     expect(panel.row(item_id)).to_have_accessible_name(re.compile(r"Build 77 passed.*just now"))
     expect(panel.row(item_id)).not_to_have_accessible_name(re.compile(re.escape(stamp[:10])))
+
+
+def test_a_rows_snippet_reads_as_plain_text_in_the_list_and_in_a_search(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough saw **bold**, # headings, [links](url), backticks and list markers raw in the line
+    under a row's title; a search result's line kept every mark. Both read as the words alone."""
+    bot_id, _ = make_bot(e2e_app, "ci")
+    markdown = (
+        "## Nightly *summary*\n\n"
+        "1. **guava** build [passed](https://ci.example/runs/7)\n"
+        "2. `make test` green\n"
+        "   - [x] lint\n\n"
+        "> see the [runbook][rb]\n\n"
+        "[rb]: https://ci.example/runbook"
+    )
+    item = seed(e2e_app, bot_id, topic_key="ci", title="Nightly report", content=markdown)
+    plain = "Nightly summary guava build passed make test green lint see the runbook"
+    page.set_viewport_size({"width": 1280, "height": 800})
+    log_in(page, e2e_app)
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.row_snippet(item)).to_have_text(plain)
+    page.screenshot(path=str(screenshot_path("row-snippet-plain.png")))
+
+    panel.search("guava")
+    expect(panel.row_search_hits(item)).to_have_text(["guava"])
+    expect(panel.row_snippet(item)).to_have_text(plain)
+    page.screenshot(path=str(screenshot_path("row-snippet-plain-search.png")))
+
+
+def test_the_key_legend_shows_with_a_keyboard_but_not_on_a_touch_screen(
+    e2e_app: E2EApp, new_context: CreateContextCallback
+) -> None:
+    """A walkthrough on a phone found the keyboard legend under the list, where there is no keyboard.
+    A touch screen (no hover, a coarse pointer) shows neither the legend nor the detail pane's
+    "? all shortcuts" and says only "Click an item."; a desktop with a mouse shows them all."""
+    bot_id, _ = make_bot(e2e_app, "ci")
+    item = seed(e2e_app, bot_id, topic_key="ci", title="Build 8 passed")
+    for name, viewport in (("phone", {"width": 390, "height": 844}), ("tablet", {"width": 1024, "height": 768})):
+        touch = TopicPanel(new_context(viewport=viewport, is_mobile=True, has_touch=True).new_page(), e2e_app.url)
+        assert touch.page.evaluate("matchMedia('(hover: none) and (pointer: coarse)').matches")
+        log_in(touch.page, e2e_app)
+        touch.open(bot_id)
+        expect(touch.row(item)).to_be_visible()
+        expect(touch.key_hints()).to_be_hidden()
+        expect(touch.all_shortcuts_hint()).to_be_hidden()
+        if name == "tablet":  # a phone shows the detail pane only with an item open
+            expect(touch.open_an_item_hint()).to_have_text("Click an item.", use_inner_text=True)
+        touch.page.screenshot(path=str(screenshot_path(f"key-legend-touch-{name}.png")))
+
+    desktop = TopicPanel(new_context(viewport={"width": 1280, "height": 800}).new_page(), e2e_app.url)
+    log_in(desktop.page, e2e_app)
+    desktop.open(bot_id)
+    expect(desktop.row(item)).to_be_visible()
+    expect(desktop.key_hints()).to_be_visible()
+    expect(desktop.all_shortcuts_hint()).to_be_visible()
+    expect(desktop.open_an_item_hint()).to_have_text(
+        "Click an item, or move with j / k and open it with o.", use_inner_text=True
+    )
+    desktop.page.screenshot(path=str(screenshot_path("key-legend-desktop.png")))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from topic_dashboard.accounts_page.state import AccountRow, AccountsState, TokenRow
+from topic_dashboard.accounts_page.state import TOKEN_LABELS, AccountRow, AccountsState, TokenRow
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.services.accounts import MAX_API_TOKEN_DAYS, ROLES
 
@@ -12,10 +12,10 @@ S = AccountsState
 
 
 def _role_select(
-    value: rx.Var[str], on_change: rx.EventHandler | rx.event.EventSpec, label: rx.Var[str] | str
+    value: rx.Var[str], on_change: rx.EventHandler | rx.event.EventSpec, label: rx.Var[str] | str, **props: str
 ) -> rx.Component:
     return rx.select.root(
-        rx.select.trigger(aria_label=label, width="6rem"),
+        rx.select.trigger(aria_label=label, width="6rem", **props),
         rx.select.content(*[rx.select.item(role, value=role) for role in ROLES]),
         value=value,
         on_change=on_change,
@@ -225,31 +225,46 @@ def _token_row(token: TokenRow) -> rx.Component:
     )
 
 
+def _labelled(label: str, input_id: str, field: rx.Component) -> rx.Component:
+    """A box with its label beside it (a <label for=…>: it names the box, and a click on it focuses it)."""
+    return rx.hstack(
+        rx.text(label, as_="label", size="2", custom_attrs={"for": input_id}),
+        field,
+        align="center",
+        spacing="2",
+    )
+
+
 def _new_token() -> rx.Component:
     return _create_form(
         (
-            rx.input(
-                value=S.new_token_name,
-                on_change=S.set_new_token_name,
-                placeholder="who uses it (e.g. ci-export)",
-                aria_label="New token's name",
-                id="new-token-name",
-                width="14rem",
+            _labelled(
+                TOKEN_LABELS["name"],
+                "new-token-name",
+                rx.input(
+                    value=S.new_token_name,
+                    on_change=S.set_new_token_name,
+                    placeholder="who uses it (e.g. ci-export)",
+                    id="new-token-name",
+                    width="14rem",
+                ),
             ),
-            _role_select(S.new_token_role, S.set_new_token_role, "Role of the new token"),
-            rx.hstack(
-                rx.text("expires in", size="2"),
+            _labelled(
+                TOKEN_LABELS["role"],
+                "new-token-role",
+                _role_select(S.new_token_role, S.set_new_token_role, "Role of the new token", id="new-token-role"),
+            ),
+            _labelled(
+                TOKEN_LABELS["expires_days"],
+                "new-token-days",
                 rx.input(
                     value=S.new_token_days,
                     on_change=S.set_new_token_days,
                     input_mode="numeric",
-                    aria_label=f"Days until the token expires (1 to {MAX_API_TOKEN_DAYS})",
+                    placeholder=f"1 to {MAX_API_TOKEN_DAYS}",
                     id="new-token-days",
                     width="5.5rem",
                 ),
-                rx.text("days", size="2"),
-                align="center",
-                spacing="1",
             ),
             rx.button(rx.icon("key-round", size=14), "Create token", type="submit", id="create-token"),
         ),

@@ -24,6 +24,19 @@ CONFIRMABLE = {
     "revoke_token": "Revoke",
 }
 
+# The new API token's boxes as the page labels them (accounts_page/page.py), and their errors name them so
+# (a walkthrough read "expires in" beside the box and "expires_days: …" under it).
+TOKEN_LABELS = {"name": "Name", "role": "Role", "expires_days": "Expires in (days)"}
+
+
+def _token_error(error: AppError) -> str:
+    """The service's message, its field ("expires_days: …") named as the form labels it."""
+    field = error.field or ""
+    label = TOKEN_LABELS.get(field)
+    if label is None or not error.message.startswith(field):
+        return error.message
+    return label + error.message[len(field) :]
+
 
 @dataclasses.dataclass
 class AccountRow:
@@ -284,7 +297,8 @@ class AccountsState(SignedInState):
         try:
             days = int(self.new_token_days.strip())
         except ValueError:
-            self.new_token_error = f"expires in: a whole number of days from 1 to {accounts.MAX_API_TOKEN_DAYS}"
+            label = TOKEN_LABELS["expires_days"]
+            self.new_token_error = f"{label}: a whole number of days from 1 to {accounts.MAX_API_TOKEN_DAYS}"
             return None
         try:
             with write_session() as session:
@@ -296,7 +310,7 @@ class AccountsState(SignedInState):
                     actor=actor_of(self._principal()),
                 )
         except AppError as error:
-            self.new_token_error = error.message
+            self.new_token_error = _token_error(error)
             return None
         self.new_token_name, self.new_token_error, self.new_token_role = "", "", "viewer"
         self.new_token_days = str(accounts.DEFAULT_API_TOKEN_DAYS)

@@ -143,8 +143,22 @@ def login_page() -> rx.Component:
     )
 
 
+def _back_to_topics() -> rx.Component:
+    """The way back to the app without changing anything. Not while a reset's one-time password is in
+    use: every page leads back here until a new password is chosen."""
+    return rx.cond(
+        ~AuthState.must_change_password,
+        rx.link(
+            rx.hstack(rx.icon("arrow-left", size=14), rx.text("Back to topics", size="2"), spacing="1", align="center"),
+            href="/",
+            id="back-to-topics",
+        ),
+    )
+
+
 def change_password_page() -> rx.Component:
     return _auth_card(
+        _back_to_topics(),
         rx.text(AuthState.username, size="2", weight="medium", id="current-user"),
         change_password_form(),
     )

@@ -7,6 +7,9 @@ import json
 import reflex as rx
 
 SCRIPT_SRC = "/keyboard_shortcuts.js"  # assets/keyboard_shortcuts.js, loaded once in the page head
+# The class of what speaks of keys (the legend under the list, "? all shortcuts"): a touch screen, where
+# there is no keyboard, does not show it (assets/styles.css).
+KEYBOARD_ONLY = "keyboard-only"
 
 
 def shortcuts(bindings: dict[str, str]) -> rx.Component:

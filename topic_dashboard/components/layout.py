@@ -22,8 +22,13 @@ def _for_admins(link: rx.Component) -> rx.Component:
     return rx.cond(AuthState.role == "admin", link)
 
 
-def _nav_link(label: str, href: str, icon: str) -> rx.Component:
-    active = rx.State.router.url.path == href  # type: ignore[attr-defined]
+def _current(label: str, current: str) -> dict[str, str]:
+    """The open page's link says so to screen readers too (each page names itself to `page_shell`)."""
+    return {"aria-current": "page"} if label == current else {}
+
+
+def _nav_link(label: str, href: str, icon: str, current: str) -> rx.Component:
+    active = label == current
     return rx.link(
         rx.hstack(rx.icon(icon, size=16), rx.text(label, size="2"), spacing="2", align="center"),
         href=href,
@@ -31,24 +36,47 @@ def _nav_link(label: str, href: str, icon: str) -> rx.Component:
         padding_x="0.75rem",
         padding_y="0.5rem",
         border_radius="var(--radius-2)",
-        color=rx.cond(active, rx.color("accent", 11), rx.color("gray", 11)),
-        background=rx.cond(active, rx.color("accent", 3), "transparent"),
-        _hover={"background": rx.color("gray", 3)},
+        color=rx.color("accent", 11) if active else rx.color("gray", 11),
+        background=rx.color("accent", 3) if active else "transparent",
+        font_weight="500" if active else "400",
+        _hover={"background": rx.color("accent", 4) if active else rx.color("gray", 3)},
         id=f"nav-{label.lower()}",
+        custom_attrs=_current(label, current),
     )
 
 
-def sidebar() -> rx.Component:
+def _mobile_nav_link(label: str, href: str, icon: str, current: str) -> rx.Component:
+    """Icons only (a phone's width): the open page's icon on the accent, as the sidebar marks it."""
+    active = label == current
+    return rx.link(
+        rx.icon(icon, size=18),
+        href=href,
+        title=label,
+        aria_label=label,
+        padding="0.35rem",
+        display="flex",
+        border_radius="var(--radius-2)",
+        color=rx.color("accent", 11) if active else rx.color("gray", 11),
+        background=rx.color("accent", 4) if active else "transparent",
+        custom_attrs=_current(label, current),
+    )
+
+
+def sidebar(current: str) -> rx.Component:
     return rx.vstack(
         rx.hstack(
             rx.icon("layers", size=20, color=rx.color("accent", 9)),
             rx.heading("Topic Dashboard", size="3"),
             align="center",
         ),
-        rx.vstack(
-            *[_nav_link(*item) for item in NAV],
-            *[_for_admins(_nav_link(*item)) for item in ADMIN_NAV],
-            spacing="1",
+        rx.el.nav(
+            rx.vstack(
+                *[_nav_link(*item, current) for item in NAV],
+                *[_for_admins(_nav_link(*item, current)) for item in ADMIN_NAV],
+                spacing="1",
+                width="100%",
+            ),
+            aria_label="Pages",
             width="100%",
             margin_top="1rem",
         ),
@@ -90,13 +118,17 @@ def sidebar() -> rx.Component:
     )
 
 
-def mobile_nav() -> rx.Component:
+def mobile_nav(current: str) -> rx.Component:
     return rx.hstack(
-        *[rx.link(rx.icon(icon, size=18), href=href, title=label, padding="0.35rem") for label, href, icon in NAV],
-        *[
-            _for_admins(rx.link(rx.icon(icon, size=18), href=href, title=label, padding="0.35rem"))
-            for label, href, icon in ADMIN_NAV
-        ],
+        rx.el.nav(
+            rx.hstack(
+                *[_mobile_nav_link(*item, current) for item in NAV],
+                *[_for_admins(_mobile_nav_link(*item, current)) for item in ADMIN_NAV],
+                spacing="1",
+                align="center",
+            ),
+            aria_label="Pages",
+        ),
         rx.spacer(),
         rx.color_mode.button(size="1", variant="ghost", aria_label="Switch light or dark theme"),
         rx.icon_button(
@@ -112,11 +144,12 @@ def mobile_nav() -> rx.Component:
 
 
 def page_shell(*children: rx.Component, title: str) -> rx.Component:
-    """A logged-in page: sidebar, then the page's own content."""
+    """A logged-in page: sidebar, then the page's own content. `title` is the page's name in the
+    navigation (NAV), whose link then marks it as the page open."""
     return rx.hstack(
-        sidebar(),
+        sidebar(current=title),
         rx.vstack(
-            mobile_nav(),
+            mobile_nav(current=title),
             rx.box(alert_banner(), *children, width="100%", padding=["0.75rem", "1rem", "1.5rem"]),
             flex="1",
             min_width="0",

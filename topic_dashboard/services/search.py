@@ -10,9 +10,9 @@ highlighted, paged, combined with the panel's filters and each person's reading 
 Ranked in two tiers: items with every term in their title first, then the others; newest first
 within each (a cursor names the tier and the last id, so pages never shift).
 
-Every term must occur (AND); "quoted words" are one term. Case does not matter. The highlight is
-computed here as plain text parts, never HTML: the UI renders the parts, so a bot's text cannot
-smuggle markup through a search result.
+Every term must occur (AND); "quoted words" are one term. Case does not matter. The snippet is the
+content's words without their markdown marks, and the highlight is computed here as plain text parts,
+never HTML: the UI renders the parts, so a bot's text cannot smuggle markup through a search result.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
+from topic_dashboard.item_views.markdown import block_span, plain_text
 from topic_dashboard.models import ItemState, TopicItem
 from topic_dashboard.services.items import (
     MAX_PAGE,
@@ -197,13 +198,19 @@ def _contains(column: Any, term: str, postgres: bool) -> Any:
 
 
 def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
-    """About `width` characters of `text` (whitespace folded) around its first hit, with … where cut."""
-    flat = " ".join(text.split())
-    lowered = flat.lower()
+    """About `width` characters of markdown `text` as plain text (its words without the marks:
+    `plain_text`), around its first hit, with … where cut. Only the blocks around the hit are read."""
+    lowered = text.lower()
     first = min((i for i in (lowered.find(term) for term in terms) if i >= 0), default=0)
-    start = max(0, first - width // 3)
+    begin, finish = block_span(text, first - width, first + width, reach=4 * width)
+    flat = plain_text(text[begin:finish])
+    flat_lowered = flat.lower()
+    hit = min((i for i in (flat_lowered.find(term) for term in terms) if i >= 0), default=0)
+    start = max(0, hit - width // 3)
     end = min(len(flat), start + width)
-    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+    cut_before = start > 0 or bool(text[:begin].strip())
+    cut_after = end < len(flat) or bool(text[finish:].strip())
+    return ("…" if cut_before else "") + flat[start:end] + ("…" if cut_after else "")
 
 
 def highlight(text: str, terms: list[str]) -> list[TextPart]:

@@ -6,13 +6,12 @@ Only a view's declared fields are read; text fields that are markdown (`content`
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
 from topic_dashboard.item_views import safe_url
-from topic_dashboard.item_views.markdown import render_markdown
+from topic_dashboard.item_views.markdown import block_span, plain_text, render_markdown
 from topic_dashboard.services.items import ItemPublic
 from topic_dashboard.services.search import SearchHit
 from topic_dashboard.topic_panel.rows import CheckItem, ItemDetail, ItemRow, LabelValue, TextPart, TimelineEvent
@@ -31,15 +30,16 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
-# A link's target may hold parentheses of its own ("(javascript:alert(1))", "(https://w.org/Foo_(bar))").
-_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")
-_MARKS = re.compile(r"(\*\*|__|`|~~|^#+\s*|^>\s*|^[-*+]\s+)", re.MULTILINE)
-
-
 def plain_preview(markdown: str, limit: int = PREVIEW_CHARS) -> str:
-    """A one-line plain-text preview of markdown: link text kept, emphasis and heading marks dropped."""
-    text = _MARKS.sub("", _LINK.sub(r"\1", markdown))
-    return " ".join(text.split())[:limit]
+    """A one-line plain-text preview of markdown (`plain_text`: the words without the marks), read
+    from its opening blocks only, as many as fill `limit`: a long item costs what its opening costs."""
+    wanted = 2 * limit
+    while True:
+        _, end = block_span(markdown, 0, wanted, reach=2 * wanted)
+        preview = plain_text(markdown[:end])
+        if len(preview) >= limit or end >= len(markdown):
+            return preview[:limit]
+        wanted *= 4  # dense marks (links, tables) say little per character: read further
 
 
 def item_row(item: ItemPublic) -> ItemRow:

@@ -8,7 +8,7 @@ import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import BotOption
-from topic_dashboard.components.keyboard import hidden_button, key_hint, shortcuts
+from topic_dashboard.components.keyboard import KEYBOARD_ONLY, hidden_button, key_hint, shortcuts
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.item_views.limits import LEVELS
 from topic_dashboard.topic_panel.move_control import bulk_move_control, move_control
@@ -1042,9 +1042,25 @@ def detail_column() -> rx.Component:
             # where to find them all.
             rx.vstack(
                 empty_state(
-                    "mouse-pointer-click", "Open an item", "Click an item, or move with j / k and open it with o."
+                    "mouse-pointer-click",
+                    "Open an item",
+                    rx.text(
+                        "Click an item",
+                        rx.el.span(", or move with j / k and open it with o", class_name=KEYBOARD_ONLY),
+                        ".",
+                        size="2",
+                        color=rx.color("gray", 11),
+                        text_align="center",
+                        id="open-an-item-hint",
+                    ),
                 ),
-                rx.hstack(key_hint("?", "all shortcuts"), justify="center", width="100%"),
+                rx.hstack(
+                    key_hint("?", "all shortcuts"),
+                    justify="center",
+                    width="100%",
+                    id="all-shortcuts-hint",
+                    class_name=KEYBOARD_ONLY,
+                ),
                 width="100%",
             ),
         ),
@@ -1144,6 +1160,7 @@ def topic_panel_page() -> rx.Component:
                     spacing="4",
                     padding_top="0.5rem",
                     id="key-hints",
+                    class_name=KEYBOARD_ONLY,
                 ),
                 keyboard(),
                 # Updates are pushed (S.follow); this says when the page mounts and every few seconds

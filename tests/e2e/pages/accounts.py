@@ -97,6 +97,19 @@ class AccountsPage(Shell):
         self.page.locator("#create-token").click()
         return self.shown_secret()
 
+    def token_name_field(self) -> Locator:
+        return self.page.locator("#new-token-name")
+
+    def token_days_field(self) -> Locator:
+        return self.page.locator("#new-token-days")
+
+    def press_create_token(self) -> None:
+        """Create token, whatever the form holds (an error stays under the form)."""
+        self.page.locator("#create-token").click()
+
+    def token_error(self) -> Locator:
+        return self.page.locator("#new-token-error")
+
     def new_token_role(self) -> Locator:
         return self.page.get_by_role("combobox", name="Role of the new token")
 

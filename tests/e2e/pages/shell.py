@@ -120,6 +120,19 @@ class Shell:
     def nav_link(self, name: str) -> Locator:
         return self.page.locator(f"#nav-{name}")
 
+    def shown_nav_link(self, label: str) -> Locator:
+        """The navigation's link to a page (e.g. "Bots") in the navigation on screen: the sidebar's,
+        or on a phone the icon bar's."""
+        return self.page.get_by_role("link", name=label, exact=True).filter(visible=True)
+
+    def current_page_link(self) -> Locator:
+        """The navigation link on screen that marks the page open (aria-current="page")."""
+        return self.page.locator("a[aria-current=page]").filter(visible=True)
+
+    def back_to_topics(self) -> Locator:
+        """The Change password page's way back to the app."""
+        return self.page.get_by_role("link", name="Back to topics")
+
     def document_root(self) -> Locator:
         """The page's root element: it carries the theme (class `dark` in the dark one)."""
         return self.page.locator("html")

@@ -53,6 +53,10 @@ class TopicPanel(Shell):
         """The title inside a row locator (e.g. `rows().first`)."""
         return row.locator(TopicPanel.ROW_TITLE)
 
+    def row_snippet(self, item_id: int) -> Locator:
+        """The one line of the item's content under a row's title (around the hit in a search)."""
+        return self.row(item_id).locator(".row-snippet")
+
     def row_link(self, item_id: int) -> Locator:
         """The row's title as a link (its `href` is the item's deep link)."""
         return self.row(item_id).locator("a.item-title")
@@ -347,6 +351,14 @@ class TopicPanel(Shell):
     # Keyboard help ---------------------------------------------------------------------------------
     def key_hints(self) -> Locator:
         return self.page.locator("#key-hints")
+
+    def all_shortcuts_hint(self) -> Locator:
+        """The "? all shortcuts" hint of the detail pane while no item is open."""
+        return self.page.locator("#all-shortcuts-hint")
+
+    def open_an_item_hint(self) -> Locator:
+        """What the detail pane says while no item is open: how to open one."""
+        return self.page.locator("#open-an-item-hint")
 
     def shortcut_help(self) -> Locator:
         return self.page.locator("#shortcut-help")

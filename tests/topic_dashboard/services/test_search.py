@@ -11,7 +11,7 @@ from topic_dashboard.models import TopicItem, User
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.items import ItemFilters, set_item_flags
 from topic_dashboard.services.publishing import PublishRequest, publish_item
-from topic_dashboard.services.search import highlight, items_in_view, parse_query, search_items
+from topic_dashboard.services.search import highlight, items_in_view, parse_query, search_items, snippet
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
 
 ITEMS = [
@@ -127,6 +127,34 @@ def test_search_pages_and_highlights_without_markup(session: Session) -> None:
     assert "".join(p.text for p in parts) == first.hits[0].item.title  # the text as it is, cut into parts
     assert [p.text for p in parts if p.hit] == ["kiwi"]
     assert [p.text for p in highlight("Kiwi and KIWI", ["kiwi"]) if p.hit] == ["Kiwi", "KIWI"]
+
+
+def test_a_snippet_is_the_contents_words_without_their_markdown(session: Session) -> None:
+    """A walkthrough saw a search result's snippet keep **bold**, # headings, [links](url) and backticks."""
+    bot_id, _ = _bot(session)
+    content = (
+        "## Nightly *report*\n\n"
+        "- [x] **kiwi** build [passed](https://ci.example/runs/7)\n"
+        "- `make test` green\n\n"
+        "> nothing else"
+    )
+    publish_item(
+        session=session,
+        bot_id=bot_id,
+        request=PublishRequest(topic_key="ci", title="Nightly", content=content, message_type="result"),
+    )
+    [hit] = search_items(session=session, bot_id=bot_id, query="kiwi").hits
+    assert "".join(p.text for p in hit.snippet_parts) == "Nightly report kiwi build passed make test green nothing else"
+    assert [p.text for p in hit.snippet_parts if p.hit] == ["kiwi"]
+
+
+def test_a_snippet_deep_in_a_long_item_is_cut_around_the_hit() -> None:
+    blocks = [f"**Step {n}** [log](https://ci.example/{n}) ok" for n in range(400)]
+    blocks[300] = "**Step 300** the *papaya* service failed"
+    text = "\n\n".join(blocks)
+    cut = snippet(text, ["papaya"], width=60)
+    assert cut.startswith("…") and cut.endswith("…") and "papaya" in cut
+    assert not set("*[]()") & set(cut) and "https" not in cut
 
 
 def test_a_bad_search_is_refused_with_a_field() -> None:

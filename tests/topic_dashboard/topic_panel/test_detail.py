@@ -1,4 +1,5 @@
-"""The detail pane's pure shaping of an item: timeline times read as date-times only when they are one."""
+"""The detail pane's pure shaping of an item: timeline times read as date-times only when they are one; the
+list row's one-line preview reads as plain text."""
 
 from __future__ import annotations
 
@@ -34,3 +35,27 @@ def test_timeline_times_are_read_as_date_times_only_when_they_are_one(text: str,
 )
 def test_the_row_preview_keeps_link_text_and_drops_the_target_whole(markdown: str, preview: str) -> None:
     assert plain_preview(markdown) == preview
+
+
+@pytest.mark.parametrize(
+    ("markdown", "preview"),
+    [
+        # what a walkthrough saw raw under a row's title
+        ("## Deploy *finished*\n\n1. orders\n2. payments", "Deploy finished orders payments"),
+        ("  - nested item\n  - [x] checked", "nested item checked"),
+        ("Heading\n=======\n\n| host | p99 |\n|---|---|\n| api | 850ms |", "Heading host p99 api 850ms"),
+        ("```bash\nmake deploy\n```", "make deploy"),
+        ("[the runbook][rb] says so\n\n[rb]: https://x.example/rb", "the runbook says so"),
+        ("5 \\* 3 &amp; `x`", "5 * 3 & x"),
+    ],
+)
+def test_the_row_preview_reads_as_plain_text(markdown: str, preview: str) -> None:
+    assert plain_preview(markdown) == preview
+
+
+def test_the_row_preview_of_a_long_item_is_its_opening_cut_to_the_limit() -> None:
+    long = "**Summary** of the night.\n\n" + "\n\n".join(
+        f"- [step {n}](https://x.example/{n}) done" for n in range(3000)
+    )
+    preview = plain_preview(long, limit=60)
+    assert preview == "Summary of the night. step 0 done step 1 done step 2 done st"
