@@ -31,8 +31,9 @@ def audit_tool_call(context: Any, tool: str, result: CallToolResult, latency_ms:
     except AppError:
         bot_id = None
     body = result.structured_content or {}
+    error: dict[str, Any] | None = None
     if result.is_error:
-        error = body.get("error") or {}
+        error = body.get("error") if isinstance(body.get("error"), dict) else {}
         code = error.get("code") if isinstance(error.get("code"), str) else None
         outcome = "error" if code == "internal_error" else "refused"
         topic_key, item_id = None, None
@@ -54,6 +55,7 @@ def audit_tool_call(context: Any, tool: str, result: CallToolResult, latency_ms:
                 topic_key=topic_key,
                 item_id=item_id,
                 latency_ms=latency_ms,
+                error=error or None,
             )
     except sa.exc.SQLAlchemyError:
         # The caller still gets its answer; the database being down is what /api/health reports.

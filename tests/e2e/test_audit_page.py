@@ -100,3 +100,50 @@ def test_an_admin_finds_who_did_what_filters_opens_a_detail_and_exports(page: Pa
     rows = list(csv.DictReader(io.StringIO(raw.lstrip("\ufeff"))))
     assert len(rows) == audit.rows().count() and {r["actor"] for r in rows} == {admin}
     assert "user.create" in {r["action"] for r in rows}
+
+
+def test_a_refused_bot_call_opens_to_say_what_was_refused_and_why_as_text(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough opened the Audit page after a bot's topic_publish was refused: the row had a code and no
+    way to see more. Opened, it names the tool and the bot, the code, the message the bot was answered (when
+    the row kept it) and what the code means; a message that quotes a bot's text shows that text, never markup."""
+    bot_id, token = make_bot(e2e_app, "builds")
+    assert mcp_publish(e2e_app, token, title="still going", content="...", message_type="progress")[0]  # refused
+    crafted = "<img src=x onerror=window.__auditPwned=1>"
+    with Session(e2e_app.engine) as session:  # a refusal kept with what the tool answered
+        audit_service.record_call(
+            session=session,
+            bot_id=bot_id,
+            tool="topic_publish",
+            outcome="refused",
+            error_code="topic_not_found",
+            error={"code": "topic_not_found", "message": f"there is no topic '{crafted}'; call topic_list_topics"},
+        )
+        bot_name = (session.get(Bot, bot_id) or Bot(name="?")).name
+    log_in(page, e2e_app, unique("audit-viewer"), role="viewer")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    audit = AuditPage(page, e2e_app.url).open()
+    audit.filter_actor(bot_name)
+    expect(audit.rows()).to_have_count(2)
+
+    progress = audit.rows().filter(has_text="filtered_progress")
+    detail = audit.open_detail(progress)
+    expect(page.get_by_role("dialog")).to_contain_text("topic_publish refused")
+    expect(audit.detail_fact("tool")).to_contain_text("topic_publish")
+    expect(audit.detail_fact("bot")).to_contain_text(f"{bot_name} ({bot_id})")
+    expect(audit.detail_fact("outcome")).to_contain_text("refused")
+    expect(audit.detail_fact("error_code")).to_contain_text("filtered_progress")
+    expect(audit.detail_fact("meaning")).to_contain_text("Progress updates never go to a topic")
+    expect(detail).to_be_visible()
+    page.wait_for_function("document.getAnimations().every((a) => a.playState !== 'running')")  # opened
+    page.screenshot(path=str(screenshot_path("audit-refused-detail.png")))
+    audit.close_detail()
+
+    missing = audit.rows().filter(has_text="topic_not_found")
+    audit.open_detail(missing)
+    message = audit.detail_fact("message")
+    expect(message).to_contain_text(f"there is no topic '{crafted}'; call topic_list_topics")
+    expect(audit.detail().locator("img")).to_have_count(0)
+    assert page.evaluate("window.__auditPwned") is None
+    expect(audit.detail_json()).to_have_count(0)  # the facts say all the row kept
+    page.wait_for_function("document.getAnimations().every((a) => a.playState !== 'running')")  # opened
+    page.screenshot(path=str(screenshot_path("audit-refused-message.png")))

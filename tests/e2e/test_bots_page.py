@@ -5,6 +5,7 @@ it; viewers see the list only."""
 from __future__ import annotations
 
 import json
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from tests.support.mcp import mcp_client, run_async
 from topic_dashboard.models import Bot
 from topic_dashboard.security import BOT_TOKEN_PREFIX
 from topic_dashboard.services.bots import create_bot
+from topic_dashboard.services.topics import get_topic_settings
 
 pytestmark = [pytest.mark.e2e, pytest.mark.private_instance]
 
@@ -154,7 +156,7 @@ def test_the_mcp_config_editor_keeps_topic_mcp_locked_saves_its_timeout_and_chec
 
     bots.open_config(bot_id)
     editor = bots.config_editor()
-    expect(editor).to_contain_text(f"MCP servers of {name}")
+    expect(bots.config_title()).to_have_text(f"Settings of {name}")
     locked = bots.locked_server("topic_mcp")
     expect(locked).to_contain_text("topic_mcp")
     expect(bots.locked_server("ccweb")).to_contain_text("/api/mcp/ccweb")  # the second managed entry
@@ -291,8 +293,6 @@ def test_a_viewer_sees_the_list_without_create_rotate_or_delete(page: Page, e2e_
 
 
 def test_delivery_settings_are_edited_and_refused_when_out_of_bounds(page: Page, e2e_app: E2EApp) -> None:
-    from topic_dashboard.services.topics import get_topic_settings
-
     bot_id, _, _, _ = _bot(e2e_app)
     bots = _open_bots(page, e2e_app)
     bots.open_config(bot_id)
@@ -333,3 +333,109 @@ def test_a_connection_test_result_goes_when_the_address_it_tried_changes(page: P
     bots.save_chat_endpoint()
     expect(page.get_by_text("Chat endpoint saved")).to_be_visible()
     expect(bots.chat_check()).to_have_count(0)
+
+
+def test_on_a_phone_each_bot_is_a_card_whose_actions_are_in_reach_without_scrolling_sideways(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    """A walkthrough at 390 px found the bots in a seven-column table that scrolled sideways: Settings, Rotate
+    token and Delete sat off the screen. On a phone each bot is a card: its figures labelled, its actions in view."""
+    bot_id, name, _, _ = _bot(e2e_app)
+    page.set_viewport_size({"width": 390, "height": 844})
+    bots = _open_bots(page, e2e_app)
+    row = bots.bot_row(bot_id)
+    row.scroll_into_view_if_needed()
+    expect(row).to_contain_text(name)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width
+    # nothing in the list scrolls sideways inside the page either (the table's own scroll area did)
+    sideways = page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector + ', ' + selector + ' *')]
+            .filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
+            .map((e) => e.className + ' ' + e.scrollWidth + '>' + e.clientWidth)""",
+        BotsPage.TABLE,
+    )
+    assert sideways == [], sideways
+    actions = [
+        page.locator(f"#config-{bot_id}"),
+        row.get_by_role("link").filter(has_text="Topics"),
+        bots.rotate_button(bot_id),
+        bots.delete_button(bot_id),
+    ]
+    for action in actions:
+        expect(action).to_be_visible()
+        box = action.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    # each figure says what it is (the table's header row is not there to say it)
+    for label in ("Delivery", "Token age", "Last MCP call", "Items today"):
+        expect(row.locator(f"td[data-label='{label}']")).to_be_visible()
+    row.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_path("bots-phone.png")))
+
+    bots.open_config(bot_id)
+    expect(bots.config_title()).to_have_text(f"Settings of {name}")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width
+    bots.config_editor().screenshot(path=str(screenshot_path("bots-settings-phone.png")))
+
+
+def test_each_settings_section_has_its_own_named_save_and_says_beside_it_what_happened(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    """A walkthrough found three Save buttons in a bot's settings ("Save settings", "Save", "Save config") and
+    a toast in a corner: which one saved what? Each Save names its section, and beside it the section says
+    it has unsaved changes, what its save did, or why it was refused; the other sections say nothing."""
+    bot_id, _, _, path = _bot(e2e_app)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    bots = _open_bots(page, e2e_app)
+    bots.open_config(bot_id)
+    sections = {
+        "delivery-settings": ("Save delivery settings", "save-settings"),
+        "chat-endpoint": ("Save chat endpoint", "save-chat-endpoint"),
+        "mcp-servers": ("Save MCP servers", "save-config"),
+    }
+    editor = bots.config_editor()
+    expect(editor.get_by_role("button", name="Save", exact=True)).to_have_count(0)
+    for section, (label, _) in sections.items():
+        expect(bots.section(section).get_by_role("button", name=label, exact=True)).to_be_visible()
+    expect(editor.get_by_role("button", name=re.compile("^Save"))).to_have_count(3)
+
+    bots.publish_rate().fill("12")
+    expect(bots.save_status("save-settings")).to_have_text("Unsaved changes")
+    expect(bots.save_status("save-chat-endpoint")).to_have_text("")
+    expect(bots.save_status("save-config")).to_have_text("")
+    page.screenshot(path=str(screenshot_path("bots-settings-unsaved.png")))
+
+    bots.section("delivery-settings").get_by_role("button", name="Save delivery settings").click()
+    expect(bots.save_status("save-settings")).to_have_text("Delivery settings saved")
+    expect(bots.save_status("save-chat-endpoint")).to_have_text("")
+    with Session(e2e_app.engine) as session:
+        assert get_topic_settings(session=session, bot_id=bot_id).publish_rate_per_minute == 12
+    # beside its own button, not in a corner of the screen
+    button = bots.save_settings_button().bounding_box()
+    said = bots.save_status("save-settings").bounding_box()
+    assert button is not None and said is not None
+    assert abs((said["y"] + said["height"] / 2) - (button["y"] + button["height"] / 2)) < button["height"], (
+        button,
+        said,
+    )
+    assert 0 <= said["x"] - (button["x"] + button["width"]) < 40, (button, said)
+
+    bots.chat_url().fill("ftp://not-a-chat-endpoint")
+    expect(bots.save_status("save-chat-endpoint")).to_have_text("Unsaved changes")
+    expect(bots.save_status("save-settings")).to_have_text("Delivery settings saved")
+    bots.section("chat-endpoint").get_by_role("button", name="Save chat endpoint").click()
+    expect(bots.section("chat-endpoint").locator("#chat-error")).to_be_visible()
+    expect(bots.save_status("save-chat-endpoint")).to_have_text("Unsaved changes")
+    bots.chat_url().fill("http://127.0.0.1:18790/")
+    bots.save_chat_endpoint()
+    expect(bots.save_status("save-chat-endpoint")).to_have_text("Chat endpoint saved")
+    expect(bots.section("chat-endpoint").locator("#chat-error")).to_have_count(0)
+
+    bots.locked_timeout("topic_mcp").fill("90")
+    expect(bots.save_status("save-config")).to_have_text("Unsaved changes")
+    bots.section("mcp-servers").get_by_role("button", name="Save MCP servers").click()
+    expect(bots.save_status("save-config")).to_have_text("Saved to config.json")
+    assert _topic_mcp(path)["toolTimeout"] == 90
+    expect(page.locator("[data-sonner-toast]")).to_have_count(0)  # said where it happened, once
+    bots.config_editor().screenshot(path=str(screenshot_path("bots-settings-saved.png")))

@@ -13,6 +13,7 @@ from sqlmodel import Session
 
 from tests.e2e.accounts_support import log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
+from tests.e2e.pages.bots import BotsPage
 from tests.e2e.pages.conversations import ConversationsPage
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
@@ -184,3 +185,33 @@ def test_a_conversation_fits_a_phone(page: Page, e2e_app: E2EApp) -> None:
     box = chats.draft().bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     page.screenshot(path=str(screenshot_path("conversations-phone.png")))
+
+
+def test_without_a_chat_endpoint_the_hint_links_admins_to_its_setting_and_tells_viewers_who_sets_it(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    """A walkthrough read "this bot has no chat endpoint yet (Bots page)" and had to find the Bots page, the
+    bot and its settings alone. The hint links to the bot's chat endpoint; a viewer is told an admin sets it."""
+    bot_id, _ = _bot(e2e_app)
+    chats = _open_conversations(page, e2e_app, bot_id)
+    chats.start("Before the endpoint")
+    expect(chats.heading("Before the endpoint")).to_be_visible()
+    conversation_id = chats.opened_id()
+    expect(chats.send_hint()).to_contain_text("this bot has no chat endpoint yet: the message is kept, not sent")
+    link = chats.chat_endpoint_link()
+    expect(link).to_have_text("Set its chat endpoint")
+    expect(link).to_have_attribute("href", f"/bots?bot={bot_id}")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.screenshot(path=str(screenshot_path("conversations-no-endpoint.png")))
+
+    link.click()
+    bots = BotsPage(page, e2e_app.url)
+    expect(bots.config_title()).to_contain_text("Settings of conversations-bot")
+    expect(bots.chat_url()).to_be_focused()  # at the box the hint spoke of, scrolled into view
+    expect(bots.chat_url()).to_be_in_viewport()
+    page.screenshot(path=str(screenshot_path("bots-from-conversations.png")))
+
+    viewer = _open_conversations(page, e2e_app, bot_id, VIEWER, "viewer")
+    viewer.conversation(conversation_id).click()
+    expect(viewer.chat_endpoint_note()).to_contain_text("an admin sets it in the bot's settings on the Bots page")
+    expect(viewer.chat_endpoint_link()).to_have_count(0)

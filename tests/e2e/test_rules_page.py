@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -691,3 +692,55 @@ def test_a_topic_opens_from_the_keyboard_and_the_table_fits_beside_the_editor(pa
     assert box is not None and edge is not None
     assert edge["x"] + edge["width"] <= box["x"] + box["width"] + 1, (edge, box)  # no column behind a scroll
     page.screenshot(path=str(screenshot_path("rules-keyboard.png")))
+
+
+def test_the_open_topic_is_in_the_address_so_reload_a_link_and_back_reopen_it(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough opened a topic's rules, reloaded and found none open: the address kept only the bot, so
+    neither a reload, nor a link sent to a colleague, nor Back came back to the topic. A link to a topic the
+    bot has not (or to something that cannot be a topic key) opens nothing and says why, never an error page."""
+    bot_id, _ = _bot(e2e_app, "build_results")
+    rules = _open_rules(page, e2e_app, VIEWER, "viewer", bot_id)
+    rules.select("build_results")
+    expect(page).to_have_url(re.compile(rf"/rules\?bot={bot_id}&topic=build_results$"))
+
+    page.reload()
+    expect(rules.editor_key()).to_have_text("build_results", timeout=30_000)
+
+    rules.select("inbox")
+    expect(page).to_have_url(re.compile(r"&topic=inbox$"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"&topic=build_results$"))
+    expect(rules.editor_key()).to_have_text("build_results")
+    page.go_forward()
+    expect(rules.editor_key()).to_have_text("inbox")
+
+    # A link shared with someone else opens the same topic for them.
+    other = page.context.new_page()
+    shared = RulesPage(other, e2e_app.url).open_link(f"bot={bot_id}&topic=build_results", until_topic="build_results")
+    expect(shared.editor_key()).to_have_text("build_results")
+    expect(shared.link_note()).to_have_count(0)
+    other.close()
+
+    # A topic the bot has not: the page opens, nothing is opened, a note says why; the address drops it.
+    rules.open_link(f"bot={bot_id}&topic=payroll")
+    expect(rules.link_note()).to_contain_text("has no topic 'payroll' (deleted, or a mistyped link)")
+    expect(rules.editor_key()).to_have_count(0)
+    expect(page.get_by_text("Choose a topic")).to_be_visible()
+    expect(page).to_have_url(re.compile(rf"/rules\?bot={bot_id}$"))
+    rules.select("inbox")  # opening one puts the note away
+    expect(rules.link_note()).to_have_count(0)
+
+    # Something that cannot be a topic key is quoted back as text, not run or rendered.
+    crafted = "<img src=x onerror=window.__rulesPwned=1>"
+    rules.open_link(f"bot={bot_id}&topic={quote(crafted)}")
+    expect(rules.link_note()).to_contain_text(f"The link names '{crafted}', which is not a topic key")
+    expect(rules.link_note().locator("img")).to_have_count(0)
+    assert page.evaluate("window.__rulesPwned") is None
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.screenshot(path=str(screenshot_path("rules-link-note.png")))
+
+    # A link to a bot that is gone: the first bot shows and the link's topic is not opened on it.
+    rules.open_link("bot=no-such-bot&topic=inbox", until_topic="inbox")
+    expect(rules.link_note()).to_contain_text("There is no bot 'no-such-bot'")
+    expect(rules.link_note()).to_contain_text("its topic 'inbox' is not opened")
+    expect(rules.editor_key()).to_have_count(0)

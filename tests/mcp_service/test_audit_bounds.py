@@ -194,3 +194,25 @@ def test_a_flood_of_large_refused_calls_over_mcp_stays_bounded(server: LiveServe
     stored = server_session.exec(select(AuditLog).where(AuditLog.bot_id == bot.bot_id)).all()
     server_session.commit()
     assert len(stored) == len(rows)
+
+
+def test_a_refused_publish_over_mcp_keeps_what_the_bot_was_told_as_the_rows_detail(
+    server: LiveServer, server_session: Session
+) -> None:
+    """The Audit page opens a refused call to say why: the row keeps the tool error's code, message and field."""
+    bot, token = create_bot(session=server_session, name="told-why")
+
+    async def body() -> dict[str, Any]:
+        async with mcp_client(server.topic_mcp_url, token) as client:
+            result = await client.call_tool(
+                "topic_publish", {"title": "Done", "content": "done", "message_type": "gossip"}
+            )
+            assert result.is_error
+            return result_json(result)
+
+    answer = run_async(body)
+    [row] = _calls(server_session, bot.bot_id)
+    assert (row.outcome, row.error_code) == ("refused", answer["error"]["code"])
+    assert row.detail is not None
+    stored = json.loads(row.detail)["error"]
+    assert stored["message"] == answer["error"]["message"] and stored.get("field") == "message_type"

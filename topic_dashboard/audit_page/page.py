@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import reflex as rx
 
+from topic_dashboard.audit_page.detail import KIND_LABELS, DetailFact
 from topic_dashboard.audit_page.state import ALL, AuditRow, AuditState
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.services.audit import ACTIONS, MCP_TOOLS
 
 S = AuditState
 OUTCOMES = ("ok", "deduplicated", "updated", "refused", "error", "suppressed")
-KIND_LABELS = {"bot": "bot", "user": "person", "api_token": "API token", "system": "system"}
 
 
 def _outcome(row: AuditRow) -> rx.Component:
@@ -168,20 +168,51 @@ def filters() -> rx.Component:
     )
 
 
+def _fact(fact: DetailFact) -> rx.Component:
+    return rx.data_list.item(
+        rx.data_list.label(fact.label, min_width="9rem"),
+        # text, never markup: a message can quote what a bot sent
+        rx.data_list.value(rx.text(fact.value, size="2", overflow_wrap="anywhere", white_space="pre-wrap")),
+        id="audit-fact-" + fact.name,
+    )
+
+
 def detail_dialog() -> rx.Component:
-    """A row's detail as plain text: the stored JSON, never interpreted as HTML or Markdown."""
+    """A row opened: its facts (for a refusal: what was refused, the code, the message and what the code
+    means), then the recorded detail's JSON. All plain text, never interpreted as HTML or Markdown."""
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title(S.detail_title),
-            rx.el.pre(
-                S.detail_text,
-                font_size="12px",
-                white_space="pre-wrap",
-                overflow_wrap="anywhere",
-                overflow="auto",
-                max_height="60vh",
-                margin="0",
-                id="audit-detail-text",
+            rx.vstack(
+                rx.data_list.root(
+                    rx.foreach(S.detail_facts, _fact),
+                    size="2",
+                    width="100%",
+                    orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
+                    id="audit-detail-facts",
+                ),
+                rx.cond(
+                    S.detail_text != "",
+                    rx.vstack(
+                        rx.text("Recorded detail", size="2", weight="medium"),
+                        rx.el.pre(
+                            S.detail_text,
+                            font_size="12px",
+                            white_space="pre-wrap",
+                            overflow_wrap="anywhere",
+                            overflow="auto",
+                            max_height="50vh",
+                            margin="0",
+                            width="100%",
+                            id="audit-detail-text",
+                        ),
+                        spacing="1",
+                        width="100%",
+                    ),
+                ),
+                spacing="4",
+                width="100%",
+                id="audit-detail",
             ),
             rx.hstack(
                 rx.spacer(),

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import reflex as rx
 
+from topic_dashboard.audit_page.detail import DetailFact, detail_facts, detail_json, opens
 from topic_dashboard.auth.guard import SignedInState
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session
@@ -56,16 +56,6 @@ def _call_target(row: audit_service.AuditPublic) -> str:
     return f"topic:{row.topic_key}" if row.topic_key else ""
 
 
-def pretty_detail(detail: str | None) -> str:
-    """The stored JSON indented for reading (a detail cut to its bound is shown as stored)."""
-    if not detail:
-        return ""
-    try:
-        return json.dumps(json.loads(detail), ensure_ascii=False, indent=2)
-    except ValueError:
-        return detail
-
-
 class AuditState(SignedInState):
     bots: list[BotOption] = []
     bot_id: str = ALL
@@ -81,7 +71,8 @@ class AuditState(SignedInState):
     has_more: bool = False
     detail_open: bool = False
     detail_title: str = ""
-    detail_text: str = ""
+    detail_facts: list[DetailFact] = []
+    detail_text: str = ""  # the recorded detail as indented JSON ("" when the facts say all of it)
 
     @rx.event
     def load_page(self) -> None:
@@ -123,7 +114,7 @@ class AuditState(SignedInState):
             item_id=str(row.item_id or ""),
             latency_ms=row.latency_ms,
             calls=row.calls,
-            has_detail=bool(row.detail),
+            has_detail=opens(row),
         )
 
     def _load(self, before_id: int | None = None) -> None:
@@ -194,7 +185,8 @@ class AuditState(SignedInState):
 
     @rx.event
     def open_detail(self, audit_id: int) -> rx.event.EventSpec | None:
-        """Show one row's detail as plain text (read from the database: rows do not carry it)."""
+        """Show one row's facts and detail as plain text (read from the database: rows do not carry it); a
+        refused call says what was refused and why."""
         try:
             wanted = int(audit_id)
         except (TypeError, ValueError):
@@ -203,8 +195,10 @@ class AuditState(SignedInState):
             row = audit_service.get_call(session=session, audit_id=wanted)
         if row is None:
             return rx.toast.error("That audit row is not there")
-        self.detail_title = f"{row.tool} · {(row.created_at or '')[:19].replace('T', ' ')} UTC"
-        self.detail_text = pretty_detail(row.detail) or "No detail was recorded for this row."
+        shown = self._row(row, self._bot_names())
+        self.detail_title = f"{row.tool} {row.outcome} · {shown.created_at} UTC"
+        self.detail_facts = detail_facts(row, bot_name=shown.bot_name, actor=shown.actor)
+        self.detail_text = detail_json(row.detail)
         self.detail_open = True
         return None
 
@@ -212,7 +206,7 @@ class AuditState(SignedInState):
     def set_detail_open(self, value: bool) -> None:
         self.detail_open = value
         if not value:
-            self.detail_text = ""
+            self.detail_text, self.detail_facts = "", []
 
     @rx.event
     def export_csv(self) -> rx.event.EventSpec | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 import reflex as rx
 from pydantic import ValidationError
@@ -21,6 +22,15 @@ from topic_dashboard.services.audit import actor_of
 from topic_dashboard.settings import get_settings
 
 MANAGED_SERVERS = (LOCKED_SERVER, CCWEB_SERVER)  # written and locked by the dashboard
+# Scroll the chat endpoint into view once it is drawn (the settings open below the list) and put the caret in
+# its address box (an admin's; a viewer's is disabled and takes no focus).
+SHOW_CHAT_ENDPOINT = """(function show(tries) {
+  const section = document.getElementById("chat-endpoint");
+  if (!section) { if (tries > 0) requestAnimationFrame(() => show(tries - 1)); return; }
+  section.scrollIntoView({block: "start"});
+  const box = document.getElementById("chat-url");
+  if (box && !box.disabled) box.focus({preventScroll: true});
+})(120)"""
 
 
 def _count(number: int, noun: str) -> str:
@@ -87,16 +97,21 @@ class BotsState(SignedInState):
     chat_check: str = ""
     chat_check_ok: bool = False
     chat_checking: bool = False
+    chat_dirty: bool = False
+    chat_notice: str = ""  # what the last save did, shown beside its button
     config_bot_name: str = ""
     servers: list[ServerEntry] = []
     config_error: str = ""
     config_notice: str = ""
+    config_dirty: bool = False
     # delivery settings of the bot being configured
     fallback_policy: str = "inbox"
     publish_rate: str = "60"
     dedupe_window: str = "600"
     allow_images: bool = False
     settings_error: str = ""
+    settings_dirty: bool = False
+    settings_notice: str = ""
 
     @rx.var
     def mcp_url(self) -> str:
@@ -115,8 +130,15 @@ class BotsState(SignedInState):
         return next((bot.items_total for bot in self.bots if bot.id == self.confirm_bot_id), 0)
 
     @rx.event
-    def load_page(self) -> None:
+    def load_page(self) -> rx.event.EventSpec | None:
+        """on_load: the bots; `?bot=<id>` (a link from elsewhere, e.g. Conversations' "set its chat endpoint")
+        opens that bot's settings at its chat endpoint. An id that names no bot opens nothing."""
         self._load()
+        wanted = self.router.url.query_parameters.get("bot", "")
+        if not any(bot.id == wanted for bot in self.bots):
+            self.config_bot_id, self.servers = "", []
+            return None
+        return self._open_config(wanted) or rx.call_script(SHOW_CHAT_ENDPOINT)
 
     def _load(self) -> None:
         with read_session() as session:
@@ -234,12 +256,14 @@ class BotsState(SignedInState):
     def set_chat_url(self, value: str) -> None:
         if value.strip() != self.chat_url.strip():
             self.chat_check = ""  # a test result speaks of the address and key it tried, not of a new one
+            self.chat_dirty, self.chat_notice = True, ""
         self.chat_url = value
 
     @rx.event
     def set_chat_key_draft(self, value: str) -> None:
         if value.strip() != self.chat_key_draft.strip():
             self.chat_check = ""
+            self.chat_dirty, self.chat_notice = True, ""
         self.chat_key_draft = value
 
     @rx.event
@@ -260,11 +284,13 @@ class BotsState(SignedInState):
                     actor=actor_of(self._principal()),
                 )
         except AppError as error:
-            self.chat_error = error.message
+            self.chat_error, self.chat_notice = error.message, ""
             return None
-        self.chat_error, self.chat_key_draft = "", ""
+        self.chat_error, self.chat_key_draft, self.chat_dirty = "", "", False
         self.chat_url, self.chat_key_set = saved.chat_url or "", saved.key_set
-        return rx.toast.success("Chat endpoint saved" if saved.chat_url else "Chat endpoint removed")
+        # said beside the button that saved it (a toast in a corner left it unclear which of three saves ran)
+        self.chat_notice = "Chat endpoint saved" if saved.chat_url else "Chat endpoint removed"
+        return None
 
     @rx.event
     @admin_only
@@ -300,6 +326,14 @@ class BotsState(SignedInState):
 
     @rx.event
     def open_config(self, bot_id: str) -> rx.event.EventSpec | None:
+        """The bot's settings, below the list; the address names the bot (a reload reopens them)."""
+        failed = self._open_config(bot_id)
+        if failed:
+            return failed
+        url = "/bots?" + urlencode({"bot": bot_id})
+        return rx.call_script(f"window.history.replaceState(window.history.state, '', {json.dumps(url)})")
+
+    def _open_config(self, bot_id: str) -> rx.event.EventSpec | None:
         try:
             with read_session() as session:
                 endpoint = chat_service.get_chat_endpoint(session=session, bot_id=bot_id)
@@ -312,12 +346,13 @@ class BotsState(SignedInState):
             str(delivery.publish_rate_per_minute),
             str(delivery.dedupe_window_seconds),
         )
-        self.settings_error = ""
+        self.settings_error, self.settings_notice, self.settings_dirty = "", "", False
         self.chat_url, self.chat_key_set, self.chat_key_draft = endpoint.chat_url or "", endpoint.key_set, ""
         self.chat_error, self.chat_check, self.chat_check_ok = "", "", False
+        self.chat_notice, self.chat_dirty = "", False
         self.config_bot_id = bot_id
         self.config_bot_name = next((bot.name for bot in self.bots if bot.id == bot_id), bot_id)
-        self.config_error, self.config_notice = "", ""
+        self.config_error, self.config_notice, self.config_dirty = "", "", False
         self._set_servers(config.servers, show_secrets=self._is_admin())
         return None
 
@@ -353,14 +388,20 @@ class BotsState(SignedInState):
             dataclasses.replace(s, tool_timeout=timeout) if s.locked and s.name == name else s for s in self.servers
         ]
         self.config_error = ""
+        self._config_edited()
+
+    def _config_edited(self) -> None:
+        self.config_dirty, self.config_notice = True, ""
 
     @rx.event
     def set_server_json(self, name: str, text: str) -> None:
         self.servers = [dataclasses.replace(s, json_text=text) if s.name == name else s for s in self.servers]
+        self._config_edited()
 
     @rx.event
     def remove_server(self, name: str) -> None:
         self.servers = [s for s in self.servers if s.name != name or s.locked]
+        self._config_edited()
 
     @rx.event
     def add_server(self) -> None:
@@ -368,6 +409,7 @@ class BotsState(SignedInState):
         name = next(f"server_{n}" for n in range(1, 1000) if f"server_{n}" not in taken)
         template = {"type": "stdio", "command": "npx", "args": ["-y", "some-mcp-server"], "toolTimeout": 30}
         self.servers = [*self.servers, ServerEntry(name=name, kind="stdio", json_text=json.dumps(template, indent=2))]
+        self._config_edited()
 
     @rx.event
     def rename_server(self, old: str, new: str) -> None:
@@ -380,6 +422,7 @@ class BotsState(SignedInState):
             return
         self.config_error = ""
         self.servers = [dataclasses.replace(s, name=new) if s.name == old and not s.locked else s for s in self.servers]
+        self._config_edited()
 
     @rx.event
     @admin_only
@@ -410,32 +453,40 @@ class BotsState(SignedInState):
         except AppError as error:
             self.config_error = f"{error.field}: {error.message}" if error.field else error.message
             return None
-        self.config_error = ""
+        self.config_error, self.config_dirty = "", False
         self.config_notice = "Saved to config.json" + (" (the managed entries were put back)" if saved.restored else "")
         self._set_servers(saved.servers, show_secrets=True)
-        return rx.toast.success(self.config_notice)
+        return None
 
     # --- delivery settings ---------------------------------------------------------------------
 
     @rx.event
     def set_fallback_policy(self, value: str) -> None:
         self.fallback_policy = value
+        self._settings_edited()
 
     @rx.event
     def set_publish_rate(self, value: str) -> None:
         self.publish_rate = value
+        self._settings_edited()
 
     @rx.event
     def set_dedupe_window(self, value: str) -> None:
         self.dedupe_window = value
+        self._settings_edited()
 
     @rx.event
     def set_allow_images(self, value: bool) -> None:
         self.allow_images = value
+        self._settings_edited()
+
+    def _settings_edited(self) -> None:
+        self.settings_dirty, self.settings_notice = True, ""
 
     @rx.event
     @admin_only
     def save_settings(self) -> rx.event.EventSpec | None:
+        self.settings_notice = ""  # a refused save must not leave the last "saved" beside its error
         try:
             rate, window = int(self.publish_rate), int(self.dedupe_window)
         except ValueError:
@@ -462,6 +513,6 @@ class BotsState(SignedInState):
         except AppError as error:
             self.settings_error = error.message
             return None
-        self.settings_error = ""
+        self.settings_error, self.settings_dirty, self.settings_notice = "", False, "Delivery settings saved"
         self._load()
-        return rx.toast.success("Delivery settings saved")
+        return None

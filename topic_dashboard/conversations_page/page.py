@@ -404,7 +404,15 @@ def composer() -> rx.Component:
                             rx.cond(
                                 S.chat_ready,
                                 "relayed to the bot",
-                                "this bot has no chat endpoint yet (Bots page): the message is kept, not sent",
+                                rx.fragment(
+                                    "this bot has no chat endpoint yet: the message is kept, not sent. ",
+                                    rx.link(
+                                        "Set its chat endpoint",
+                                        href="/bots?bot=" + S.bot_id,
+                                        id="chat-endpoint-link",
+                                        underline="always",
+                                    ),
+                                ),
                             ),
                         ),
                         "added to the record only; the bot does not see it",
@@ -437,7 +445,19 @@ def composer() -> rx.Component:
             padding_top="0.75rem",
             border_top=BORDER,
         ),
-        rx.text("Viewers read conversations; only admins write.", size="1", color=rx.color("gray", 11)),
+        rx.text(
+            "Viewers read conversations; only admins write.",
+            rx.cond(
+                ~S.chat_ready,
+                rx.el.span(
+                    " This bot has no chat endpoint yet: an admin sets it in the bot's settings on the Bots page; "
+                    "until then messages are kept, not sent.",
+                    id="chat-endpoint-note",
+                ),
+            ),
+            size="1",
+            color=rx.color("gray", 11),
+        ),
     )
 
 

@@ -55,7 +55,7 @@ class CreateTopicState(RulesState):
 
     @rx.event
     @admin_only
-    async def create_topic(self) -> rx.event.EventSpec | None:
+    async def create_topic(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
         template = TEMPLATES.get(self.new_template)
         draft = draft_from_routing_json(template["routing"]) if template else RuleDraft()
         if template:
@@ -81,4 +81,6 @@ class CreateTopicState(RulesState):
         self._load_topics()
         editor = await self.get_state(RuleEditorState)
         failed = await editor._open(created.topic_key)  # a toast only when it fails
-        return failed or rx.toast.success(f"Created topic {created.topic_key!r}")
+        if failed:
+            return failed
+        return [self._url_script(created.topic_key), rx.toast.success(f"Created topic {created.topic_key!r}")]

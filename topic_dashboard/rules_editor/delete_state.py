@@ -38,7 +38,7 @@ class DeleteTopicState(RulesState):
 
     @rx.event
     @admin_only
-    async def confirm_delete(self) -> rx.event.EventSpec:
+    async def confirm_delete(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
         key = (await self.get_state(RuleEditorState)).selected_key
         try:
             with write_session() as session:
@@ -56,4 +56,7 @@ class DeleteTopicState(RulesState):
         await self._close_topic()
         self._load_topics()
         what = "deleted" if self.delete_items == "delete" else "moved to the fallback topic"
-        return rx.toast.success(f"Deleted topic {key!r}" + (f"; {count} items {what}" if count else ""))
+        return [
+            self._url_script(replace=True),  # the address no longer names the deleted topic
+            rx.toast.success(f"Deleted topic {key!r}" + (f"; {count} items {what}" if count else "")),
+        ]

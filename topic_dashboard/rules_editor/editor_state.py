@@ -73,6 +73,15 @@ class RuleEditorState(RulesState):
 
     @rx.event
     async def select_topic(self, topic_key: str) -> rx.event.EventSpec | None:
+        """Open a topic from the list; its key goes into the address (a new history entry: Back reopens
+        the topic before)."""
+        already_open = topic_key == self.selected_key and not self.is_new
+        failed = await self._open(topic_key)
+        if failed or already_open:
+            return failed
+        return self._url_script(topic_key)
+
+    async def _topic_linked(self, topic_key: str) -> rx.event.EventSpec | None:
         return await self._open(topic_key)
 
     async def _open(self, topic_key: str) -> rx.event.EventSpec | None:
@@ -85,6 +94,7 @@ class RuleEditorState(RulesState):
         except AppError as error:
             return rx.toast.error(error.message)
         self.selected_key, self.is_new = topic_key, False
+        self.link_note = ""  # a topic is open: a note on the link's topic would now speak of another
         self.name, self.description = topic.name, topic.description
         self.is_active, self.is_fallback = topic.is_active, topic.is_default_fallback
         self._set_draft(draft)

@@ -6,6 +6,7 @@ import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import BotOption
+from topic_dashboard.components.keyboard import hidden_button
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.rules_editor.create_state import CreateTopicState
 from topic_dashboard.rules_editor.delete_state import DeleteTopicState
@@ -885,6 +886,19 @@ def rules_page() -> rx.Component:
             spacing="4",
             padding_bottom="1rem",
         ),
+        # A link that named a topic this page cannot open says so here (and opens nothing), never an error page.
+        rx.cond(
+            RulesState.link_note != "",
+            rx.callout(
+                RulesState.link_note,
+                icon="info",
+                color_scheme="amber",
+                size="1",
+                width="100%",
+                margin_bottom="1rem",
+                id="rules-link-note",
+            ),
+        ),
         rx.cond(
             RulesState.bots.length() == 0,
             empty_state("bot", "No bots yet", "Create a bot first; its topics and rules are edited here."),
@@ -922,5 +936,7 @@ def rules_page() -> rx.Component:
         create_dialog(),
         delete_dialog(),
         retention_dialog(),
+        # pressed on Back/Forward within the page (state.FOLLOW_HISTORY), with the address it went to
+        hidden_button("rules-history-sync", RulesState.follow_address(rx.Var("window.location.search").to(str))),
         title="Rules",
     )

@@ -8,6 +8,10 @@ delete_state.py. Substates reach each other with `await self.get_state(...)`.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from urllib.parse import parse_qs
+
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState
@@ -15,9 +19,23 @@ from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.routing import TopicSpec
+from topic_dashboard.rules_editor.link import linked_topic, rules_url
 from topic_dashboard.rules_editor.rows import RuleTopicRow
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services.routing_service import topic_spec
+
+MAX_SEARCH_CHARS = 2_000  # of an address's query string sent by the page
+
+# Back and Forward between addresses of this page (`_url_script` pushes one per opened topic) run no on_load:
+# one listener per window presses the page's hidden `rules-history-sync` button, whose event carries the query.
+FOLLOW_HISTORY = """if (!window.__tdRulesHistory) {
+  window.__tdRulesHistory = true;
+  window.addEventListener("popstate", () => {
+    if (window.location.pathname.replace(/\\/+$/, "") !== "/rules") return;
+    const sync = document.getElementById("rules-history-sync");
+    if (sync) sync.click();
+  });
+}"""
 
 
 class RulesState(SignedInState):
@@ -29,21 +47,63 @@ class RulesState(SignedInState):
     _topic_enabled: bool = True
     _fallback_policy: str = "inbox"
 
+    # why the topic a link named was not opened ("" when it was, or none was named)
+    link_note: str = ""
+
     @rx.event
-    async def load_page(self) -> rx.event.EventSpec | None:
-        self.bots, self.bot_id = bot_choice(
-            self.router.url.query_parameters.get("bot", ""), reader=self._principal().user_id
-        )
+    async def load_page(self) -> list[rx.event.EventSpec]:
+        """on_load (a link, a reload, a page of the app): the bot and the open topic the address names."""
+        shown = await self._show_address(self.router.url.query_parameters)
+        return [rx.call_script(FOLLOW_HISTORY), *shown]
+
+    @rx.event
+    async def follow_address(self, search: str) -> list[rx.event.EventSpec]:
+        """Back or Forward within the page (an address `_url_script` pushed): show what it names. Reflex runs
+        no on_load for it, so a listener (`FOLLOW_HISTORY`) sends the address's query string here."""
+        query = parse_qs(str(search)[:MAX_SEARCH_CHARS].removeprefix("?"))
+        return await self._show_address({name: values[0] for name, values in query.items()})
+
+    async def _show_address(self, params: Mapping[str, str]) -> list[rx.event.EventSpec]:
+        wanted_bot = params.get("bot", "")
+        self.bots, self.bot_id = bot_choice(wanted_bot, reader=self._principal().user_id)
+        self.link_note = ""
         await self._close_topic()
-        if self.bot_id:
-            return self._load_topics()
-        return None
+        if not self.bot_id:
+            return []
+        failed = self._load_topics()
+        if failed:
+            return [failed]
+        linked = linked_topic(
+            wanted_bot=wanted_bot,
+            wanted_topic=params.get("topic", ""),
+            shown_bot=self.bot_id,
+            shown_bot_name=next((bot.name for bot in self.bots if bot.id == self.bot_id), self.bot_id),
+            topic_keys=[row.key for row in self.topics],
+        )
+        self.link_note = linked.note
+        if linked.topic_key:
+            for substate in RulesState.get_substates():
+                state = await self.get_state(substate)
+                if isinstance(state, RulesState):
+                    failed = await state._topic_linked(linked.topic_key) or failed
+        if failed:
+            return [failed]
+        # The address says what is shown: an ignored bot or topic leaves it (a reload would note it again).
+        return [self._url_script(replace=True)] if linked.note else []
 
     @rx.event
     async def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
         self.bot_id = bot_id
+        self.link_note = ""
         await self._close_topic()
-        return self._load_topics()
+        return self._load_topics() or self._url_script(replace=True)
+
+    def _url_script(self, topic_key: str = "", *, replace: bool = False) -> rx.event.EventSpec:
+        """Write the bot and the open topic into the address bar. Opening a topic adds a history entry,
+        so Back reopens the one before; a reload or a shared link opens the same topic (`load_page`)."""
+        method = "replaceState" if replace else "pushState"
+        url = rules_url(self.bot_id, topic_key)
+        return rx.call_script(f"window.history.{method}(window.history.state, '', {json.dumps(url)})")
 
     def _load_topics(self) -> rx.event.EventSpec | None:
         try:
@@ -81,3 +141,8 @@ class RulesState(SignedInState):
 
     def _topic_closed(self) -> None:
         """A substate's part of `_close_topic`; this base holds nothing of the open topic."""
+
+    async def _topic_linked(self, topic_key: str) -> rx.event.EventSpec | None:
+        """A substate's part of opening the topic the address names (the editor opens it); an error toast
+        when it cannot. This base opens nothing."""
+        return None

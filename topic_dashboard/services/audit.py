@@ -178,7 +178,7 @@ def add_call(
     latency_ms: float = 0.0,
 ) -> None:
     """Add one bounded audit row to the caller's transaction (the caller commits: both or neither)."""
-    session.add(_bounded_call(bot_id, tool, outcome, error_code, topic_key, item_id, latency_ms))
+    session.add(_bounded_call(bot_id, tool, outcome, error_code, topic_key, item_id, latency_ms, None))
 
 
 def record_call(
@@ -191,13 +191,16 @@ def record_call(
     topic_key: str | None = None,
     item_id: int | None = None,
     latency_ms: float = 0.0,
+    error: Mapping[str, Any] | None = None,
 ) -> None:
     """Write one audit row in its own transaction (so refused calls, rolled back, still leave one).
 
+    `error` is what a refused call answered (the tool error's `{"code", "message", "field", ...}`): it is
+    kept as the row's detail, masked and bounded like every detail, so the Audit page can say why.
     A bot's refused calls beyond REFUSED_ROWS_PER_MINUTE in a minute are counted into that minute's
     one `suppressed` row instead.
     """
-    row = _bounded_call(bot_id, tool, outcome, error_code, topic_key, item_id, latency_ms)
+    row = _bounded_call(bot_id, tool, outcome, error_code, topic_key, item_id, latency_ms, error)
     if row.outcome in NOT_ACCEPTED:
         _add_not_accepted(session, row)
     else:
@@ -213,7 +216,9 @@ def _bounded_call(
     topic_key: str | None,
     item_id: int | None,
     latency_ms: float,
+    error: Mapping[str, Any] | None,
 ) -> AuditLog:
+    text = detail_text({"error": dict(error)}) if error else None
     return AuditLog(
         bot_id=_optional(bot_id),
         tool=storable_text(tool),
@@ -224,6 +229,7 @@ def _bounded_call(
         latency_ms=round(latency_ms, 3),
         actor_kind="bot",
         actor=_optional(bot_id, ACTOR_MAX_CHARS),
+        detail=None if text is None else storable_text(text, DETAIL_MAX_CHARS),
     )
 
 

@@ -117,3 +117,52 @@ def changes(before: Mapping[str, Any], after: Mapping[str, Any], *, skip: tuple[
         for name in dict.fromkeys([*before, *after])
         if name not in skip and before.get(name) != after.get(name)
     }
+
+
+# What a refused call's code means, for a person reading the trail: the call's own message (kept in the
+# detail since it is recorded there) says what this call did; this says what the rule is.
+REFUSAL_MEANINGS: dict[str, str] = {
+    "filtered_progress": "Progress updates never go to a topic: they stay in the chat.",
+    "filtered_tool_hint": "Tool hints (which tool the bot is calling) never go to a topic: they stay in the chat.",
+    "filtered_chat": "Chat is conversation, not a result: it never goes to a topic.",
+    "filtered_noise": "The text read as thanks, a greeting, an acknowledgement, a question back, progress or a "
+    "tool call, not a task result: it never goes to a topic.",
+    "topic_disabled": "Delivery is switched off for this bot (Topic panel switch): nothing is published.",
+    "rate_limited": "The bot published more often than its per-minute limit (Bots page, Delivery settings).",
+    "not_routed": "No topic was given and routing decided not to publish.",
+    "topic_not_found": "The topic named does not exist for this bot, or is inactive.",
+    "invalid_view": "The item's view did not match what the topic allows or the view schema.",
+    "validation_error": "A field was missing, too long or not acceptable text.",
+    "invalid_argument": "An argument had a value the tool does not take.",
+    "payload_too_large": "The item was larger than an item may be.",
+    "item_not_found": "The item named does not exist for this bot.",
+    "missing_source_conversation": "No conversation was named and none was being answered.",
+    "invalid_conversation_id": "The conversation id was not one.",
+    "conversation_not_found": "The conversation named does not exist for this bot.",
+    "database_unavailable": "The database did not answer in time.",
+    "internal_error": "The dashboard failed on its side; its log has the details.",
+    "forbidden": "The caller may read but not change this.",
+    "unauthorized": "The caller was not signed in, or its token is not valid.",
+    "invalid_credentials": "The username or password was wrong.",
+    "too_many_attempts": "Too many failed attempts in a row: wait before trying again.",
+}
+
+
+def refusal_meaning(code: str | None) -> str:
+    """What `code` means in words ("" for a code without an entry)."""
+    return REFUSAL_MEANINGS.get(code or "", "")
+
+
+def recorded_error(detail: str | None) -> dict[str, str]:
+    """The error a refused tool call answered, as its row's detail keeps it (`{"error": {...}}`): its
+    `message` and `field` as text; empty when the row kept none (or its detail was cut)."""
+    if not detail:
+        return {}
+    try:
+        parsed = json.loads(detail)
+    except ValueError:
+        return {}
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    if not isinstance(error, dict):
+        return {}
+    return {key: str(error[key]) for key in ("message", "field") if error.get(key) not in (None, "")}

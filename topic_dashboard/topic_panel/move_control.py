@@ -112,7 +112,13 @@ def bulk_move_control() -> rx.Component:
         ),
         rx.popover.content(
             rx.vstack(
-                rx.text("Move " + M.selected_ids.length().to_string() + " items to", size="2", weight="bold"),
+                rx.text(
+                    "Move "
+                    + M.selected_ids.length().to_string()
+                    + rx.cond(M.selected_ids.length() == 1, " item to", " items to"),
+                    size="2",
+                    weight="bold",
+                ),
                 _target_select(M.bulk_move_choices, M.bulk_move_target, M.set_bulk_move_target, "bulk-move-target"),
                 rx.text(
                     "Only the items move; the rules stay as they are (move one item from its detail to teach them).",

@@ -76,6 +76,20 @@ class MoveItemState(TopicPanelState):
         self.move_open = value
 
     @rx.event
+    @admin_only
+    def move_key(self) -> rx.event.EventSpec | None:
+        """v: Move… for the ticked rows when there are any, as the bulk bar's other actions act on them;
+        else Move to topic… for the open item (a walkthrough saw v move the open item while rows were ticked)."""
+        if self.selected_ids:
+            if not self.bulk_move_bot:
+                return rx.toast.error("Tick items of one bot: topics belong to a bot.")
+            self.show_move(False)
+            self.show_bulk_move(True)
+        elif self.detail.id:
+            self.show_move(True)
+        return None
+
+    @rx.event
     def set_move_target(self, topic_key: str) -> None:
         self.move_target = topic_key
 

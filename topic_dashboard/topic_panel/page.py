@@ -20,6 +20,9 @@ from topic_dashboard.topic_panel.view_renderers import level_color, level_swatch
 S = TopicPanelState
 D = TopicPanelState.detail
 BORDER = f"1px solid {rx.color('gray', 4)}"
+# The list's keyboard beyond the shared shortcuts: a file beside this module (served from /external/...),
+# so the Content-Security-Policy needs no inline-script exception.
+LIST_KEYS_SRC = rx.asset("list_keys.js", shared=True)
 # One line with an ellipsis (rx.text has no `truncate` prop: it would end up as a bogus CSS property).
 ONE_LINE = {"white_space": "nowrap", "overflow": "hidden", "text_overflow": "ellipsis", "min_width": "0"}
 
@@ -297,6 +300,17 @@ def _tag(tag: rx.Var) -> rx.Component:
     )
 
 
+def _row_tag(tag: rx.Var) -> rx.Component:
+    """A row's tag: out of the Tab order (the list is one Tab stop); the open item's tags are in it."""
+    return rx.el.button(
+        tag,
+        class_name="row-chip row-tag",
+        on_click=S.filter_by_tag(tag).stop_propagation,
+        title="Filter by this tag",
+        tab_index=-1,
+    )
+
+
 def _row_level(level: rx.Var) -> rx.Component:
     """The level as a shape and a name for screen readers, beside its colour (styles.css)."""
     return rx.match(
@@ -333,8 +347,8 @@ def _row(
     """One item row. Plain elements styled by assets/styles.css (.item-row ...), drawn from its own
     values only: in the stream each row is a memo (`_stream_row`) that the browser draws again only
     when its values change, so opening an item or ticking one re-draws one or two rows, not the list.
-    The keyboard cursor is drawn in the browser (assets/keyboard_shortcuts.js); times are written
-    there too (<time data-td-ago>)."""
+    The keyboard cursor is kept in the browser (assets/keyboard_shortcuts.js; the Tab stop and focus
+    follow it: list_keys.js) and drawn by styles.css; times are written there too (<time data-td-ago>)."""
     return rx.el.div(
         rx.el.input(
             type="checkbox",
@@ -343,6 +357,8 @@ def _row(
             # A shift-click ticks the range from the last ticked row; the click never opens the row.
             on_click=lambda info: [rx.stop_propagation, S.toggle_select(item_id, info["shift_key"])],
             aria_label="Select",
+            # In the Tab order only on the cursor's row (list_keys.js), right after the row itself.
+            tab_index=-1,
             custom_attrs={"data-td-select": "1"},
             class_name="row-select",
         ),
@@ -384,15 +400,17 @@ def _row(
             rx.el.div(
                 rx.cond(all_bots, rx.el.span(bot_name, class_name="row-chip row-bot")),
                 rx.el.span(topic_name, class_name="row-chip row-topic"),
-                rx.foreach(tags, _tag),
+                rx.foreach(tags, _row_tag),
                 class_name="row-chips",
             ),
             class_name="row-body",
         ),
         on_click=S.open_item(item_id),
         role="link",
-        tab_index=0,
-        # Enter or space on a focused row opens it (assets/keyboard_shortcuts.js clicks it).
+        # One Tab stop for the whole list: list_keys.js puts the cursor's row in the Tab order (roving
+        # tabindex), the arrows and j / k move it. Enter or space on a focused row opens it
+        # (assets/keyboard_shortcuts.js clicks it).
+        tab_index=-1,
         custom_attrs={"aria-current": rx.cond(is_open, "true", "false"), "data-td-row": "1"},
         class_name=rx.cond(is_read, "item-row item-read", "item-row item-unread"),
         id="item-" + item_id.to_string(),
@@ -1092,20 +1110,22 @@ def keyboard() -> rx.Component:
         hidden_button("kbd-help", S.set_help_open(True)),
         help_dialog(),
         hidden_button("kbd-toggle-read", S.toggle_read_open),
-        # Only admins have the Move control: for anyone else the key clicks nothing.
-        rx.cond(AuthState.is_admin & S.has_detail, hidden_button("kbd-move", MoveItemState.show_move(True))),
+        # Only admins have the Move controls: for anyone else the key clicks nothing.
+        rx.cond(AuthState.is_admin, hidden_button("kbd-move", MoveItemState.move_key)),
+        # The list's Tab stop, its arrows and the keyboard's "current" row (list_keys.js).
+        rx.script(src=LIST_KEYS_SRC),
     )
 
 
 SHORTCUTS = [
     ("/", "search titles, content and tags"),
     ("x", "select the item under the cursor (shift-click selects a range)"),
-    ("j / k", "next / previous item (the list scrolls with you)"),
+    ("j / k or ↓ / ↑", "next / previous item (the list scrolls with you)"),
     ("o or Enter", "open the item under the cursor"),
     ("Esc", "close the item"),
     ("m", "mark read / unread (for you)"),
-    ("v", "move to topic… (admins)"),
-    ("Tab", "move between views, topics and items; Enter or space opens the focused one"),
+    ("v", "move the selected items, or else the open one, to a topic… (admins)"),
+    ("Tab", "views, topics, the list (one stop, at its current item) and the open item; Enter or space opens"),
     ("?", "this help"),
 ]
 

@@ -11,7 +11,6 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from urllib.parse import urlencode
 
 import reflex as rx
 from sqlmodel import Session
@@ -30,6 +29,7 @@ from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services import versions as version_service
 from topic_dashboard.services.audit import actor_of
 from topic_dashboard.settings import get_settings
+from topic_dashboard.topic_panel.address import PanelAddress, panel_url, read_address
 from topic_dashboard.topic_panel.detail import item_detail, item_row, plain_preview, search_row
 from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, NotifyPrefs, TopicRow
 
@@ -262,7 +262,7 @@ class TopicPanelState(SignedInState):
                 "id": item.id,
                 "title": f"{names.get((item.bot_id, item.topic_key), item.topic_key)}: {item.title}"[:200],
                 "body": plain_preview(item.content)[:200],
-                "href": "/?" + urlencode({"bot": self.bot_id, "item": item.id}, safe="*"),
+                "href": panel_url(PanelAddress(bot_id=self.bot_id, item_id=item.id)),
             }
             for item in wanted[:NOTIFY_AT_ONCE]
         ]
@@ -282,7 +282,7 @@ class TopicPanelState(SignedInState):
                     "id": 0,
                     "title": f"{total - NOTIFY_AT_ONCE} more new items",
                     "body": self.bot_name,
-                    "href": "/?" + urlencode({"bot": self.bot_id, "view": "unread"}, safe="*"),
+                    "href": panel_url(PanelAddress(bot_id=self.bot_id, selection="unread")),
                 }
             )
         return rx.call_script(f"window.__tdNotify({json.dumps(notes)}, {json.dumps(prefs.sound)})")
@@ -465,34 +465,37 @@ class TopicPanelState(SignedInState):
         self.items = rows
 
     def _url_script(self, *, push: bool = False) -> rx.event.EventSpec:
-        """Write the view and open item into the address bar. Opening an item from the list adds a
-        history entry (`push`), so a phone's Back closes the item instead of leaving the app."""
-        params = {"bot": self.bot_id}
-        if self.selection != "all":
-            params["view"] = self.selection
-        if self.search_query.strip():
-            params["q"] = self.search_query.strip()
-        if self.detail.id:
-            params["item"] = str(self.detail.id)
-        # `selection` can come from a crafted link: encode it, and give the script a JSON string literal.
-        url = "/?" + urlencode(params, safe=":*")
+        """Write the view, its filters and the open item into the address bar (address.py). Opening an
+        item from the list adds a history entry (`push`), so a phone's Back closes the item instead of
+        leaving the app; a filter changed replaces the entry, as a view chosen does."""
+        url = panel_url(
+            PanelAddress(
+                bot_id=self.bot_id,
+                selection=self.selection,
+                search=self.search_query,
+                level=self.level_filter,
+                unread_only=self.unread_only,
+                item_id=self.detail.id,
+            )
+        )
         method = "pushState" if push else "replaceState"
+        # A JSON string literal: the address holds what a crafted link put there.
         return rx.call_script(f"window.history.{method}(window.history.state, '', {json.dumps(url)})")
 
     @rx.event
     def load_page(self) -> rx.event.EventSpec | None:
-        """on_load: the bot, view and item of the URL, or the first bot."""
+        """on_load: the bot, view, filters and item of the URL (address.py), or the first bot."""
         self.loading = True
         self._title_shown = ""
-        params = self.router.url.query_parameters
-        wanted_bot = params.get("bot", "")
+        address = read_address(self.router.url.query_parameters)
+        wanted_bot = address.bot_id
         bots, self.bot_id = bot_choice(wanted_bot, reader=self._reader())
         self.bots = with_all_bots(bots)
         if wanted_bot == ALL_BOTS and bots:
             self.bot_id = ALL_BOTS
-        view = params.get("view", "")
-        self.selection = view if view in ("all", "unread", "pinned") or view.startswith("topic:") else "all"
-        self.search_query = params.get("q", "")[: search_service.MAX_QUERY_CHARS]
+        self.selection = address.selection
+        self.search_query = address.search
+        self.level_filter, self.unread_only = address.level, address.unread_only
         self.detail = ItemDetail()
         if not self.bot_id:
             self.topics, self.items, self.loading = [], [], False
@@ -511,9 +514,8 @@ class TopicPanelState(SignedInState):
                 self.selection = "all"
             self._load_items()
             self._arm_notifications()
-            item_param = params.get("item", "")
-            if item_param.isdigit():
-                self._open(int(item_param))
+            if address.item_id:
+                self._open(address.item_id)
                 self._load_topics()
         except AppError as error:
             self.loading = False
@@ -942,7 +944,8 @@ class TopicPanelState(SignedInState):
 
     # --- keyboard -----------------------------------------------------------------------------
 
-    # The list's cursor (j/k, o/Enter, m on a row, x) lives in the browser: assets/keyboard_shortcuts.js.
+    # The list's cursor (j/k, o/Enter, m on a row, x) lives in the browser: assets/keyboard_shortcuts.js;
+    # the list's Tab stop, its arrows and the focus follow it there (topic_panel/list_keys.js).
 
     @rx.event
     def close_detail_from_history(self) -> None:

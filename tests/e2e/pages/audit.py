@@ -57,11 +57,24 @@ class AuditPage(Shell):
 
     # A row's detail and the export ------------------------------------------------------------
     def open_detail(self, row: Locator) -> Locator:
-        """Open a row's detail; returns its text (plain text of the JSON)."""
-        row.get_by_role("button", name=re.compile("Detail of audit row")).click()
+        """Open a row's detail; returns it (its facts, then the recorded JSON, all plain text)."""
+        self.detail_button(row).click()
         return self.detail()
 
+    @staticmethod
+    def detail_button(row: Locator) -> Locator:
+        return row.get_by_role("button", name=re.compile("Detail of audit row"))
+
     def detail(self) -> Locator:
+        return self.page.locator("#audit-detail")
+
+    def detail_fact(self, name: str) -> Locator:
+        """One fact of the opened row: tool, actor, bot, outcome, error_code, message, field, meaning, target,
+        topic, item, latency (its label and its value)."""
+        return self.page.locator(f"#audit-fact-{name}")
+
+    def detail_json(self) -> Locator:
+        """The opened row's recorded detail, as indented JSON."""
         return self.page.locator("#audit-detail-text")
 
     def close_detail(self) -> None:

@@ -93,6 +93,18 @@ class BotsPage(Shell):
     def config_editor(self) -> Locator:
         return self.page.locator("#config-editor")
 
+    def config_title(self) -> Locator:
+        """The heading of the settings shown: "Settings of <bot name>"."""
+        return self.page.locator("#config-title")
+
+    def section(self, name: str) -> Locator:
+        """A section of the bot's settings: delivery-settings, chat-endpoint or mcp-servers."""
+        return self.page.locator(f"#{name}")
+
+    def save_status(self, button_id: str) -> Locator:
+        """What is said beside a section's Save (by the button's id): unsaved changes, or what the save did."""
+        return self.page.locator(f"#{button_id}-status")
+
     def locked_server(self, name: str) -> Locator:
         """A server the dashboard manages (topic_mcp, ccweb): shown, not editable."""
         return self.page.locator(f"#server-locked-{name}")

@@ -122,6 +122,14 @@ class ConversationsPage(Shell):
     def send_hint(self) -> Locator:
         return self.page.locator("#send-hint")
 
+    def chat_endpoint_link(self) -> Locator:
+        """In the hint of a bot without a chat endpoint (admins): the way to its settings, where it is set."""
+        return self.page.locator("#chat-endpoint-link")
+
+    def chat_endpoint_note(self) -> Locator:
+        """A viewer's note that the bot has no chat endpoint yet and that an admin sets it."""
+        return self.page.locator("#chat-endpoint-note")
+
     def send(self, role: str, text: str) -> None:
         """Choose who speaks, type, send; waits until the message is listed and the draft is empty."""
         self.role_select().click()

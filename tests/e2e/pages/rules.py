@@ -22,6 +22,16 @@ class RulesPage(Shell):
         expect(self.rule_row(until_topic)).to_be_visible(timeout=PAGE_LOAD_MS)
         return self
 
+    def open_link(self, query: str, *, until_topic: str = "inbox") -> RulesPage:
+        """The page at `/rules?<query>` (a shared link, a bookmark), once the table lists `until_topic`."""
+        self.page.goto(self.path(f"/rules?{query}"))
+        expect(self.rule_row(until_topic)).to_be_visible(timeout=PAGE_LOAD_MS)
+        return self
+
+    def link_note(self) -> Locator:
+        """Why the topic a link named was not opened."""
+        return self.page.locator("#rules-link-note")
+
     def rule_row(self, topic_key: str) -> Locator:
         """The topic's row in the table; a click opens it in the editor."""
         return self.page.locator(f"#rule-row-{topic_key}")

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from playwright.sync_api import Locator, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.pages.shell import PAGE_LOAD_MS, Shell
 
@@ -103,6 +104,41 @@ class TopicPanel(Shell):
     def cursor_row(self) -> Locator:
         """The row the keyboard cursor (j/k) is on."""
         return self.page.locator("#item-list [data-td-cursor]")
+
+    # The rows drawn with a background of their own: what reads as the current row (hover aside).
+    FILLED_ROWS = """() => [...document.querySelectorAll("#item-list .item-row")]
+        .filter((row) => !["rgba(0, 0, 0, 0)", "transparent"].includes(getComputedStyle(row).backgroundColor))
+        .map((row) => row.id)"""
+
+    def filled_rows(self) -> list[int]:
+        return [int(value.removeprefix("item-")) for value in self.page.evaluate(self.FILLED_ROWS)]
+
+    def expect_filled_rows(self, item_ids: list[int]) -> None:
+        """Exactly these rows are filled (waits a moment for the page to draw them)."""
+        wanted = [f"item-{item_id}" for item_id in item_ids]
+        try:
+            self.page.wait_for_function(
+                f"(wanted) => JSON.stringify(({self.FILLED_ROWS})()) === JSON.stringify(wanted)",
+                arg=wanted,
+                timeout=5_000,
+            )
+        except PlaywrightTimeoutError:
+            filled = self.filled_rows()
+            assert filled == item_ids, f"rows filled: {filled}, wanted {item_ids}"
+
+    def focus_in_list(self) -> str:
+        """Where the focus is in the list: "item-<id>" for a row, "select:item-<id>" for its tick box,
+        "" outside the list."""
+        return str(
+            self.page.evaluate(
+                """() => {
+                    const active = document.activeElement;
+                    const row = active && active.closest ? active.closest("#item-list [data-td-row]") : null;
+                    if (!row) return "";
+                    return (active === row ? "" : active.matches("[data-td-select]") ? "select:" : "other:") + row.id;
+                }"""
+            )
+        )
 
     def item_list(self) -> Locator:
         return self.page.locator(self.ITEM_LIST)
@@ -393,6 +429,15 @@ class TopicPanel(Shell):
     def bulk_move_to(self, name: str) -> None:
         """Move… for the ticked items: choose the topic shown as `name` (not yet confirmed)."""
         self.page.locator("#bulk-move").click()
+        self.page.locator("#bulk-move-target").click()
+        self.page.get_by_role("option", name=name).click()
+
+    def bulk_move_popover(self) -> Locator:
+        """The bulk bar's Move… popover (the ticked items to a topic)."""
+        return self.page.locator("#bulk-move-popover")
+
+    def choose_bulk_move_target(self, name: str) -> None:
+        """In the open bulk Move… popover, choose the topic shown as `name`."""
         self.page.locator("#bulk-move-target").click()
         self.page.get_by_role("option", name=name).click()
 

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from topic_dashboard.audit_page.state import _day, pretty_detail
+from topic_dashboard.audit_page.detail import pretty_detail
+from topic_dashboard.audit_page.state import _day
 from topic_dashboard.errors import AppError
 
 
