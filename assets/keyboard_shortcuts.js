@@ -41,6 +41,8 @@
     `[${CURSOR}]{outline:1px solid var(--accent-7)}[${CURSOR}]:not([aria-current=true]){background:var(--gray-3)}`;
   document.head.appendChild(cursorCss);
   const firstRow = () => document.querySelector("#item-list [data-td-row]");
+  // The open item's row (a deep link, Back): where a list without a cursor starts, so the first j goes on from it.
+  const openRow = () => document.querySelector("#item-list [data-td-row][aria-current=true]");
   const cursorRow = () => {
     const marked = document.querySelector(`#item-list [${CURSOR}]`);
     return marked || firstRow();
@@ -71,7 +73,7 @@
     return true;
   };
   // A row opened by a click takes the cursor; a list that lost the cursor's row (a new view, a
-  // filter, the row archived) starts again at its first row.
+  // filter, the row archived) starts again at its open item's row, else at its first row.
   document.addEventListener("click", (event) => {
     const target = event.target;
     if (!target || !target.closest || target.closest("[data-td-select], [data-td-toggle-read]")) return;
@@ -110,7 +112,7 @@
     const wanted = cursorId && document.getElementById(cursorId);
     const inList = wanted && wanted.matches("#item-list [data-td-row]") ? wanted : null;
     const marked = document.querySelector(`#item-list [${CURSOR}]`);
-    if (!inList || marked !== inList) putCursor(inList || firstRow());
+    if (!inList || marked !== inList) putCursor(inList || openRow() || firstRow());
     // Radix's scroll areas (tables, long views) scroll with the keyboard too: they take focus.
     document.querySelectorAll(".rt-ScrollAreaViewport:not([tabindex])").forEach((el) => el.setAttribute("tabindex", "0"));
   }).observe(document.documentElement, { childList: true, subtree: true });

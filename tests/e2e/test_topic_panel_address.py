@@ -1,6 +1,6 @@
-"""The Topic panel's address keeps the level and unread-only filters, as it keeps the view and the search:
-a reload and a shared link show the same list, Back from an opened item returns to it, and a value the
-panel does not know is ignored (the filter's default), never an error."""
+"""The Topic panel's address keeps the level, tag, unread-only and archived filters, as it keeps the view and
+the search: a reload and a shared link show the same list, Back from an opened item returns to it, and a value
+the panel does not know is ignored (the filter's default), never an error."""
 
 from __future__ import annotations
 
@@ -79,3 +79,38 @@ def test_filter_values_the_panel_does_not_know_are_ignored(page: Page, e2e_app: 
         expect(panel.level_filter()).to_have_text("Any level")
         expect(panel.unread_only()).to_have_attribute("aria-checked", "false")
         expect(page.locator("[data-sonner-toast]")).to_have_count(0)
+
+
+def test_the_tag_filter_and_the_archived_switch_survive_a_reload(page: Page, e2e_app: E2EApp) -> None:
+    bot_id, _ = make_bot(e2e_app, "ci")
+    shown = seed(e2e_app, bot_id, topic_key="ci", title="Deploy 12 to prod", tags=["prod"])
+    archived = seed(e2e_app, bot_id, topic_key="ci", title="Deploy 11 to prod", tags=["prod"])
+    seed(e2e_app, bot_id, topic_key="ci", title="Flaky test quarantined", tags=["flaky"])
+    log_in(page, e2e_app)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.rows()).to_have_count(3)
+    panel.row(archived).click()
+    expect(panel.detail_title()).to_have_text("Deploy 11 to prod")
+    panel.archive_button().click()
+    expect(panel.rows()).to_have_count(2)
+
+    panel.tag_filter().fill("prod")
+    expect(panel.rows()).to_have_count(1)
+    expect(page).to_have_url(re.compile(r"[?&]tag=prod(&|$)"))
+    panel.show_archived().click()
+    expect(panel.rows()).to_have_count(2)
+    expect(page).to_have_url(re.compile(r"[?&]archived=1(&|$)"))
+
+    page.reload()
+    panel.expect_loaded()
+    expect(panel.tag_filter()).to_have_value("prod")
+    expect(panel.show_archived()).to_have_attribute("aria-checked", "true")
+    expect(panel.rows()).to_have_count(2)
+    assert sorted(panel.shown_ids()) == sorted([shown, archived])
+
+    # A tag no item can have (too long, two lines) is ignored, like any value the panel does not know.
+    panel = open_panel(page, e2e_app, bot_id, "&tag=" + "x" * 40 + "&archived=yes")
+    expect(panel.tag_filter()).to_have_value("")
+    expect(panel.show_archived()).to_have_attribute("aria-checked", "false")
+    expect(panel.rows()).to_have_count(2)

@@ -147,3 +147,20 @@ def test_the_list_is_one_tab_stop_and_the_arrows_move_within_it(page: Page, e2e_
     expect(panel.row(newest_first[2])).to_be_focused()
     page.keyboard.press("Shift+Tab")
     assert panel.focus_in_list() == ""
+
+
+def test_a_deep_link_puts_the_cursor_on_the_item_it_opens(page: Page, e2e_app: E2EApp) -> None:
+    """j after a link to an item goes on from that item, not from the top of the list."""
+    bot_id, _ = make_bot(e2e_app, "ci")
+    ids = [seed(e2e_app, bot_id, topic_key="ci", title=f"nightly {n}") for n in range(5)]
+    newest_first = ids[::-1]
+    log_in(page, e2e_app)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    panel = open_panel(page, e2e_app, bot_id, f"&item={newest_first[2]}")
+    expect(panel.detail_title()).to_have_text("nightly 2")
+    expect(panel.cursor_row()).to_have_id(f"item-{newest_first[2]}")
+    panel.focus_page()
+    page.keyboard.press("j")
+    expect(panel.cursor_row()).to_have_id(f"item-{newest_first[3]}")
+    page.keyboard.press("o")
+    expect(panel.detail_title()).to_have_text("nightly 1")

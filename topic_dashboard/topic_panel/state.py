@@ -475,6 +475,8 @@ class TopicPanelState(SignedInState):
                 search=self.search_query,
                 level=self.level_filter,
                 unread_only=self.unread_only,
+                tag=self.tag_filter,
+                show_archived=self.show_archived,
                 item_id=self.detail.id,
             )
         )
@@ -496,6 +498,7 @@ class TopicPanelState(SignedInState):
         self.selection = address.selection
         self.search_query = address.search
         self.level_filter, self.unread_only = address.level, address.unread_only
+        self.tag_filter, self.show_archived = address.tag, address.show_archived
         self.detail = ItemDetail()
         if not self.bot_id:
             self.topics, self.items, self.loading = [], [], False

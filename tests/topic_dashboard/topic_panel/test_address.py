@@ -25,6 +25,9 @@ def _read_back(url: str) -> PanelAddress:
         PanelAddress(bot_id="*", selection="pinned", level="warn", unread_only=True),
         PanelAddress(bot_id="b1", selection="topic:ci", search="deploy kiwi", level="success", item_id=42),
         PanelAddress(bot_id="b1", selection="topic:a&b=c", search="?x=1#y", level="info", unread_only=True),
+        PanelAddress(bot_id="b1", tag="release"),
+        PanelAddress(bot_id="b1", show_archived=True),
+        PanelAddress(bot_id="b1", tag="a&b #1", show_archived=True, unread_only=True, item_id=7),
     ],
 )
 def test_every_filter_comes_back_as_it_was_written(address: PanelAddress) -> None:
@@ -52,6 +55,10 @@ def test_each_level_is_kept(level: str) -> None:
         {"view": "everything", "item": "²"},
         {"item": "-3"},
         {"item": "9" * 40},
+        {"tag": "x" * 33, "archived": "yes"},
+        {"tag": "two\nlines", "archived": "true"},
+        {"tag": "nul\x00", "archived": ""},
+        {"tag": "   ", "archived": "0"},
     ],
 )
 def test_what_the_panel_does_not_know_is_its_default(params: dict[str, str]) -> None:
