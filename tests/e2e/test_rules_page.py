@@ -301,8 +301,11 @@ def test_invalid_json_and_invalid_fields_show_their_errors(page: Page, e2e_app: 
     # nothing was saved
     assert _rule(e2e_app, bot_id, "build_results")["include_when"] == BUILDS["routing"]["include_when"]
 
-    # A bad key for a new topic, and a key that exists.
+    # A bad key for a new topic, and a key that exists. The edit above is not saved: New topic asks first,
+    # and Discard changes goes on to the New topic dialog.
     rules.new_topic_button().click()
+    expect(page.locator("#rules-unsaved-dialog")).to_be_visible()
+    page.locator("#rules-discard").click()
     rules.new_key().fill("Bad Key")
     rules.new_name().fill("Bad")
     rules.create_new()
@@ -744,3 +747,62 @@ def test_the_open_topic_is_in_the_address_so_reload_a_link_and_back_reopen_it(pa
     expect(rules.link_note()).to_contain_text("There is no bot 'no-such-bot'")
     expect(rules.link_note()).to_contain_text("its topic 'inbox' is not opened")
     expect(rules.editor_key()).to_have_count(0)
+
+
+def test_unsaved_edits_are_not_lost_to_another_topic_new_topic_another_bot_or_back(page: Page, e2e_app: E2EApp) -> None:
+    """Typed rule edits were dropped without a word when the admin opened another topic, pressed Back or chose
+    another bot. Now the page asks: Keep editing leaves everything as it was (the edits, the topic, the
+    address); Discard changes goes where the admin was going and stores nothing."""
+    bot_id, _ = _bot(e2e_app, "build_results")
+    other_bot, _ = _bot(e2e_app)
+    saved = _rule(e2e_app, bot_id, "build_results")
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    rules.select("inbox")
+    rules.select("build_results")
+    rules.add_include_condition(NEW_CONDITION)
+    expect(rules.save_button()).to_be_enabled()
+    dialog = page.locator("#rules-unsaved-dialog")
+
+    # Another topic: asked; Keep editing keeps the edit, the topic and the address.
+    rules.rule_row("inbox").click()
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text(f"Your changes to {BUILDS['name']} are not saved")
+    page.screenshot(path=str(screenshot_path("rules-unsaved-asks.png")))
+    page.locator("#rules-keep-editing").click()
+    expect(dialog).to_have_count(0)
+    expect(rules.editor_key()).to_have_text("build_results")
+    expect(rules.condition("include_when", len(saved["include_when"]))).to_have_value(NEW_CONDITION)
+    expect(page).to_have_url(re.compile(r"&topic=build_results$"))
+
+    # New topic, and Escape: the same.
+    rules.new_topic_button().click()
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(rules.new_key()).to_have_count(0)
+    expect(rules.condition("include_when", len(saved["include_when"]))).to_have_value(NEW_CONDITION)
+
+    # Back (to the inbox opened before): asked, and the address stays on the edited topic meanwhile.
+    page.go_back()
+    expect(dialog).to_be_visible()
+    expect(page).to_have_url(re.compile(r"&topic=build_results$"))
+    page.locator("#rules-keep-editing").click()
+    expect(rules.condition("include_when", len(saved["include_when"]))).to_have_value(NEW_CONDITION)
+
+    # Another bot: asked; the bot stays until the admin chooses.
+    page.locator(RulesPage.BOT_SELECT).click()
+    page.get_by_role("option", selected=False).first.click()
+    expect(dialog).to_be_visible()
+    page.locator("#rules-keep-editing").click()
+    expect(rules.editor_key()).to_have_text("build_results")
+
+    # Discard changes: the other topic opens and nothing was stored.
+    rules.rule_row("inbox").click()
+    page.locator("#rules-discard").click()
+    expect(rules.editor_key()).to_have_text("inbox")
+    expect(page).to_have_url(re.compile(r"&topic=inbox$"))
+    assert _rule(e2e_app, bot_id, "build_results") == saved
+    rules.select("build_results")  # opens without asking: nothing is unsaved any more
+    expect(dialog).to_have_count(0)
+    expect(page).to_have_url(re.compile(rf"/rules\?bot={bot_id}&topic=build_results$"))
+    assert other_bot != bot_id

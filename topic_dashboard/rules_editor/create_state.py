@@ -11,7 +11,7 @@ from topic_dashboard.item_views import VIEW_TYPES
 from topic_dashboard.rule_templates import TEMPLATES
 from topic_dashboard.rules_editor.draft import RuleDraft, draft_from_routing_json, routing_json_of, view_schema_json_of
 from topic_dashboard.rules_editor.editor_state import RuleEditorState
-from topic_dashboard.rules_editor.state import RulesState
+from topic_dashboard.rules_editor.state import NEW_TOPIC, RulesState
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services.audit import actor_of
 
@@ -28,7 +28,9 @@ class CreateTopicState(RulesState):
         return [["blank", "Blank rule"]] + [[key, template["label"]] for key, template in TEMPLATES.items()]
 
     @rx.event
-    def open_create(self) -> None:
+    async def open_create(self) -> None:
+        if await self._guard(NEW_TOPIC):
+            return
         self.create_open = True
         self.new_key, self.new_name, self.new_template, self.new_error = "", "", "blank", ""
 

@@ -27,6 +27,7 @@ from topic_dashboard.rules_editor.draft import (
     view_schema_json_of,
 )
 from topic_dashboard.rules_editor.history import history_row
+from topic_dashboard.rules_editor.link import rules_url
 from topic_dashboard.rules_editor.preview import plain_labels, preview_topics, score_rows
 from topic_dashboard.rules_editor.rows import HistoryRow, ScoreRow
 from topic_dashboard.rules_editor.state import RulesState
@@ -64,6 +65,11 @@ class RuleEditorState(RulesState):
     def view_type_choices(self) -> list[str]:
         return list(VIEW_TYPES)
 
+    def _edits(self) -> tuple[str, str] | None:
+        if not self.dirty or not (self.selected_key or self.is_new):
+            return None
+        return self.selected_key, self.name or self.selected_key or "the new topic"
+
     def _topic_closed(self) -> None:
         self.selected_key, self.is_new, self.dirty = "", False, False
         self.error_message, self.error_field = "", ""
@@ -76,6 +82,8 @@ class RuleEditorState(RulesState):
         """Open a topic from the list; its key goes into the address (a new history entry: Back reopens
         the topic before)."""
         already_open = topic_key == self.selected_key and not self.is_new
+        if not already_open and await self._guard(rules_url(self.bot_id, topic_key)):
+            return None
         failed = await self._open(topic_key)
         if failed or already_open:
             return failed

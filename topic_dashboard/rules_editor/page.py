@@ -731,6 +731,41 @@ def create_dialog() -> rx.Component:
     )
 
 
+def unsaved_dialog() -> rx.Component:
+    """Unsaved edits stop opening another topic, another bot, New topic or Back until the person chooses."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Discard unsaved changes?"),
+            rx.alert_dialog.description(
+                "Your changes to " + RulesState.pending_topic + " are not saved. Discard them, or keep editing "
+                "and save first."
+            ),
+            rx.hstack(
+                rx.alert_dialog.cancel(
+                    rx.button(
+                        "Keep editing",
+                        variant="soft",
+                        color_scheme="gray",
+                        on_click=RulesState.keep_editing,
+                        id="rules-keep-editing",
+                    )
+                ),
+                rx.alert_dialog.action(
+                    rx.button(
+                        "Discard changes", color_scheme="red", on_click=RulesState.discard_and_go, id="rules-discard"
+                    )
+                ),
+                justify="end",
+                spacing="2",
+                margin_top="1rem",
+            ),
+            id="rules-unsaved-dialog",
+        ),
+        open=RulesState.pending_url != "",
+        on_open_change=RulesState.set_unsaved_open,
+    )
+
+
 def delete_dialog() -> rx.Component:
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
@@ -935,6 +970,7 @@ def rules_page() -> rx.Component:
         ),
         create_dialog(),
         delete_dialog(),
+        unsaved_dialog(),
         retention_dialog(),
         # pressed on Back/Forward within the page (state.FOLLOW_HISTORY), with the address it went to
         hidden_button("rules-history-sync", RulesState.follow_address(rx.Var("window.location.search").to(str))),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 import reflex as rx
 
@@ -25,6 +25,13 @@ from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services.routing_service import topic_spec
 
 MAX_SEARCH_CHARS = 2_000  # of an address's query string sent by the page
+NEW_TOPIC = "new-topic"  # a pending move to the New topic dialog (`pending_url`)
+
+
+def _params(search: str) -> dict[str, str]:
+    """A query string's parameters, the first value of each."""
+    return {name: values[0] for name, values in parse_qs(search[:MAX_SEARCH_CHARS]).items()}
+
 
 # Back and Forward between addresses of this page (`_url_script` pushes one per opened topic) run no on_load:
 # one listener per window presses the page's hidden `rules-history-sync` button, whose event carries the query.
@@ -49,19 +56,81 @@ class RulesState(SignedInState):
 
     # why the topic a link named was not opened ("" when it was, or none was named)
     link_note: str = ""
+    # Unsaved edits stop a move away from them until the person chooses: where the page was going (a rules
+    # address, or NEW_TOPIC) and whose edits would be lost. "" when nothing waits.
+    pending_url: str = ""
+    pending_topic: str = ""
 
     @rx.event
     async def load_page(self) -> list[rx.event.EventSpec]:
         """on_load (a link, a reload, a page of the app): the bot and the open topic the address names."""
-        shown = await self._show_address(self.router.url.query_parameters)
+        shown = await self._follow(dict(self.router.url.query_parameters))
         return [rx.call_script(FOLLOW_HISTORY), *shown]
 
     @rx.event
     async def follow_address(self, search: str) -> list[rx.event.EventSpec]:
         """Back or Forward within the page (an address `_url_script` pushed): show what it names. Reflex runs
-        no on_load for it, so a listener (`FOLLOW_HISTORY`) sends the address's query string here."""
-        query = parse_qs(str(search)[:MAX_SEARCH_CHARS].removeprefix("?"))
-        return await self._show_address({name: values[0] for name, values in query.items()})
+        no on_load for it, so a listener (`FOLLOW_HISTORY`) sends the address's query string here. With
+        unsaved edits the address goes back to the open topic and the page asks first (`pending_url`)."""
+        return await self._follow(_params(str(search).removeprefix("?")))
+
+    async def _follow(self, params: dict[str, str]) -> list[rx.event.EventSpec]:
+        """Show what an address names, unless that would drop unsaved edits: an address of the edited topic
+        itself changes nothing (a reload keeps the edits), another one is put back to the edited topic and
+        waits for the person's choice (`pending_url`)."""
+        unsaved = await self._unsaved()
+        if unsaved is None:
+            return await self._show_address(params)
+        if params.get("bot", "") == self.bot_id and params.get("topic", "") == unsaved[0]:
+            return []
+        self.pending_url, self.pending_topic = "/rules?" + urlencode(params), unsaved[1]
+        return [self._url_script(unsaved[0])]
+
+    async def _unsaved(self) -> tuple[str, str] | None:
+        """The open topic's key and name when its edits are not saved (a substate says: `_edits`), else None."""
+        for substate in RulesState.get_substates():
+            state = await self.get_state(substate)
+            if isinstance(state, RulesState) and (edits := state._edits()) is not None:
+                return edits
+        return None
+
+    def _edits(self) -> tuple[str, str] | None:
+        """A substate's part of `_unsaved`: the key and name of a topic with unsaved edits; this base has none."""
+        return None
+
+    async def _guard(self, url: str) -> bool:
+        """Whether unsaved edits stop going to `url` (a rules address, or NEW_TOPIC): then the page asks."""
+        unsaved = await self._unsaved()
+        if unsaved is None:
+            return False
+        self.pending_url, self.pending_topic = url, unsaved[1]
+        return True
+
+    @rx.event
+    def keep_editing(self) -> None:
+        """The person keeps the unsaved edits: nothing moves."""
+        self.pending_url = self.pending_topic = ""
+
+    @rx.event
+    def set_unsaved_open(self, value: bool) -> None:
+        """The dialog closed by Escape: the person keeps editing."""
+        if not value:
+            self.pending_url = self.pending_topic = ""
+
+    @rx.event
+    async def discard_and_go(self) -> list[rx.event.EventSpec]:
+        """The person gives up the unsaved edits: the page goes where it was going."""
+        url, self.pending_url, self.pending_topic = self.pending_url, "", ""
+        if not url:
+            return []
+        await self._close_topic()
+        if url == NEW_TOPIC:
+            from topic_dashboard.rules_editor.create_state import CreateTopicState  # it imports this module
+
+            return [CreateTopicState.open_create]
+        params = _params(url.partition("?")[2])
+        shown = await self._show_address(params)
+        return [*shown, self._url_script(params.get("topic", "") if self.bot_id == params.get("bot") else "")]
 
     async def _show_address(self, params: Mapping[str, str]) -> list[rx.event.EventSpec]:
         wanted_bot = params.get("bot", "")
@@ -93,6 +162,8 @@ class RulesState(SignedInState):
 
     @rx.event
     async def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
+        if bot_id != self.bot_id and await self._guard(rules_url(bot_id)):
+            return None
         self.bot_id = bot_id
         self.link_note = ""
         await self._close_topic()
