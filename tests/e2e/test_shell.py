@@ -136,3 +136,26 @@ def test_a_one_time_password_offers_no_way_around_choosing_ones_own(page: Page, 
     log_in(page, e2e_app, name, "viewer", landing="/change-password")
     expect(page.locator("#change-password-reason")).to_contain_text("one-time password", timeout=PAGE_LOAD_MS)
     expect(Shell(page, e2e_app.url).back_to_topics()).to_have_count(0)
+
+
+def test_a_refused_password_change_keeps_what_was_typed(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough typed two new passwords that differed: the error showed and all three fields were
+    emptied, so retyping only the confirmation failed again. What was typed stays until it is right."""
+    name = unique("retype")
+    with Session(e2e_app.engine) as session:
+        accounts.create_user(
+            session=session, username=name, password=PASSWORD, role="viewer", must_change_password=True
+        )
+    log_in(page, e2e_app, name, "viewer", landing="/change-password")
+    old, new, again = (page.locator(f"#login-{part}") for part in ("old-password", "new-password", "confirm-password"))
+    expect(old).to_be_visible(timeout=PAGE_LOAD_MS)
+    old.fill(PASSWORD)
+    new.fill("a brand new passphrase")
+    again.fill("a brand new passfrase")
+    page.locator("#change-password-submit").click()
+    expect(page.locator("#login-error")).to_contain_text("the two new passwords differ")
+    expect(old).to_have_value(PASSWORD)
+    expect(new).to_have_value("a brand new passphrase")
+    again.fill("a brand new passphrase")  # only the one that was wrong
+    page.locator("#change-password-submit").click()
+    Shell(page, e2e_app.url).expect_title("Topics")

@@ -105,7 +105,9 @@ def change_password_form() -> rx.Component:
             width="100%",
         ),
         on_submit=AuthState.change_password,
-        reset_on_submit=True,
+        # A refused change keeps what was typed, so only the wrong field is typed again; a change that
+        # goes through leaves the page.
+        reset_on_submit=False,
     )
 
 

@@ -80,7 +80,12 @@ def kpis() -> rx.Component:
     return rx.hstack(
         _kpi("Published", S.published, "results that reached a topic, new or updated in place", "kpi-published"),
         _kpi("Decisions", S.decided, "published, skipped, filtered, refused, errors", "kpi-decisions"),
-        _kpi("Failure rate", S.failure_rate, "refused or failed tool calls", "kpi-failure-rate"),
+        _kpi(
+            "Failure rate",
+            S.failure_rate,
+            "refused or failed calls (chat and progress kept out are not failures)",
+            "kpi-failure-rate",
+        ),
         _kpi("In the fallback topic", S.fallback_share, rules_link, "kpi-fallback-share"),
         spacing="3",
         width="100%",

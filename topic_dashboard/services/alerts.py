@@ -24,7 +24,7 @@ from sqlmodel import Session, col, select
 
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import AlertEpisode, AlertRule, AlertSchedule, AuditLog, Bot, Topic, iso_utc, utcnow
-from topic_dashboard.services.audit import Actor, record
+from topic_dashboard.services.audit import Actor, failed_call, record
 from topic_dashboard.services.periodic import PeriodicTask
 
 logger = logging.getLogger(__name__)
@@ -210,7 +210,7 @@ def measure(*, session: Session, rule: AlertRule, bot_id: str, now: datetime) ->
         failed = sa.func.sum(
             sa.case(
                 (outcome == "suppressed", sa.func.coalesce(col(AuditLog.item_id), 1)),
-                (outcome.in_(("refused", "error")), 1),
+                (failed_call(outcome, col(AuditLog.error_code)), 1),
                 else_=0,
             )
         )

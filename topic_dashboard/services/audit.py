@@ -32,6 +32,18 @@ TARGET_MAX_CHARS = 200
 # but cannot grow the trail without bound.
 REFUSED_ROWS_PER_MINUTE = 30
 NOT_ACCEPTED = ("refused", "error")
+# Refusals that kept chat, progress, tool hints or noise out of the topics: the product doing its job.
+FILTERED_PREFIX = "filtered_"
+
+
+def failed_call(outcome: Any, error_code: Any) -> sa.ColumnElement[bool]:
+    """SQL: a refused or failed call that says something went wrong (the failure rate's numerator, on the
+    Insights page and in alerts). A `filtered_*` refusal is not one: a bot that sends "Thanks!" and is told
+    it is chat behaves as designed, and counting it made a bot that works well look 20% failing."""
+    filtered = sa.func.coalesce(error_code, "").like(FILTERED_PREFIX.replace("_", "\\_") + "%", escape="\\")
+    return sa.and_(outcome.in_(NOT_ACCEPTED), sa.not_(filtered))
+
+
 SUPPRESSED = "suppressed"
 SUPPRESSED_TOOL = "*"
 ACTOR_KINDS = ("bot", "user", "api_token", "system")

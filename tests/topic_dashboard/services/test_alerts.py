@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
-from topic_dashboard.models import AlertEpisode, AuditLog, TopicItem
+from topic_dashboard.models import AlertEpisode, AlertRule, AuditLog, TopicItem
 from topic_dashboard.services import alerts
 from topic_dashboard.services.audit import Actor
 from topic_dashboard.services.bots import create_bot
@@ -81,6 +81,25 @@ def test_a_failure_rate_alert_fires_once_while_it_lasts_and_clears_once(session:
     assert len(_items(session, bot)) == 3
     trail = session.exec(select(AuditLog.tool).where(col(AuditLog.actor) == "alerts")).all()
     assert list(trail) == ["alert.open", "alert.clear", "alert.open"]
+
+
+def test_chat_and_progress_kept_out_of_the_topics_are_not_failures(session: Session, bot: str) -> None:
+    """A bot told that "Thanks!" is chat, or that its progress update stays in the chat, works as designed:
+    those refusals (filtered_*) do not count toward a failure-rate alert; a real refusal still does."""
+    alerts.create_rule(session=session, kind="failure_rate", threshold=20, window_minutes=30, bot_id=bot, actor=ADA)
+    at = NOW - timedelta(minutes=10)
+    session.add_all(
+        AuditLog(bot_id=bot, actor=bot, tool="topic_publish", outcome="refused", error_code=code, created_at=at)
+        for code in ("filtered_chat", "filtered_progress", "filtered_tool_hint", "filtered_noise") * 2
+    )
+    session.commit()
+    _calls(session, bot, at, ok=6)
+    rule = session.exec(select(AlertRule)).one()
+    assert alerts.measure(session=session, rule=rule, bot_id=bot, now=NOW) == 0.0
+    assert alerts.check_alerts(session=session, now=NOW).opened == 0
+    _calls(session, bot, at, refused=4)  # rate_limited: 4 of 18 calls
+    assert alerts.measure(session=session, rule=rule, bot_id=bot, now=NOW) == pytest.approx(100 * 4 / 18)
+    assert alerts.check_alerts(session=session, now=NOW + timedelta(minutes=1)).opened == 1
 
 
 def test_too_few_calls_say_nothing_and_each_kind_measures_its_own_thing(session: Session, bot: str) -> None:
