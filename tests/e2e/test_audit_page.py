@@ -147,3 +147,25 @@ def test_a_refused_bot_call_opens_to_say_what_was_refused_and_why_as_text(page: 
     expect(audit.detail_json()).to_have_count(0)  # the facts say all the row kept
     page.wait_for_function("document.getAnimations().every((a) => a.playState !== 'running')")  # opened
     page.screenshot(path=str(screenshot_path("audit-refused-message.png")))
+
+
+def test_on_a_phone_each_row_is_a_card_with_every_column_in_view(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough at 390 px saw Time and Actor and nothing else: Bot, Action and Outcome were off screen,
+    behind a sideways scroll with no sign of it. On a phone each row is a card, every value under its label."""
+    bot_id, token = make_bot(e2e_app, "builds")
+    assert mcp_publish(e2e_app, token, title="still going", content="...", message_type="progress")[0]  # refused
+    with Session(e2e_app.engine) as session:
+        bot_name = (session.get(Bot, bot_id) or Bot(name="?")).name
+    log_in(page, e2e_app, unique("audit-viewer"), role="viewer")
+    page.set_viewport_size({"width": 390, "height": 844})
+    audit = AuditPage(page, e2e_app.url).open()
+    audit.filter_actor(bot_name)
+    expect(audit.rows()).to_have_count(1)
+    row = audit.rows().first
+    expect(row).to_contain_text("refused")
+    assert audit.cells_out_of_view() == []
+    for label, value in (("Bot", bot_name), ("Action", "topic_publish"), ("Outcome", "refused")):
+        expect(row.locator(f"td[data-label='{label}']")).to_contain_text(value)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    row.scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_path("audit-phone.png")))

@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 
 from tests.e2e.accounts_support import log_in, unique
 from tests.e2e.conftest import E2EApp, screenshot_path
-from tests.e2e.pages.rules import RulesPage
+from tests.e2e.pages.rules import CELLS_OUT_OF_VIEW, PAST_THE_WINDOW, WORDS_BROKEN, RulesPage
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem
@@ -351,6 +351,7 @@ def test_the_fallback_topic_cannot_be_deleted_or_deactivated(page: Page, e2e_app
     rules.rule_row("alerts").click()
     expect(rules.editor_key()).to_have_text("alerts")
     expect(switch).to_be_enabled()
+    expect(rules.active_state()).to_have_count(0)  # the admin's switch says it
     switch.click()
     expect(switch).to_have_attribute("aria-checked", "false")
     expect(rules.rule_row("alerts")).to_contain_text("inactive")
@@ -413,7 +414,16 @@ def test_deleting_a_topic_with_items_moves_or_deletes_them_as_chosen(page: Page,
 
 def test_a_viewer_sees_no_edit_controls_and_the_server_refuses_their_writes(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = _bot(e2e_app, "alerts")
+    with Session(e2e_app.engine) as session:
+        create_topic(
+            session=session,
+            bot_id=bot_id,
+            actor="e2e",
+            data=TopicCreate(topic_key="paused", name="Paused", is_active=False),
+        )
     rules = _open_rules(page, e2e_app, VIEWER, "viewer", bot_id)
+    rules.select("paused")
+    expect(rules.active_state()).to_have_text("Off (admins change it)")
 
     expect(rules.read_only_note()).to_be_visible()
     expect(rules.new_topic_button()).to_have_count(0)
@@ -436,6 +446,8 @@ def test_a_viewer_sees_no_edit_controls_and_the_server_refuses_their_writes(page
     ):
         expect(field).to_have_attribute("readonly", "")
     expect(rules.active_switch()).to_be_disabled()
+    # said in words too: the greyed switch read as off to a viewer (a walkthrough)
+    expect(rules.active_state()).to_have_text("On (admins change it)")
     rules.mode("JSON")
     expect(rules.json_editor()).to_have_attribute("readonly", "")
     # A viewer may still try a message against the rules.
@@ -619,7 +631,10 @@ def test_the_test_panel_reads_on_a_phone_and_says_what_beliefs_mean_when_nothing
     expect(rules.decision("topic")).to_have_text("→ build_results_en", timeout=20_000)
     why = rules.decision("scores").locator("tbody tr").first.locator("td").last
     box = why.bounding_box()
-    assert box is not None and box["width"] >= 200, box  # the table scrolls sideways instead
+    assert box is not None and box["width"] >= 200, box
+    # each score a card on a phone: the reasons were cut off behind a sideways scroll (a walkthrough)
+    assert rules.decision("scores").evaluate(CELLS_OUT_OF_VIEW) == []
+    assert page.evaluate(PAST_THE_WINDOW) == []
     for button in ("#add-positive", "#add-negative"):
         edge = page.locator(button).bounding_box()
         assert edge is not None and edge["x"] >= 0 and edge["x"] + edge["width"] <= 390, (button, edge)
@@ -806,3 +821,54 @@ def test_unsaved_edits_are_not_lost_to_another_topic_new_topic_another_bot_or_ba
     expect(dialog).to_have_count(0)
     expect(page).to_have_url(re.compile(rf"/rules\?bot={bot_id}&topic=build_results$"))
     assert other_bot != bot_id
+
+
+# A shop's topics as a walkthrough named them, and a key as long as a key may be (64 characters).
+SHOP_TOPICS = {
+    "feedback": "Customer feedback",
+    "orders": "Orders & deliveries",
+    "refunds": "Refunds & returns",
+    "quarterly_inventory_reconciliation_for_every_warehouse_and_store": "Stock",
+}
+
+
+def _assert_topics_table_reads(rules: RulesPage, width: int) -> None:
+    for key, name in SHOP_TOPICS.items():
+        opener = rules.rule_row(key).get_by_role("button", name=name, exact=True)
+        assert opener.evaluate(WORDS_BROKEN) == [], (width, key)
+    assert rules.table().evaluate(CELLS_OUT_OF_VIEW) == [], width
+    assert rules.page.evaluate(PAST_THE_WINDOW) == [], width
+
+
+def test_topic_names_break_between_words_and_every_column_reads_at_1280_and_on_a_phone(
+    page: Page, e2e_app: E2EApp
+) -> None:
+    """A walkthrough at 1280 px saw the topics' names broken mid-word ("Custo/mer feedba/ck") beside an empty
+    editor, and for a viewer the last item's time cut off ("last 10 m"); at 390 px the Items column was off
+    screen. Names wrap between words only (a key too long for its column may still wrap), every column is in
+    view at both widths, and the page never scrolls sideways."""
+    bot_id, _ = _bot(e2e_app)
+    with Session(e2e_app.engine) as session:
+        for key, name in SHOP_TOPICS.items():
+            create_topic(session=session, bot_id=bot_id, actor="e2e", data=TopicCreate(topic_key=key, name=name))
+            publish_item(
+                session=session,
+                bot_id=bot_id,
+                source="system",
+                request=PublishRequest(topic_key=key, title=f"{name}: first", content="details"),
+            )
+    page.set_viewport_size({"width": 1280, "height": 800})
+    rules = _open_rules(page, e2e_app, VIEWER, "viewer", bot_id)
+    for key in SHOP_TOPICS:
+        expect(rules.rule_row(key)).to_contain_text("ago")  # the last item's time, written in the browser
+    _assert_topics_table_reads(rules, 1280)
+    page.screenshot(path=str(screenshot_path("rules-topics-1280.png")))
+
+    rules.select("orders")
+    _assert_topics_table_reads(rules, 1280)
+    page.screenshot(path=str(screenshot_path("rules-topics-viewer-1280.png")))
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    _assert_topics_table_reads(rules, 390)
+    rules.table().scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_path("rules-topics-phone.png")))

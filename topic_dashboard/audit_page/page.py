@@ -43,17 +43,25 @@ def _actor(row: AuditRow) -> rx.Component:
         rx.text(row.actor, size="1"),
         spacing="1",
         align="center",
+        # the kind and the name as two pieces, each whole (on a phone the name goes under the kind)
+        wrap="wrap",
         white_space="nowrap",
     )
 
 
+def _cell(label: str, *children: rx.Component | rx.Var | str, **props: object) -> rx.Component:
+    """A cell labelled on a phone by its column's name (a row is a card there: assets/styles.css .card-rows)."""
+    return rx.table.cell(*children, custom_attrs={"data-label": label}, **props)
+
+
 def _row(row: AuditRow) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(row.created_at, white_space="nowrap"),
-        rx.table.cell(_actor(row)),
-        rx.table.cell(row.bot_name),
-        rx.table.cell(rx.code(row.tool, size="1")),
-        rx.table.cell(
+        _cell("Time (UTC)", row.created_at, white_space="nowrap"),
+        _cell("Actor", _actor(row)),
+        _cell("Bot", row.bot_name, overflow_wrap="break-word"),
+        _cell("Action", rx.code(row.tool, size="1")),
+        _cell(
+            "Target",
             rx.cond(
                 row.item_id != "",
                 rx.link(row.target, href="/?bot=" + row.bot_id + "&item=" + row.item_id),
@@ -61,9 +69,10 @@ def _row(row: AuditRow) -> rx.Component:
             ),
             max_width="16rem",
             overflow_wrap="anywhere",
+            class_name="card-wide",
         ),
-        rx.table.cell(_outcome(row)),
-        rx.table.cell(rx.cond(row.error_code != "", rx.code(row.error_code, size="1", color_scheme="red"), "")),
+        _cell("Outcome", _outcome(row)),
+        _cell("Error", rx.cond(row.error_code != "", rx.code(row.error_code, size="1", color_scheme="red"), "")),
         rx.table.cell(
             rx.cond(
                 row.has_detail,
@@ -248,6 +257,8 @@ def audit_page() -> rx.Component:
                     size="1",
                     width="100%",
                     id="audit-table",
+                    # on a phone each row is a card, two values a line: Bot, Action and Outcome were off screen
+                    class_name="card-rows",
                 ),
                 rx.cond(S.has_more, rx.button("Load more", variant="soft", on_click=S.load_more, width="100%")),
                 width="100%",

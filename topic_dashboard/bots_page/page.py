@@ -16,30 +16,9 @@ S = BotsState
 # The columns, and each cell's label on a phone (where a row is a card and the header is hidden).
 COLUMNS = ("Bot", "Delivery", "Token age", "Last MCP call", "Items today", "Items", "")
 
-# Below 768 px a row is a card: the bot's name across the top, its figures two by two with their labels,
-# its actions across the bottom (they wrap). As a table the actions sat behind a sideways scroll at 390 px.
-CARD_ROWS = {
-    "@media screen and (max-width: 47.99em)": {
-        "& thead": {"display": "none"},
-        # Radix gives the table `height: 0` (as a table it grows to its rows; as a block it would not)
-        "& table, & tbody": {"display": "block", "width": "100%", "height": "auto"},
-        "& tbody tr": {
-            "display": "grid",
-            "grid_template_columns": "repeat(2, minmax(0, 1fr))",
-            "gap": "0.5rem 0.75rem",
-            "padding": "0.75rem",
-            "box_shadow": "inset 0 -1px var(--gray-a5)",
-        },
-        "& tbody td": {"display": "block", "height": "auto", "padding": "0", "box_shadow": "none", "min_width": "0"},
-        "& tbody td[data-label]::before": {
-            "content": "attr(data-label)",
-            "display": "block",
-            "font_size": "var(--font-size-1)",
-            "color": "var(--gray-11)",
-        },
-        "& tbody td.bot-name, & tbody td.bot-actions": {"grid_column": "1 / -1"},
-    }
-}
+# Below 768 px a row is a card (the shared `card-rows` class in assets/styles.css): the bot's name across the
+# top, its figures two by two with their labels, its actions across the bottom (they wrap). As a table the
+# actions sat behind a sideways scroll at 390 px.
 
 
 def _cell(label: str, *children: rx.Component | rx.Var | str, **props: object) -> rx.Component:
@@ -51,7 +30,7 @@ def _bot_row(bot: BotRow) -> rx.Component:
     return rx.table.row(
         rx.table.cell(
             rx.vstack(rx.text(bot.name, weight="medium"), rx.code(bot.id, size="1"), spacing="0"),
-            class_name="bot-name",
+            class_name="bot-name card-wide",
         ),
         _cell(
             "Delivery",
@@ -111,7 +90,7 @@ def _bot_row(bot: BotRow) -> rx.Component:
                 spacing="2",
                 wrap="wrap",
             ),
-            class_name="bot-actions",
+            class_name="bot-actions card-wide",
         ),
         id="bot-row-" + bot.id,
     )
@@ -124,7 +103,7 @@ def bots_table() -> rx.Component:
         variant="surface",
         width="100%",
         id="bots-table",
-        style=CARD_ROWS,
+        class_name="card-rows",
     )
 
 

@@ -23,14 +23,26 @@ def _bot_option(bot: BotOption) -> rx.Component:
     return rx.select.item(bot.name, value=bot.id)
 
 
+def _cell(label: str, *children: rx.Component | rx.Var, **props: object) -> rx.Component:
+    """A cell labelled on a phone by its column's name (a row is a card there: CARD_ROWS)."""
+    return rx.table.cell(*children, custom_attrs={"data-label": label}, **props)
+
+
+# On a phone (assets/styles.css .card-rows) a topic is a card, three cells a line: its key and name, then its
+# state, priority and items.
+CARD_ROWS = "card-rows card-rows-3"
+
+
 def _topic_row(row: RuleTopicRow) -> rx.Component:
     return rx.table.row(
         rx.table.cell(
             rx.hstack(
-                rx.code(row.key),
+                rx.code(row.key, class_name="rule-key"),
                 rx.cond(row.is_fallback, rx.badge("fallback", size="1", color_scheme="gray")),
                 spacing="2",
                 align="center",
+                # the badge goes under the key rather than widen the column beside the editor
+                wrap="wrap",
             )
         ),
         # The name is the row's button: Tab reaches each topic and Enter or space opens it (the row's click is
@@ -42,19 +54,23 @@ def _topic_row(row: RuleTopicRow) -> rx.Component:
                 type="button",
                 class_name="rule-open",
                 aria_pressed=rx.cond(RuleEditorState.selected_key == row.key, "true", "false"),
-            )
+            ),
+            class_name="card-span-2",
         ),
-        rx.table.cell(
+        _cell(
+            "State",
             rx.cond(
                 row.is_active,
                 rx.badge("active", color_scheme="green", high_contrast=True, size="1"),
                 rx.badge("inactive", color_scheme="gray", size="1"),
-            )
+            ),
         ),
-        rx.table.cell(row.priority),
+        _cell("Priority", row.priority),
         # How many items, and when the last came, in one column: at a laptop's width beside the editor a
-        # column of its own for "Last item" was cut off behind a sideways scroll.
-        rx.table.cell(
+        # column of its own for "Last item" was cut off behind a sideways scroll; the time wraps between its
+        # words for the same reason ("last 10 m…" was cut off for a viewer).
+        _cell(
+            "Items",
             rx.vstack(
                 rx.text(row.item_count, size="2"),
                 rx.cond(
@@ -64,7 +80,6 @@ def _topic_row(row: RuleTopicRow) -> rx.Component:
                         rx.moment(row.last_item_at, from_now=True),
                         size="1",
                         color=rx.color("gray", 11),
-                        white_space="nowrap",
                     ),
                 ),
                 spacing="0",
@@ -90,6 +105,7 @@ def topics_table() -> rx.Component:
         size="1",
         width="100%",
         id="rules-table",
+        class_name=CARD_ROWS,
     )
 
 
@@ -315,6 +331,17 @@ def editor_header() -> rx.Component:
                     disabled=READ_ONLY | RuleEditorState.is_fallback,
                     id="rule-active-switch",
                 ),
+                # said in words to those who cannot change it: their switch is greyed, and read as off when on
+                rx.cond(
+                    READ_ONLY & ~RuleEditorState.is_fallback,
+                    rx.text(
+                        rx.cond(RuleEditorState.is_active, "On", "Off"),
+                        " (admins change it)",
+                        size="1",
+                        color=rx.color("gray", 11),
+                        id="rule-active-state",
+                    ),
+                ),
                 align="center",
                 spacing="2",
             ),
@@ -375,15 +402,18 @@ def editor_header() -> rx.Component:
 
 def _score_row(row: ScoreRow) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(
+        _cell(
+            "Topic",
             rx.hstack(
-                rx.code(row.topic_key),
+                rx.code(row.topic_key, class_name="rule-key"),
                 rx.cond(row.chosen, rx.icon("check", size=14, color=rx.color("green", 10))),
                 spacing="1",
                 align="center",
-            )
+            ),
+            class_name="card-wide",
         ),
-        rx.table.cell(
+        _cell(
+            "Belief",
             rx.hstack(
                 rx.progress(
                     value=row.bar_pct,
@@ -396,10 +426,11 @@ def _score_row(row: ScoreRow) -> rx.Component:
                 rx.text(row.bar_pct.to_string() + "%", size="1"),
                 align="center",
                 spacing="2",
-            )
+            ),
         ),
-        rx.table.cell(row.priority),
-        rx.table.cell(
+        _cell("Priority", row.priority),
+        _cell(
+            "Why",
             rx.vstack(
                 rx.cond(
                     row.vetoed_by != "",
@@ -409,8 +440,10 @@ def _score_row(row: ScoreRow) -> rx.Component:
                 rx.cond(row.meaning != "", rx.text("meaning: " + row.meaning, size="1", color_scheme="gray")),
                 spacing="0",
             ),
-            # at phone width the table scrolls sideways rather than squeezing the reasons a letter wide
+            # beside the form the reasons keep room to read (squeezed, they wrapped letter by letter);
+            # on a phone a score is a card and the reasons take its whole width
             min_width="14rem",
+            class_name="card-wide",
         ),
     )
 
@@ -493,6 +526,8 @@ def test_panel() -> rx.Component:
                         size="1",
                         width="100%",
                         id="decision-scores",
+                        # on a phone a score is a card: its topic, its belief and priority, why
+                        class_name="card-rows",
                     ),
                     rx.cond(
                         ~RulePreviewState.decision_publish,
@@ -919,6 +954,8 @@ def rules_page() -> rx.Component:
             width="100%",
             align="center",
             spacing="4",
+            # a long bot name pushed New topic off a phone's screen
+            wrap="wrap",
             padding_bottom="1rem",
         ),
         # A link that named a topic this page cannot open says so here (and opens nothing), never an error page.
@@ -963,7 +1000,11 @@ def rules_page() -> rx.Component:
                         "mouse-pointer-click", "Choose a topic", "Its rule, a live test and its history appear here."
                     ),
                 ),
-                grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)", lg="minmax(0, 2fr) minmax(0, 3fr)"),
+                # the topics never narrower than their table's words (a name squeezed beside the editor broke
+                # mid-word, the last item's time was cut off)
+                grid_template_columns=rx.breakpoints(
+                    initial="minmax(0, 1fr)", lg="minmax(min-content, 2fr) minmax(0, 3fr)"
+                ),
                 spacing="5",
                 width="100%",
             ),

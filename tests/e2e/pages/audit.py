@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from playwright.sync_api import Locator, expect
 
+from tests.e2e.pages.rules import CELLS_OUT_OF_VIEW
 from tests.e2e.pages.shell import Shell
 
 
@@ -25,6 +26,11 @@ class AuditPage(Shell):
 
     def rows(self) -> Locator:
         return self.page.locator("#audit-table tbody tr")
+
+    def cells_out_of_view(self) -> list[str]:
+        """The text of each cell not wholly in view (behind the table's sideways scroll, or off screen)."""
+        cut: list[str] = self.table().evaluate(CELLS_OUT_OF_VIEW)
+        return cut
 
     # Filters (an empty text clears one) -------------------------------------------------------
     def filter_actor(self, text: str) -> None:

@@ -8,6 +8,43 @@ from playwright.sync_api import Locator, expect
 
 from tests.e2e.pages.shell import PAGE_LOAD_MS, Shell
 
+# For `locator.evaluate`: the text of each cell of a table that is not wholly in view: cut off by the table's
+# edge (a column behind a sideways scroll) or by the window's, or with content sticking out over its neighbour.
+CELLS_OUT_OF_VIEW = """(root) => {
+  const edge = Math.min(root.getBoundingClientRect().right, window.innerWidth) + 1;
+  return [...root.querySelectorAll("td")]
+    .filter((cell) => {
+      const box = cell.getBoundingClientRect();
+      const over = [...cell.querySelectorAll("*")].some((e) => e.getBoundingClientRect().right > box.right + 1);
+      return box.left < -1 || box.right > edge || over;
+    })
+    .map((cell) => cell.textContent);
+}"""
+
+# For `page.evaluate`: what sticks out past the window's right edge (the outermost such elements, as
+# tag#id.class), to say what made the page scroll sideways.
+PAST_THE_WINDOW = """() => {
+  const past = [...document.body.querySelectorAll("*")].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1);
+  return past.filter((e) => !past.includes(e.parentElement))
+    .map((e) => `${e.tagName.toLowerCase()}#${e.id}.${[...e.classList].join(".")} ${Math.round(e.getBoundingClientRect().right)}`);
+}"""
+
+# For `locator.evaluate`: the words of an element's text that a line break cuts in two (a whole word's box is
+# one rectangle; "Custo/mer" is two).
+WORDS_BROKEN = """(element) => {
+  const broken = [];
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      if (range.getClientRects().length > 1) broken.push(word[0]);
+    }
+  }
+  return broken;
+}"""
+
 
 @dataclass
 class RulesPage(Shell):
@@ -31,6 +68,9 @@ class RulesPage(Shell):
     def link_note(self) -> Locator:
         """Why the topic a link named was not opened."""
         return self.page.locator("#rules-link-note")
+
+    def table(self) -> Locator:
+        return self.page.locator(self.TABLE)
 
     def rule_row(self, topic_key: str) -> Locator:
         """The topic's row in the table; a click opens it in the editor."""
@@ -131,6 +171,10 @@ class RulesPage(Shell):
 
     def active_switch(self) -> Locator:
         return self.page.locator("#rule-active-switch")
+
+    def active_state(self) -> Locator:
+        """The topic's Active state in words, for those who cannot change it (their switch is greyed)."""
+        return self.page.locator("#rule-active-state")
 
     def add_button(self, kind: str) -> Locator:
         """The "add" button of a list in the rule: include_when, exclude_when, positive (the tested message)."""
