@@ -8,13 +8,13 @@ delete_state.py. Substates reach each other with `await self.get_state(...)`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from urllib.parse import parse_qs, urlencode
 
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState
+from topic_dashboard.components.address_bar import set_address
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
 from topic_dashboard.db import read_session
 from topic_dashboard.errors import AppError
@@ -172,9 +172,7 @@ class RulesState(SignedInState):
     def _url_script(self, topic_key: str = "", *, replace: bool = False) -> rx.event.EventSpec:
         """Write the bot and the open topic into the address bar. Opening a topic adds a history entry,
         so Back reopens the one before; a reload or a shared link opens the same topic (`load_page`)."""
-        method = "replaceState" if replace else "pushState"
-        url = rules_url(self.bot_id, topic_key)
-        return rx.call_script(f"window.history.{method}(window.history.state, '', {json.dumps(url)})")
+        return set_address(rules_url(self.bot_id, topic_key), push=not replace)
 
     def _load_topics(self) -> rx.event.EventSpec | None:
         try:

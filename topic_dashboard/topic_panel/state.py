@@ -17,6 +17,7 @@ from sqlmodel import Session
 
 from topic_dashboard.auth.guard import SignedInState, acting_as, admin_only, quiet_when_signed_out
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.components.address_bar import set_address
 from topic_dashboard.components.bot_choice import ALL_BOTS, BotOption, bot_choice, with_all_bots, with_unread
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
@@ -480,9 +481,7 @@ class TopicPanelState(SignedInState):
                 item_id=self.detail.id,
             )
         )
-        method = "pushState" if push else "replaceState"
-        # A JSON string literal: the address holds what a crafted link put there.
-        return rx.call_script(f"window.history.{method}(window.history.state, '', {json.dumps(url)})")
+        return set_address(url, push=push)
 
     @rx.event
     def load_page(self) -> rx.event.EventSpec | None:
