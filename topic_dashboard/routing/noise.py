@@ -19,6 +19,10 @@ _LEADING_FILLER = re.compile(
     r"[\s,，、~～!！.]*)+"
 )
 _TRIM = re.compile(r"^[\s\W_]+|[\s\W_]+$")
+# One to three characters over and over, spaces aside: "xxxx…" (a walkthrough's 3,000 x's went to the inbox),
+# "ababab", "000000". A repeated laugh ("哈哈哈") stays a greeting.
+_REPEATED = re.compile(r"^(.{1,3}?)\1{3,}$")  # on text without spaces or line breaks
+_SPACES = re.compile(r"\s+")
 
 _TOOL_CALL = re.compile(r"^(?:[a-z_][\w\-]*|[a-z_][\w\-]*[._][\w.\-]+\s?)\(.*\)$")
 _TOOL_LEAD = re.compile(
@@ -189,7 +193,7 @@ OVERRULED_BY = {"progress": "stream", "tool_hint": "stream", "ack": "noise", "gr
 
 # What each kind is, in the words topic_route's reason and topic_publish's refusal use.
 NOISE_REASONS = {
-    "empty": "content is empty",
+    "empty": "content is empty (no words: only spaces, symbols or one character repeated)",
     "tool_hint": "content is a tool hint (a tool call, not a result)",
     "progress": "content is only a progress report",
     "ack": "content is only an acknowledgement",
@@ -736,7 +740,10 @@ def classify_noise(norm: str) -> str | None:
 
     Kinds: "empty", "tool_hint", "progress", "ack", "greeting".
     """
-    if not _TRIM.sub("", norm):
+    trimmed = _TRIM.sub("", norm)
+    if not trimmed:
+        return "empty"
+    if _REPEATED.match(_SPACES.sub("", trimmed)) and not _GREETING.search(trimmed):
         return "empty"
     if _is_tool_hint(norm):
         return "tool_hint"

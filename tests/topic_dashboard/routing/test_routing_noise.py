@@ -570,3 +570,21 @@ def test_a_status_read_from_elsewhere_is_not_the_bots_own_work(text: str, expect
 )
 def test_a_command_line_is_a_tool_hint_and_prose_naming_the_tool_is_not(text: str, expected: str | None) -> None:
     assert classify_noise(normalize(text)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["x" * 3000, "xxxxxxxx", "a a a a a a", "ababababab", "0000", "?????", "🙂🙂🙂🙂", "———————"],
+)
+def test_one_character_over_and_over_is_empty(text: str) -> None:
+    # A walkthrough's 3,000 x's were published to the inbox with confidence 0.93.
+    assert kind(text) == "empty"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2024", "1000", "88.8", "CPU 100%", "xxx-1234 done", "abcabc", "哈哈哈哈哈哈"],
+)
+def test_short_or_varied_text_is_not_read_as_empty(text: str) -> None:
+    # fewer than four repeats, digits that differ, or a laugh (a greeting): not "no words"
+    assert kind(text) != "empty"
