@@ -245,6 +245,24 @@ def test_route_sends_a_clear_match_to_its_topic(server: LiveServer, server_sessi
     assert {c["topic_key"] for c in body["candidates"]} == {"ci", "inbox"}
 
 
+def test_publish_says_a_title_with_line_breaks_was_joined(server: LiveServer, server_session: Session) -> None:
+    # A walkthrough published a two-line title and found it stored as one line without a word to the bot.
+    bot_id, token = _bot_with_ci_topic(server_session, "joiner")
+    [(is_error, body), (_, plain)] = _call(
+        server,
+        token,
+        ("topic_publish", {"title": "CI build #43 failed\nlint: 3 errors", "content": CI_CONTENT, "topic_key": "ci"}),
+        ("topic_publish", {"title": "CI build #44 failed", "content": CI_CONTENT, "topic_key": "ci"}),
+    )
+
+    assert not is_error
+    assert body["notes"] == ["title held line breaks; they were joined into one line: put the detail in content"]
+    assert plain["notes"] == []
+    server_session.expire_all()
+    titles = {item.title for item in server_session.exec(select(TopicItem).where(TopicItem.bot_id == bot_id)).all()}
+    assert titles == {"CI build #43 failed lint: 3 errors", "CI build #44 failed"}
+
+
 def test_publish_stores_the_item_and_returns_its_id(server: LiveServer, server_session: Session) -> None:
     bot_id, token = _bot_with_ci_topic(server_session, "publisher")
     view = {"type": "checklist", "items": [{"text": "test_login"}, {"text": "test_logout", "done": True}]}
@@ -278,6 +296,7 @@ def test_publish_stores_the_item_and_returns_its_id(server: LiveServer, server_s
         "updated": False,
         "fallback": False,
         "fallback_reason": None,
+        "notes": [],
     }
     assert (item.topic_key, item.title, item.content, item.level, item.tags_json, item.dedupe_key) == (
         "ci",

@@ -64,6 +64,19 @@ class PublishResult(BaseModel):
     updated: bool = False  # an existing item was rewritten in place (`update`)
     fallback: bool = False
     fallback_reason: str | None = Field(default=None, description="Why the item went to the fallback topic.")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="What was changed on the way in, so the bot knows what the reader sees (a title's line "
+        "breaks joined into one line).",
+    )
+
+
+def title_notes(title: object) -> list[str]:
+    """A note when a title held line breaks, which the stored title joins into one line (a title is one
+    line; the rest belongs in content). A walkthrough found them joined without a word."""
+    if isinstance(title, str) and len(title.strip().splitlines()) > 1:
+        return ["title held line breaks; they were joined into one line: put the detail in content"]
+    return []
 
 
 def check_message_type(message_type: str | None) -> None:
@@ -282,7 +295,11 @@ def publish_item(
     _audit(session, audit, bot_id, "ok", item)
     session.commit()
     return PublishResult(
-        item_id=item.id or 0, topic_key=topic.topic_key, fallback=is_fallback, fallback_reason=fallback_reason
+        item_id=item.id or 0,
+        topic_key=topic.topic_key,
+        fallback=is_fallback,
+        fallback_reason=fallback_reason,
+        notes=title_notes(request.title),
     )
 
 
@@ -315,7 +332,7 @@ def _update_in_place(
     bump_items_version(session, bot_id)
     _audit(session, audit, bot_id, "updated", item)
     session.commit()
-    return PublishResult(item_id=item.id or 0, topic_key=item.topic_key, updated=True)
+    return PublishResult(item_id=item.id or 0, topic_key=item.topic_key, updated=True, notes=title_notes(request.title))
 
 
 def _audit(session: Session, audit: CallAudit | None, bot_id: str, outcome: str, item: TopicItem) -> None:

@@ -90,7 +90,13 @@ def test_an_item_is_stored_normalized_in_the_named_topic(session: Session) -> No
         message_type="result",
     )
     [item] = _items(session, bot_id)
-    assert result == PublishResult(item_id=item.id, topic_key="ci", deduplicated=False, fallback=False)
+    assert result == PublishResult(
+        item_id=item.id,
+        topic_key="ci",
+        deduplicated=False,
+        fallback=False,
+        notes=["title held line breaks; they were joined into one line: put the detail in content"],
+    )
     assert (item.topic_key, item.title, item.content, item.level, item.tags_json) == (
         "ci",
         "CI build #42 failed",
