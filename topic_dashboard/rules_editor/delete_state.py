@@ -23,7 +23,10 @@ class DeleteTopicState(RulesState):
         editor = await self.get_state(RuleEditorState)
         if editor.is_fallback:
             return rx.toast.error("The fallback topic cannot be deleted: unrouted results go there")
-        self.delete_item_count = next((row.item_count for row in self.topics if row.key == editor.selected_key), 0)
+        # archived items are the topic's too: they move or go with it
+        self.delete_item_count = next(
+            (row.item_count + row.archived_count for row in self.topics if row.key == editor.selected_key), 0
+        )
         self.delete_items = "move"
         self.delete_open = True
         return None

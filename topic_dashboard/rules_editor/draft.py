@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import Any
 
 from topic_dashboard.errors import AppError
@@ -102,3 +103,38 @@ def draft_from_json(text: str) -> RuleDraft:
 def validate_draft(draft: RuleDraft) -> dict[str, Any]:
     """The validated routing_json of a draft. Raises invalid_rule naming the field."""
     return validate_routing(routing_json_of(draft)).model_dump(mode="json", exclude_none=True)
+
+
+# What the form calls each routing_json field (rules_editor/page.py `rule_form`): a person editing the form
+# reads "Include when #2 is 612 characters long", not "include_when[1] …" (a walkthrough found the JSON
+# names in the form's errors). The JSON view keeps the JSON names: there they are what the person typed.
+_FORM_LABELS = {
+    "purpose": "Purpose",
+    "include_when": "Include when",
+    "exclude_when": "Exclude when",
+    "examples.positive": "Positive example",
+    "examples.negative": "Negative example",
+    "examples": "Examples",
+    "keywords": "Keyword",
+    "priority": "Priority",
+    "fallback_topic_key": "Fallback topic",
+    "system_filters": "System filter",
+    "view_types": "View types",
+}
+_LISTED = re.compile(r"^(?P<list>[a-z_.]+)\[(?P<index>\d+)\]$")
+
+
+def form_label(field: str) -> str:
+    """The form's name for a routing_json field: "include_when[1]" -> "Include when #2" (rows are numbered
+    from 1, as the form's remove buttons are); a field the form does not show keeps its name."""
+    listed = _LISTED.match(field)
+    if listed and listed["list"] in _FORM_LABELS:
+        return f"{_FORM_LABELS[listed['list']]} #{int(listed['index']) + 1}"
+    return _FORM_LABELS.get(field, field)
+
+
+def form_message(message: str, field: str) -> str:
+    """`message` with the field it starts with named as the form names it."""
+    if field and message.startswith(field):
+        return form_label(field) + message[len(field) :]
+    return message

@@ -22,6 +22,7 @@ from topic_dashboard.rules_editor.draft import (
     draft_from_json,
     draft_from_routing_json,
     draft_to_json,
+    form_message,
     routing_json_of,
     validate_draft,
     view_schema_json_of,
@@ -146,7 +147,7 @@ class RuleEditorState(RulesState):
             validate_draft(self.draft)
             self.error_message, self.error_field = "", ""
         except AppError as error:
-            self.error_message, self.error_field = error.message, error.field or ""
+            self.error_message, self.error_field = form_message(error.message, error.field or ""), error.field or ""
         await self._refresh_preview()
 
     @rx.event
@@ -254,8 +255,10 @@ class RuleEditorState(RulesState):
                     ),
                 )
         except AppError as error:
-            self.error_message, self.error_field = error.message, error.field or ""
-            return rx.toast.error(error.message)
+            field = error.field or ""
+            message = form_message(error.message, field) if self.mode == "form" else error.message
+            self.error_message, self.error_field = message, field
+            return rx.toast.error(message)
         self._load_topics()
         await self._open(self.selected_key)
         return rx.toast.success("Saved: bots route by this rule from their next topic_route call")

@@ -12,7 +12,8 @@ class RuleTopicRow:
     is_active: bool = True
     is_fallback: bool = False
     priority: int = 50
-    item_count: int = 0
+    item_count: int = 0  # in the panel (archived left out)
+    archived_count: int = 0
     last_item_at: str = ""
 
 

@@ -190,6 +190,7 @@ class RulesState(SignedInState):
                 is_fallback=row.is_default_fallback,
                 priority=row.priority,
                 item_count=row.item_count,
+                archived_count=row.archived_count,
                 last_item_at=row.last_item_at or "",
             )
             for row in overview

@@ -565,23 +565,26 @@ class TopicOverview(BaseModel):
     is_active: bool
     is_default_fallback: bool
     priority: int
-    item_count: int
+    item_count: int  # in the panel: archived items left out
+    archived_count: int  # archived for everyone (TopicItem.is_archived); still the topic's, e.g. on delete
     last_item_at: str | None
 
 
 def topics_overview(*, session: Session, bot_id: str) -> list[TopicOverview]:
-    """The Rules page's table: every topic with its priority, item count and last item time."""
+    """The Rules page's table: every topic with its priority, item counts (in the panel, and archived
+    for everyone) and last item time."""
+    archived = sa.cast(TopicItem.is_archived, sa.Integer)
     stats = {
-        key: (count, last)
-        for key, count, last in session.exec(
-            select(TopicItem.topic_key, sa.func.count(), sa.func.max(TopicItem.created_at))
+        key: (count - int(archived_count or 0), int(archived_count or 0), last)
+        for key, count, archived_count, last in session.exec(
+            select(TopicItem.topic_key, sa.func.count(), sa.func.sum(archived), sa.func.max(TopicItem.created_at))
             .where(TopicItem.bot_id == bot_id)
             .group_by(TopicItem.topic_key)
         ).all()
     }
     rows = []
     for topic in topic_rows(session=session, bot_id=bot_id):
-        count, last = stats.get(topic.topic_key, (0, None))
+        count, archived_count, last = stats.get(topic.topic_key, (0, 0, None))
         priority = (topic.routing_json or {}).get("priority", 50)
         rows.append(
             TopicOverview(
@@ -591,6 +594,7 @@ def topics_overview(*, session: Session, bot_id: str) -> list[TopicOverview]:
                 is_default_fallback=topic.is_default_fallback,
                 priority=priority if isinstance(priority, int) else 50,
                 item_count=int(count),
+                archived_count=archived_count,
                 last_item_at=iso_utc(last),
             )
         )
