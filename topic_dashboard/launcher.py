@@ -20,6 +20,7 @@ import gzip
 import hashlib
 import importlib.metadata
 import json
+import logging
 import os
 import re
 import sys
@@ -197,10 +198,30 @@ def _install_build_skip() -> None:
     build.setup_frontend_prod = setup_frontend_prod
 
 
+class _StartingAlready(logging.Filter):
+    """On a fresh clone `reflex run` first sets up the web project and logs Reflex's next steps for a new
+    app, "Initialized topic_dashboard. Run `uv run reflex run` to start the app.", while it is starting the
+    app already (a walkthrough read it as a step left to do). The first sentence stays."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message.startswith("Initialized ") and "reflex run" in message:
+            record.msg, record.args = message.split(". ", 1)[0] + ".", ()
+        return True
+
+
+def quiet_next_steps() -> None:
+    """Install `_StartingAlready` on Reflex's command-line logger (once)."""
+    cli_logger = logging.getLogger("reflex.reflex")
+    if not any(isinstance(f, _StartingAlready) for f in cli_logger.filters):
+        cli_logger.addFilter(_StartingAlready())
+
+
 def main(argv: list[str] | None = None) -> None:
     """`reflex run --env prod [argv...]` with the build skipped when current."""
     from reflex.reflex import cli
 
+    quiet_next_steps()
     _install_build_skip()
     sys.argv[0] = "reflex"
     cli(["run", "--env", "prod", *(argv if argv is not None else sys.argv[1:])])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import os
 import shutil
 from collections.abc import Iterator
@@ -205,3 +206,16 @@ def test_moving_a_build_leaves_a_hard_linked_original_as_it_was(web: WebDir, tmp
     web.start()
     assert "127.0.0.1:4001" in (original / "client" / "index.html").read_text()
     assert "127.0.0.1:4001" not in (web.path / "build" / "client" / "index.html").read_text()
+
+
+def test_the_first_start_does_not_tell_the_person_to_run_reflex(caplog: pytest.LogCaptureFixture) -> None:
+    # `reflex run` on a fresh clone initialises the web project and logs Reflex's next steps for a new app;
+    # `make run` is starting the app already (a walkthrough read the line as a step left to do).
+    launcher.quiet_next_steps()
+    launcher.quiet_next_steps()  # installed once
+    cli_logger = logging.getLogger(reflex_cli.__name__)
+    assert sum(isinstance(f, launcher._StartingAlready) for f in cli_logger.filters) == 1
+    with caplog.at_level(logging.INFO, logger=cli_logger.name):
+        cli_logger.log(logging.INFO + 1, "Initialized %s. Run `uv run reflex run` to start the app.", "topic_dashboard")
+        cli_logger.info("Compiling the app.")
+    assert [record.getMessage() for record in caplog.records] == ["Initialized topic_dashboard.", "Compiling the app."]
