@@ -1,14 +1,18 @@
 """Ready rule templates a new topic can start from (docs/DESIGN.md §4.1's finance example among them).
 
-Each subject comes three ways: the bilingual template (`BASE_TEMPLATE_KEYS`; rule texts in English
-and Chinese side by side, `finance_market` being the design example as written) and one written
-wholly in English (`<key>_en`, label "(English)") or wholly in Chinese (`<key>_zh`, label "(中文)").
-The router compares messages with rule texts by meaning across languages, so each of the three
-routes messages in either language; pick the one whose wording the admins will maintain. A demo
-bot wants one template per subject: `BASE_TEMPLATE_KEYS`.
+Templates come in families (`TEMPLATE_FAMILIES`), each five or so subjects one owner would run side by
+side: engineering and finance (here), a shop (rule_templates_shop.py: orders, refunds, reviews, stock,
+marketing) and a personal assistant (rule_templates_personal.py: travel, health, home, family, learning).
+Each subject comes three ways: the bilingual template (the family's keys; rule texts in English and
+Chinese side by side, `finance_market` being the design example as written) and one written wholly in
+English (`<key>_en`, label "(English)") or wholly in Chinese (`<key>_zh`, label "(中文)"). The router
+compares messages with rule texts by meaning across languages, so each of the three routes messages in
+either language; pick the one whose wording the admins will maintain. `TEMPLATES` holds them all, by key.
+A demo bot wants one template per engineering subject: `BASE_TEMPLATE_KEYS`.
 
-Wording notes (tests/topic_dashboard/test_rule_templates.py routes every example and a table of
-obvious messages through the real model, with the cases the wording cannot fix):
+Wording notes (tests/topic_dashboard/test_rule_templates.py and test_rule_templates_families.py route
+every example and a table of obvious messages through the real model, with the cases the wording cannot
+fix):
 - An `exclude_when` entry is split into alternatives at commas, "or", "、" and "/", and an
   alternative mostly present in a message vetoes the topic in the rules, so exclusions name the
   whole situation ("alerts from a staging environment, a test environment or a local machine")
@@ -20,6 +24,19 @@ obvious messages through the real model, with the cases the wording cannot fix):
   exclusion off for every message about research, "research" and "findings" being one concept).
 - Includes avoid a lone word that a lexicon concept shares with unwanted messages ("unreachable"
   alone matched "incident resolved"); alternatives of two or three words need most of them present.
+- Every condition splits the same way, so a list leaves lone words: "a refund approved, declined or paid
+  back" made "declined" an alternative of its own. Where a lone word would meet other topics' messages
+  ("check", "result", "due", "cancelled"), each alternative names its subject ("refund approved, refund
+  declined, …"). In Chinese, "不", "未", "无" before a word negate it as "no" does ("超过 48 小时未发货"
+  reads "not shipped", switching off for every message about shipping), and a word the segmenter cuts into
+  single characters (差评, 达人, 博主, 清关, 网课) is dropped from the rule's words (the meaning side still
+  reads it): 负面评价, 海关, 在线课程 are kept. "'s" stays on its word ("colleague's" never meets
+  "colleague"): "birthdays of colleagues".
+- An exclusion is judged by meaning as a whole entry: "a birthday of a colleague, a wedding of a client or
+  other work social events" in one entry read closer to the topic's birthdays than to itself and kept
+  nothing out; as entries of their own ("birthdays of colleagues and team lunches at work", "weddings of
+  clients and other work social events") they hold. An exclusion keeps out messages in its own language
+  only: the other language has none of its words.
 - The meaning side weighs exclusions and negative examples lightly, so a message on the same
   subject (a resolved incident, a plan to research) can still land in the topic; they are
   written anyway: they state the rule, and without the model the rules veto most such messages.
@@ -29,9 +46,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from topic_dashboard.rule_templates_personal import PERSONAL_TEMPLATE_KEYS, PERSONAL_TEMPLATES
+from topic_dashboard.rule_templates_shop import SHOP_TEMPLATE_KEYS, SHOP_TEMPLATES
+
 BASE_TEMPLATE_KEYS = ("finance_market", "build_results", "alerts", "research_notes")
 
-TEMPLATES: dict[str, dict[str, Any]] = {
+_ENGINEERING_TEMPLATES: dict[str, dict[str, Any]] = {
     "finance_market": {
         "label": "Finance & markets (design example)",
         "name": "金融市场",
@@ -377,3 +397,18 @@ TEMPLATES: dict[str, dict[str, Any]] = {
         },
     },
 }
+
+# family label -> its subjects' bilingual keys, in the order the New topic form lists them
+TEMPLATE_FAMILIES: dict[str, tuple[str, ...]] = {
+    "Engineering & finance": BASE_TEMPLATE_KEYS,
+    "Shop": SHOP_TEMPLATE_KEYS,
+    "Personal": PERSONAL_TEMPLATE_KEYS,
+}
+VARIANT_SUFFIXES = ("", "_en", "_zh")  # bilingual, English-only, Chinese-only
+
+TEMPLATES: dict[str, dict[str, Any]] = {**_ENGINEERING_TEMPLATES, **SHOP_TEMPLATES, **PERSONAL_TEMPLATES}
+
+
+def family_template_keys(family: str) -> list[str]:
+    """Every template key of a family, each subject's three ways in turn. Raises KeyError for an unknown family."""
+    return [base + suffix for base in TEMPLATE_FAMILIES[family] for suffix in VARIANT_SUFFIXES]

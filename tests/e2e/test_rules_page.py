@@ -21,7 +21,7 @@ from tests.e2e.pages.rules import CELLS_OUT_OF_VIEW, PAST_THE_WINDOW, WORDS_BROK
 from tests.support.mcp import mcp_client, result_json, run_async
 from topic_dashboard.errors import AppError
 from topic_dashboard.models import TopicItem
-from topic_dashboard.rule_templates import TEMPLATES
+from topic_dashboard.rule_templates import TEMPLATE_FAMILIES, TEMPLATES, family_template_keys
 from topic_dashboard.rules_editor.preview import plain_labels
 from topic_dashboard.services import accounts
 from topic_dashboard.services.bots import create_bot
@@ -206,6 +206,51 @@ def test_create_from_template_edit_preview_save_and_topic_route_agrees(page: Pag
     page.screenshot(path=str(screenshot_path("rules-scrolled.png")))
 
     _screenshot(page, SCREENSHOT)
+
+
+def test_a_shop_template_is_chosen_from_its_family_with_the_keyboard_and_created(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough by a shop owner found no template for a shop among four; with the shop and personal
+    families there are 42, so the select lists them under a heading per family after "Blank rule", and the
+    keyboard still reaches every one (arrows pass the headings; typing a label's start jumps to it)."""
+    bot_id, _ = _bot(e2e_app)
+    rules = _open_rules(page, e2e_app, ADMIN, "admin", bot_id)
+    refunds = TEMPLATES["refunds"]
+
+    rules.new_topic_button().click()
+    page.locator("#new-template").focus()
+    page.keyboard.press("Enter")
+    listbox = page.get_by_role("listbox")
+    expect(listbox.get_by_role("option").first).to_have_text("Blank rule")
+    groups = listbox.get_by_role("group")
+    expect(groups).to_have_count(len(TEMPLATE_FAMILIES))
+    for index, family in enumerate(TEMPLATE_FAMILIES):
+        expect(groups.nth(index)).to_contain_text(family)
+        expect(groups.nth(index).get_by_role("option")).to_have_count(len(family_template_keys(family)))
+    page.screenshot(path=str(screenshot_path("rules-new-topic-templates.png")))
+
+    page.keyboard.press("ArrowDown")  # from "Blank rule" past the first heading to its first template
+    first = TEMPLATES[family_template_keys(next(iter(TEMPLATE_FAMILIES)))[0]]["label"]
+    expect(listbox.get_by_role("option", name=first, exact=True)).to_be_focused()
+    page.keyboard.type("Refunds")  # a label's first word (a space would scroll the list: Radix's type-ahead)
+    refunds_option = groups.nth(list(TEMPLATE_FAMILIES).index("Shop")).get_by_role(
+        "option", name=refunds["label"], exact=True
+    )
+    expect(refunds_option).to_be_focused()
+    expect(refunds_option).to_be_in_viewport()
+    page.screenshot(path=str(screenshot_path("rules-new-topic-templates-shop.png")))
+    page.keyboard.press("Enter")
+    expect(listbox).to_be_hidden()
+    expect(page.locator("#new-template")).to_have_text(refunds["label"])
+    expect(rules.new_key()).to_have_value("refunds")
+    expect(rules.new_name()).to_have_value(refunds["name"])
+    rules.create_new()
+
+    expect(rules.editor_key()).to_have_text("refunds")
+    for index, condition in enumerate(refunds["routing"]["include_when"]):
+        expect(rules.condition("include_when", index)).to_have_value(condition)
+    stored = _rule(e2e_app, bot_id, "refunds")
+    for field in ("purpose", "include_when", "exclude_when", "examples", "priority"):
+        assert stored[field] == refunds["routing"][field], field
 
 
 def test_switching_form_json_form_loses_nothing(page: Page, e2e_app: E2EApp) -> None:

@@ -1,5 +1,9 @@
 """The shipped rule templates route their own examples and obvious messages where a new user expects.
 
+These are the engineering family's (`BASE_TEMPLATE_KEYS`); test_rule_templates_families.py routes the
+shop and personal families the same way. The checks of form at the end (the same fields in every
+language, no stray language, a valid rule, one family each) cover every template.
+
 A bot is built from the templates as an admin would pick them (each template's key as the topic
 key, plus an inbox as the fallback) and every message goes through `route_message` with the real
 embedding model beside the rules, as topic_route does. Three bots: the four bilingual templates,
@@ -33,9 +37,10 @@ from topic_dashboard.routing import (
 )
 from topic_dashboard.routing.calibration import calibration
 from topic_dashboard.routing.semantic import SemanticIndex, build_index, cjk_share, default_embedder
-from topic_dashboard.rule_templates import BASE_TEMPLATE_KEYS, TEMPLATES
+from topic_dashboard.rule_templates import BASE_TEMPLATE_KEYS, TEMPLATE_FAMILIES, TEMPLATES, family_template_keys
 
 SETS = {"mixed": "", "english": "_en", "chinese": "_zh"}  # template set -> key suffix
+ALL_BASES = [base for bases in TEMPLATE_FAMILIES.values() for base in bases]  # every family's subjects
 TEMPLATE_FIELDS = {"label", "name", "description", "view_types", "routing"}
 ROUTING_FIELDS = {"purpose", "include_when", "exclude_when", "examples", "priority", "fallback_topic_key"}
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
@@ -226,7 +231,7 @@ def test_the_case_table_has_four_english_and_four_chinese_messages_per_template(
         assert len(chinese) >= 4 and len(texts) - len(chinese) >= 4, base
 
 
-@pytest.mark.parametrize("base", BASE_TEMPLATE_KEYS)
+@pytest.mark.parametrize("base", ALL_BASES)
 def test_each_template_comes_in_english_and_in_chinese_with_the_same_fields(base: str) -> None:
     original = TEMPLATES[base]
     for suffix, tag in (("_en", "(English)"), ("_zh", "(中文)")):
@@ -252,12 +257,12 @@ def _rule_texts(template: dict[str, Any]) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("key", [base + "_en" for base in BASE_TEMPLATE_KEYS])
+@pytest.mark.parametrize("key", [base + "_en" for base in ALL_BASES])
 def test_an_english_template_has_no_chinese(key: str) -> None:
     assert [text for text in _rule_texts(TEMPLATES[key]) if CJK.search(text)] == []
 
 
-@pytest.mark.parametrize("key", [base + "_zh" for base in BASE_TEMPLATE_KEYS])
+@pytest.mark.parametrize("key", [base + "_zh" for base in ALL_BASES])
 def test_a_chinese_template_is_written_in_chinese(key: str) -> None:
     # Product names, units and codes (Jenkins, CPU, P0, 5xx) may stay in Latin letters.
     assert [text for text in _rule_texts(TEMPLATES[key]) if cjk_share(text) < 0.5] == []
@@ -268,3 +273,11 @@ def test_every_template_is_a_valid_rule(key: str) -> None:
     rules = validate_routing(TEMPLATES[key]["routing"])
 
     assert rules.include_when and rules.examples.positive and rules.examples.negative
+
+
+def test_every_template_belongs_to_one_family_and_its_label_names_it_once() -> None:
+    grouped = [key for family in TEMPLATE_FAMILIES for key in family_template_keys(family)]
+
+    assert sorted(grouped) == sorted(TEMPLATES) and len(set(grouped)) == len(grouped)
+    labels = [template["label"] for template in TEMPLATES.values()]
+    assert len(set(labels)) == len(labels)  # the New topic form lists them by label

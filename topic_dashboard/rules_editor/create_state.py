@@ -8,12 +8,18 @@ from topic_dashboard.auth.guard import admin_only
 from topic_dashboard.db import write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import VIEW_TYPES
-from topic_dashboard.rule_templates import TEMPLATES
+from topic_dashboard.rule_templates import TEMPLATE_FAMILIES, TEMPLATES, family_template_keys
 from topic_dashboard.rules_editor.draft import RuleDraft, draft_from_routing_json, routing_json_of, view_schema_json_of
 from topic_dashboard.rules_editor.editor_state import RuleEditorState
 from topic_dashboard.rules_editor.state import NEW_TOPIC, RulesState
 from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services.audit import actor_of
+
+# The New topic form's template choices after "Blank rule": (family, [(template key, label), ...]). The same
+# for every visitor, so the page renders them once rather than sending them as state.
+TEMPLATE_GROUPS: list[tuple[str, list[tuple[str, str]]]] = [
+    (family, [(key, TEMPLATES[key]["label"]) for key in family_template_keys(family)]) for family in TEMPLATE_FAMILIES
+]
 
 
 class CreateTopicState(RulesState):
@@ -22,10 +28,6 @@ class CreateTopicState(RulesState):
     new_template: str = "blank"
     new_error: str = ""
     create_open: bool = False
-
-    @rx.var
-    def template_choices(self) -> list[list[str]]:
-        return [["blank", "Blank rule"]] + [[key, template["label"]] for key, template in TEMPLATES.items()]
 
     @rx.event
     async def open_create(self) -> None:

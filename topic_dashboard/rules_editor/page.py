@@ -8,7 +8,7 @@ from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import BotOption
 from topic_dashboard.components.keyboard import hidden_button
 from topic_dashboard.components.layout import empty_state, page_shell
-from topic_dashboard.rules_editor.create_state import CreateTopicState
+from topic_dashboard.rules_editor.create_state import TEMPLATE_GROUPS, CreateTopicState
 from topic_dashboard.rules_editor.delete_state import DeleteTopicState
 from topic_dashboard.rules_editor.editor_state import RuleEditorState, RulePreviewState
 from topic_dashboard.rules_editor.retention_state import RetentionState
@@ -716,6 +716,15 @@ def editor() -> rx.Component:
     )
 
 
+def _template_groups() -> list[rx.Component]:
+    """The templates under a heading per family, after "Blank rule"; arrows and typing move through them all."""
+    parts: list[rx.Component] = []
+    for family, choices in TEMPLATE_GROUPS:
+        items = [rx.select.item(label, value=key) for key, label in choices]
+        parts += [rx.select.separator(), rx.select.group(rx.select.label(family), *items)]
+    return parts
+
+
 def create_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
@@ -725,9 +734,8 @@ def create_dialog() -> rx.Component:
                 rx.select.root(
                     rx.select.trigger(id="new-template"),
                     rx.select.content(
-                        rx.foreach(
-                            CreateTopicState.template_choices, lambda choice: rx.select.item(choice[1], value=choice[0])
-                        )
+                        rx.select.item("Blank rule", value="blank"),
+                        *_template_groups(),
                     ),
                     value=CreateTopicState.new_template,
                     on_change=CreateTopicState.set_new_template,
