@@ -73,6 +73,11 @@ def _topic_row(row: RuleTopicRow) -> rx.Component:
             "Items",
             rx.vstack(
                 rx.text(row.item_count, size="2"),
+                # The count is what the panel lists; items archived for everyone are the topic's too.
+                rx.cond(
+                    row.archived_count > 0,
+                    rx.text(row.archived_count.to_string() + " archived", size="1", color=rx.color("gray", 11)),
+                ),
                 rx.cond(
                     row.last_item_at != "",
                     rx.text(
@@ -300,7 +305,11 @@ def _error_callout() -> rx.Component:
         RuleEditorState.error_message != "",
         rx.callout(
             rx.hstack(
-                rx.cond(RuleEditorState.error_field != "", rx.code(RuleEditorState.error_field)),
+                # the JSON view names the field as typed; the form's message names it as the form does
+                rx.cond(
+                    (RuleEditorState.error_field != "") & (RuleEditorState.mode == "json"),
+                    rx.code(RuleEditorState.error_field),
+                ),
                 rx.text(RuleEditorState.error_message),
                 spacing="2",
                 wrap="wrap",

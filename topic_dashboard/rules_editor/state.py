@@ -123,11 +123,15 @@ class RulesState(SignedInState):
         url, self.pending_url, self.pending_topic = self.pending_url, "", ""
         if not url:
             return []
-        await self._close_topic()
         if url == NEW_TOPIC:
             from topic_dashboard.rules_editor.create_state import CreateTopicState  # it imports this module
 
-            return [CreateTopicState.open_create]
+            # The edited topic goes back to its saved rules under the New topic dialog, so closing the dialog
+            # returns to it (it was closed, and a walkthrough found the page empty behind a cancelled dialog).
+            unsaved = await self._unsaved()
+            shown = await self._show_address({"bot": self.bot_id, "topic": unsaved[0]}) if unsaved else []
+            return [*shown, CreateTopicState.open_create]
+        await self._close_topic()
         params = _params(url.partition("?")[2])
         shown = await self._show_address(params)
         return [*shown, self._url_script(params.get("topic", "") if self.bot_id == params.get("bot") else "")]

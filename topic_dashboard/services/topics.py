@@ -15,7 +15,7 @@ from topic_dashboard.models import Bot, Topic, TopicBotSettings, TopicItem, Topi
 from topic_dashboard.services.audit import Actor, as_actor, record
 from topic_dashboard.services.audit_detail import changes
 from topic_dashboard.services.versions import bump_rules_version
-from topic_dashboard.text_policy import check_json, check_line, check_text, is_lookup_key
+from topic_dashboard.text_policy import check_json, check_line, check_text, is_lookup_key, printable
 
 TOPIC_KEY_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")  # matched whole (fullmatch): "abc\n" is no key
 MAX_NAME_CHARS = 100
@@ -353,7 +353,8 @@ def create_topic(*, session: Session, bot_id: str, data: TopicCreate, actor: Act
     if not TOPIC_KEY_RE.fullmatch(data.topic_key):
         raise AppError(
             "invalid_topic_key",
-            "topic_key: lower-case letters, digits and underscores, starting with a letter (at most 64)",
+            f"the key {printable(data.topic_key)[:80]!r} cannot be used: a topic key is lower-case letters, digits "
+            "and underscores, starting with a letter (at most 64)",
             field="topic_key",
         )
     if session.exec(select(Topic.id).where(Topic.bot_id == bot_id, Topic.topic_key == data.topic_key)).first():
