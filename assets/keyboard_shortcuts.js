@@ -33,19 +33,32 @@
     const close = document.getElementById("td-history-close");
     if (close) close.click();
   });
-  // The list cursor (Topic panel): an attribute on the row it is on (one static CSS rule draws it),
-  // moved between two rows at a time, so a key press restyles two elements, not the list.
+  // The Topic panel's item list (topic_panel/page.py) and the keyboard:
+  // - The list cursor: an attribute on the row it is on (assets/styles.css draws it), moved between two
+  //   rows at a time, so a key press restyles two elements, not the list.
+  // - One Tab stop for the list (roving tabindex): page.py draws every row and tick box with tabindex=-1,
+  //   and the cursor's row and its tick box are put back in the Tab order. So Tab enters the list at its
+  //   current row, a second Tab reaches that row's box, the next one leaves the list. A focus in the list
+  //   follows the cursor.
+  // - html[data-td-keyboard] while the keyboard is in use (from a key press to the next pointer press):
+  //   styles.css draws the cursor as the current row only then, so one row reads as current.
+  const root = document.documentElement;
   const CURSOR = "data-td-cursor";
-  const cursorCss = document.createElement("style");
-  cursorCss.textContent =
-    `[${CURSOR}]{outline:1px solid var(--accent-7)}[${CURSOR}]:not([aria-current=true]){background:var(--gray-3)}`;
-  document.head.appendChild(cursorCss);
-  const firstRow = () => document.querySelector("#item-list [data-td-row]");
+  const KEYBOARD = "data-td-keyboard";
+  const ROW = "#item-list [data-td-row]";
+  const BOX = "[data-td-select]";
+  const firstRow = () => document.querySelector(ROW);
   // The open item's row (a deep link, Back): where a list without a cursor starts, so the first j goes on from it.
-  const openRow = () => document.querySelector("#item-list [data-td-row][aria-current=true]");
+  const openRow = () => document.querySelector(`${ROW}[aria-current=true]`);
   const cursorRow = () => {
     const marked = document.querySelector(`#item-list [${CURSOR}]`);
     return marked || firstRow();
+  };
+  const setStop = (row, on) => {
+    const value = on ? "0" : "-1";
+    for (const el of [row, row.querySelector(BOX)]) {
+      if (el && el.getAttribute("tabindex") !== value) el.setAttribute("tabindex", value);
+    }
   };
   // Kept by the row's id: the list reuses row elements by position, so the attribute alone would
   // stay at its place while live rows push the items down.
@@ -53,9 +66,16 @@
   const putCursor = (row) => {
     cursorId = row ? row.id : null;
     const old = document.querySelector(`#item-list [${CURSOR}]`);
-    if (old === row) return;
-    if (old) old.removeAttribute(CURSOR);
-    if (row) row.setAttribute(CURSOR, "");
+    if (old !== row) {
+      if (old) old.removeAttribute(CURSOR);
+      if (row) row.setAttribute(CURSOR, "");
+    }
+    document.querySelectorAll(`${ROW}[tabindex="0"]`).forEach((other) => { if (other !== row) setStop(other, false); });
+    if (!row) return;
+    setStop(row, true);
+    const active = document.activeElement;
+    const inRow = active && active.closest ? active.closest(ROW) : null;
+    if (inRow && inRow !== row) row.focus({ preventScroll: true });  // moveCursor scrolls it into view
   };
   const moveCursor = (delta) => {
     const at = cursorRow();
@@ -72,12 +92,20 @@
     next.scrollIntoView({ block: "nearest" });
     return true;
   };
+  window.addEventListener("keydown", () => { if (!root.hasAttribute(KEYBOARD)) root.setAttribute(KEYBOARD, ""); }, true);
+  window.addEventListener("pointerdown", () => root.removeAttribute(KEYBOARD), true);
+  // A tick box clicked with the mouse does not take the focus (it stays on the row it was on, with the
+  // cursor), so the keys after a tick act where they did before it: v moves the ticked rows, j goes on.
+  window.addEventListener("mousedown", (event) => {
+    const target = event.target;
+    if (target && target.matches && target.matches(`${ROW} ${BOX}`)) event.preventDefault();
+  }, true);
   // A row opened by a click takes the cursor; a list that lost the cursor's row (a new view, a
   // filter, the row archived) starts again at its open item's row, else at its first row.
   document.addEventListener("click", (event) => {
     const target = event.target;
     if (!target || !target.closest || target.closest("[data-td-select], [data-td-toggle-read]")) return;
-    const row = target.closest("#item-list [data-td-row]");
+    const row = target.closest(ROW);
     if (row) putCursor(row);
   }, true);
   // Times in the item list (<time datetime data-td-ago>): "5 min ago", written into an attribute
@@ -110,7 +138,7 @@
     wireAll();
     stampTimes();
     const wanted = cursorId && document.getElementById(cursorId);
-    const inList = wanted && wanted.matches("#item-list [data-td-row]") ? wanted : null;
+    const inList = wanted && wanted.matches(ROW) ? wanted : null;
     const marked = document.querySelector(`#item-list [${CURSOR}]`);
     if (!inList || marked !== inList) putCursor(inList || openRow() || firstRow());
     // Radix's scroll areas (tables, long views) scroll with the keyboard too: they take focus.
@@ -133,13 +161,26 @@
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const holder = document.querySelector("[data-td-shortcuts]");
     if (!holder) return;
-    const target = event.target;
+    let key = event.key;
+    let target = event.target;
+    // In the list the arrows are j and k (from a row, or anything in it); a row's tick box passes the
+    // shortcut keys (x, v, m, j, Esc, ...) on to its row, which would be left alone as keys typed into an
+    // input. Space still ticks the box, Enter does nothing there, Tab still leaves it.
+    const row = target && target.closest ? target.closest(ROW) : null;
+    if (row) {
+      const arrow = { ArrowDown: "j", ArrowUp: "k" }[key];
+      const passed = key === "Escape" || (key.length === 1 && key !== " ");
+      if (arrow || (target !== row && target.matches(BOX) && passed)) {
+        key = arrow || key;
+        target = row;
+      }
+    }
     const tag = target && target.tagName ? target.tagName.toLowerCase() : "";
     if (tag === "input" || tag === "textarea" || tag === "select" || (target && target.isContentEditable)) return;
     const inside = (selector) => Boolean(target && target.closest && target.closest(selector));
     // A focused list row (role=link, tabbable): Enter or space opens it, as a click does.
     // So does a focused sidebar entry (a view, a topic, a bot: role=button on a div, data-td-activate).
-    if ((event.key === "Enter" || event.key === " ") && target && target.hasAttribute &&
+    if ((key === "Enter" || key === " ") && target && target.hasAttribute &&
         (target.hasAttribute("data-td-row") || target.hasAttribute("data-td-activate"))) {
       event.preventDefault();
       target.click();
@@ -147,39 +188,39 @@
     }
     if (inside("[role=listbox], [role=menu]")) return;
     const control = "button, a[href], [role=button], [role=link], [role=switch], [role=option], [role=tab]";
-    if (event.key === "Escape" && inside("[role=dialog], [role=alertdialog]")) return;  // the dialog closes itself
-    if (event.key === "Enter" && inside(control)) return;
+    if (key === "Escape" && inside("[role=dialog], [role=alertdialog]")) return;  // the dialog closes itself
+    if (key === "Enter" && inside(control)) return;
     // j / k: the list's cursor lives here (an attribute on its row, so live rows arriving above it do
-    // not move it); o / Enter open its row and m toggles its read state by that row's own controls,
-    // so what the keys act on is always the row that is marked.
-    if ((event.key === "j" || event.key === "k") && moveCursor(event.key === "j" ? 1 : -1)) {
+    // not move it); o / Enter open its row and m clicks that row's own read toggle, so what the keys act
+    // on is always the row that is marked. (m with rows ticked marks them: the State decides,
+    // topic_panel/state.py toggle_read_key, as v moves them.)
+    if ((key === "j" || key === "k") && moveCursor(key === "j" ? 1 : -1)) {
       event.preventDefault();
       return;
     }
-    const marked = document.querySelector("#item-list [data-td-row]") ? cursorRow() : null;
-    if (marked && (event.key === "o" || event.key === "Enter")) {
+    const marked = firstRow() ? cursorRow() : null;
+    if (marked && (key === "o" || key === "Enter")) {
       event.preventDefault();
       marked.click();
       return;
     }
-    if (marked && event.key === "m" && !document.getElementById("item-detail")) {
+    if (marked && key === "m" && !document.getElementById("item-detail")) {
       const toggle = marked.querySelector("[data-td-toggle-read]");
       if (toggle) { event.preventDefault(); toggle.click(); return; }
     }
     // x ticks the cursor's row for a bulk action (its checkbox, as a click would).
-    if (event.key === "x") {
-      const row = cursorRow();
-      const box = row && row.querySelector("[data-td-select]");
+    if (key === "x") {
+      const box = marked && marked.querySelector(BOX);
       if (box) { event.preventDefault(); box.click(); return; }
     }
     // "/" jumps to the page's search box, as in most readers.
-    if (event.key === "/") {
+    if (key === "/") {
       const search = document.getElementById("search-input");
       if (search) { event.preventDefault(); search.focus(); search.select(); return; }
     }
     let keys = {};
     try { keys = JSON.parse(holder.getAttribute("data-td-shortcuts") || "{}"); } catch (e) { return; }
-    const id = keys[event.key];
+    const id = keys[key];
     const button = id && document.getElementById(id);
     if (button) { event.preventDefault(); button.click(); }
   });

@@ -20,9 +20,6 @@ from topic_dashboard.topic_panel.view_renderers import level_color, level_swatch
 S = TopicPanelState
 D = TopicPanelState.detail
 BORDER = f"1px solid {rx.color('gray', 4)}"
-# The list's keyboard beyond the shared shortcuts: a file beside this module (served from /external/...),
-# so the Content-Security-Policy needs no inline-script exception.
-LIST_KEYS_SRC = rx.asset("list_keys.js", shared=True)
 # One line with an ellipsis (rx.text has no `truncate` prop: it would end up as a bogus CSS property).
 ONE_LINE = {"white_space": "nowrap", "overflow": "hidden", "text_overflow": "ellipsis", "min_width": "0"}
 
@@ -347,8 +344,8 @@ def _row(
     """One item row. Plain elements styled by assets/styles.css (.item-row ...), drawn from its own
     values only: in the stream each row is a memo (`_stream_row`) that the browser draws again only
     when its values change, so opening an item or ticking one re-draws one or two rows, not the list.
-    The keyboard cursor is kept in the browser (assets/keyboard_shortcuts.js; the Tab stop and focus
-    follow it: list_keys.js) and drawn by styles.css; times are written there too (<time data-td-ago>)."""
+    The keyboard cursor is kept in the browser (assets/keyboard_shortcuts.js, where the Tab stop and the
+    focus follow it) and drawn by styles.css; times are written there too (<time data-td-ago>)."""
     return rx.el.div(
         rx.el.input(
             type="checkbox",
@@ -357,15 +354,16 @@ def _row(
             # A shift-click ticks the range from the last ticked row; the click never opens the row.
             on_click=lambda info: [rx.stop_propagation, S.toggle_select(item_id, info["shift_key"])],
             aria_label="Select",
-            # In the Tab order only on the cursor's row (list_keys.js), right after the row itself.
+            # In the Tab order only on the cursor's row (assets/keyboard_shortcuts.js), right after the row itself.
             tab_index=-1,
             custom_attrs={"data-td-select": "1"},
             class_name="row-select",
         ),
         rx.el.span(class_name="row-swatch lvl-" + level),
-        # What m clicks for the cursor's row when no item is open (assets/keyboard_shortcuts.js).
+        # What m clicks for the cursor's row when no item is open (assets/keyboard_shortcuts.js): with rows
+        # ticked, the State marks those instead.
         rx.el.button(
-            on_click=[rx.stop_propagation, S.toggle_read(item_id)],
+            on_click=[rx.stop_propagation, S.toggle_read_key(item_id)],
             custom_attrs={"data-td-toggle-read": "1", "aria-hidden": "true"},
             tab_index=-1,
             hidden=True,
@@ -407,9 +405,9 @@ def _row(
         ),
         on_click=S.open_item(item_id),
         role="link",
-        # One Tab stop for the whole list: list_keys.js puts the cursor's row in the Tab order (roving
-        # tabindex), the arrows and j / k move it. Enter or space on a focused row opens it
-        # (assets/keyboard_shortcuts.js clicks it).
+        # One Tab stop for the whole list: assets/keyboard_shortcuts.js puts the cursor's row in the Tab
+        # order (roving tabindex), the arrows and j / k move it, and Enter or space on a focused row opens it
+        # (it clicks the row).
         tab_index=-1,
         custom_attrs={"aria-current": rx.cond(is_open, "true", "false"), "data-td-row": "1"},
         class_name=rx.cond(is_read, "item-row item-read", "item-row item-unread"),
@@ -1109,11 +1107,9 @@ def keyboard() -> rx.Component:
         hidden_button("td-history-close", S.close_detail_from_history),
         hidden_button("kbd-help", S.set_help_open(True)),
         help_dialog(),
-        hidden_button("kbd-toggle-read", S.toggle_read_open),
+        hidden_button("kbd-toggle-read", S.toggle_read_key(0)),
         # Only admins have the Move controls: for anyone else the key clicks nothing.
         rx.cond(AuthState.is_admin, hidden_button("kbd-move", MoveItemState.move_key)),
-        # The list's Tab stop, its arrows and the keyboard's "current" row (list_keys.js).
-        rx.script(src=LIST_KEYS_SRC),
     )
 
 
@@ -1123,7 +1119,7 @@ SHORTCUTS = [
     ("j / k or ↓ / ↑", "next / previous item (the list scrolls with you)"),
     ("o or Enter", "open the item under the cursor"),
     ("Esc", "close the item"),
-    ("m", "mark read / unread (for you)"),
+    ("m", "mark the selected items, or else the open one or the one under the cursor, read / unread (for you)"),
     ("v", "move the selected items, or else the open one, to a topic… (admins)"),
     ("Tab", "views, topics, the list (one stop, at its current item) and the open item; Enter or space opens"),
     ("?", "this help"),

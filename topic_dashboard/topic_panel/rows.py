@@ -58,6 +58,14 @@ class ItemRow:
     snippet_parts: list[TextPart] = dataclasses.field(default_factory=list)
 
 
+def read_key_action(ticked: list[int], rows: list[ItemRow]) -> str:
+    """What m does to the ticked rows, as one of the bulk bar's actions: "read", or "unread" when every
+    ticked row is read already (a toggle, as m is for one row). A ticked id not among `rows` counts as
+    unread: m then marks read, which never hides anything from the reader."""
+    read = {row.id: row.is_read for row in rows}
+    return "unread" if ticked and all(read.get(item_id, False) for item_id in ticked) else "read"
+
+
 @dataclasses.dataclass
 class LabelValue:
     label: str = ""

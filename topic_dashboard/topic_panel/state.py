@@ -32,7 +32,7 @@ from topic_dashboard.services.audit import actor_of
 from topic_dashboard.settings import get_settings
 from topic_dashboard.topic_panel.address import PanelAddress, panel_url, read_address
 from topic_dashboard.topic_panel.detail import item_detail, item_row, plain_preview, search_row
-from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, NotifyPrefs, TopicRow
+from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, NotifyPrefs, TopicRow, read_key_action
 
 PAGE_SIZE = 40
 # The rows the list holds at most (in the state and in the page): a window that "Load more" moves
@@ -631,6 +631,8 @@ class TopicPanelState(SignedInState):
             self._load_items()
         except AppError as error:
             return rx.toast.error(error.message)
+        if self.detail.id in done:  # the open item was ticked: its pane says what its row says
+            self.detail = dataclasses.replace(self.detail, **flags)
         self.selected_ids = []
         count = len(done)
         return rx.toast.success(f"{count} item{'s' if count != 1 else ''}: {action}")
@@ -946,8 +948,8 @@ class TopicPanelState(SignedInState):
 
     # --- keyboard -----------------------------------------------------------------------------
 
-    # The list's cursor (j/k, o/Enter, m on a row, x) lives in the browser: assets/keyboard_shortcuts.js;
-    # the list's Tab stop, its arrows and the focus follow it there (topic_panel/list_keys.js).
+    # The list's cursor (j/k, o/Enter, m on a row, x) lives in the browser: assets/keyboard_shortcuts.js,
+    # where the list's Tab stop, its arrows and the focus follow it.
 
     @rx.event
     def close_detail_from_history(self) -> None:
@@ -966,9 +968,15 @@ class TopicPanelState(SignedInState):
         self.help_open = value
 
     @rx.event
-    def toggle_read_open(self) -> rx.event.EventSpec | None:
-        """m with an item open: its read state (with none open, the browser clicks the row's own toggle)."""
-        return self.toggle_read(self.detail.id) if self.detail.id else None
+    def toggle_read_key(self, item_id: int = 0) -> rx.event.EventSpec | None:
+        """m. With rows ticked: the bulk bar's Read for them, or its Unread when every ticked row is read
+        already (as v moves the ticked rows; a walkthrough saw m act on the cursor's row while rows were
+        ticked). Else the read state of `item_id` (the cursor's row, which the browser sends while no item is
+        open) or of the open item. Decided here, in the order the events came: an x just before m counts."""
+        if self.selected_ids:
+            return self.bulk(read_key_action(self.selected_ids, self.items))
+        target = item_id or self.detail.id
+        return self.toggle_read(target) if target else None
 
     # --- delivery switch ----------------------------------------------------------------------
 
