@@ -439,3 +439,76 @@ def test_each_settings_section_has_its_own_named_save_and_says_beside_it_what_ha
     assert _topic_mcp(path)["toolTimeout"] == 90
     expect(page.locator("[data-sonner-toast]")).to_have_count(0)  # said where it happened, once
     bots.config_editor().screenshot(path=str(screenshot_path("bots-settings-saved.png")))
+
+
+def test_choosing_another_bot_with_unsaved_settings_asks_before_dropping_them(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough typed a bot's delivery settings, opened another bot's settings and found the edit gone
+    without a word. Now the page asks, as the Rules page does: Keep editing leaves the edit, the bot and the
+    address as they were; Discard changes opens the other bot and stores nothing. The row's Topics link asks too."""
+    first_id, first_name, _, _ = _bot(e2e_app)
+    second_id, second_name, _, _ = _bot(e2e_app)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    bots = _open_bots(page, e2e_app)
+    bots.open_config(first_id)
+    expect(bots.config_title()).to_have_text(f"Settings of {first_name}")
+    bots.publish_rate().fill("17")
+    expect(bots.save_status("save-settings")).to_have_text("Unsaved changes")
+    dialog = page.locator("#bots-unsaved-dialog")
+
+    # Another bot's Settings: asked, naming what would be lost; Keep editing keeps it all.
+    bots.open_config(second_id)
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text(f"Your changes to {first_name}'s delivery settings are not saved")
+    dialog.evaluate("(e) => Promise.all(e.getAnimations({subtree: true}).map((a) => a.finished))")  # faded in
+    page.screenshot(path=str(screenshot_path("bots-unsaved-asks.png")))
+    page.locator("#bots-keep-editing").click()
+    expect(dialog).to_have_count(0)
+    expect(bots.config_title()).to_have_text(f"Settings of {first_name}")
+    expect(bots.publish_rate()).to_have_value("17")
+    expect(bots.save_status("save-settings")).to_have_text("Unsaved changes")
+    expect(page).to_have_url(re.compile(rf"/bots/?\?bot={first_id}$"))
+
+    # Escape keeps editing too; a reload keeps the edit (the address names the edited bot).
+    bots.open_config(second_id)
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    page.reload()
+    expect(bots.config_title()).to_have_text(f"Settings of {first_name}", timeout=30_000)
+    expect(bots.publish_rate()).to_have_value("17")
+
+    # Another section's edit is named as well; the row's Topics link asks before leaving the page.
+    bots.chat_url().fill("http://127.0.0.1:18791/")
+    topics = page.locator(f"#topics-{second_id}")
+    topics.click()
+    expect(dialog).to_contain_text(f"Your changes to {first_name}'s delivery settings and chat endpoint")
+    page.locator("#bots-keep-editing").click()
+    expect(page).to_have_url(re.compile(rf"/bots/?\?bot={first_id}$"))
+    expect(bots.chat_url()).to_have_value("http://127.0.0.1:18791/")
+
+    # Discard changes: the other bot's settings open, as stored; nothing of the edit was saved.
+    bots.open_config(second_id)
+    page.locator("#bots-discard").click()
+    expect(dialog).to_have_count(0)
+    expect(bots.config_title()).to_have_text(f"Settings of {second_name}")
+    expect(bots.publish_rate()).to_have_value("60")
+    expect(bots.save_status("save-settings")).to_have_text("")
+    expect(page).to_have_url(re.compile(rf"/bots/?\?bot={second_id}$"))
+    with Session(e2e_app.engine) as session:
+        assert get_topic_settings(session=session, bot_id=first_id).publish_rate_per_minute == 60
+
+    # Nothing unsaved: nothing asked.
+    bots.open_config(first_id)
+    expect(bots.config_title()).to_have_text(f"Settings of {first_name}")
+    expect(bots.publish_rate()).to_have_value("60")
+    expect(dialog).to_have_count(0)
+
+    # Discard from the Topics link leaves for the bot's topics.
+    bots.dedupe_window().fill("30")
+    expect(bots.save_status("save-settings")).to_have_text("Unsaved changes")
+    page.locator(f"#topics-{second_id}").click()
+    page.locator("#bots-discard").click()
+    expect(page).to_have_url(re.compile(rf"/\?bot={second_id}"))
+    expect(page.locator("#page-title")).to_have_text("Topics")
+    with Session(e2e_app.engine) as session:
+        assert get_topic_settings(session=session, bot_id=first_id).dedupe_window_seconds == 600

@@ -11,6 +11,7 @@ import reflex as rx
 from topic_dashboard.audit_page.detail import DetailFact, detail_facts, detail_json, opens
 from topic_dashboard.auth.guard import SignedInState
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
+from topic_dashboard.components.last_bot import remember_bot
 from topic_dashboard.db import read_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import audit as audit_service
@@ -76,7 +77,9 @@ class AuditState(SignedInState):
 
     @rx.event
     def load_page(self) -> None:
-        self.bots, _ = bot_choice("", reader=self._principal().user_id)
+        """on_load: the whole trail. A trail narrowed to the bot last chosen would hide what people and tokens
+        did (they have no bot): this page opens on all bots, and uses `bot_choice` for its options only."""
+        self.bots, _ = bot_choice("", reader=self._principal().user_id, fallback=False)
         self._load()
 
     def _bot_names(self) -> dict[str, str]:
@@ -134,8 +137,11 @@ class AuditState(SignedInState):
         self.has_more = len(rows) > PAGE
 
     @rx.event
-    def set_bot(self, value: str) -> None:
-        self.bot_id = value
+    async def set_bot(self, value: str) -> None:
+        """One bot's calls (the person's choice from now on, where the other pages open) or all."""
+        self.bot_id = value if isinstance(value, str) and any(bot.id == value for bot in self.bots) else ALL
+        if self.bot_id != ALL:
+            await remember_bot(self, self.bot_id)
         self._load()
 
     @rx.event

@@ -9,6 +9,7 @@ from topic_dashboard.auth.state import AuthState
 from topic_dashboard.bots_page.bot_settings import config_editor
 from topic_dashboard.bots_page.state import BotRow, BotsState
 from topic_dashboard.components.layout import empty_state, page_shell
+from topic_dashboard.components.unsaved_dialog import unsaved_dialog
 
 S = BotsState
 
@@ -24,6 +25,27 @@ COLUMNS = ("Bot", "Delivery", "Token age", "Last MCP call", "Items today", "Item
 def _cell(label: str, *children: rx.Component | rx.Var | str, **props: object) -> rx.Component:
     """A figure's cell, labelled on a phone by its column's name."""
     return rx.table.cell(*children, custom_attrs={"data-label": label}, **props)
+
+
+def _topics_link(bot: BotRow) -> rx.Component:
+    """The bot's topics (the Topic panel): a link, or while settings are unsaved a button that asks first."""
+    label = (rx.icon("rss", size=14), "Topics")
+    return rx.cond(
+        S.unsaved_sections != "",
+        rx.button(
+            *label,
+            size="1",
+            variant="soft",
+            color_scheme="gray",
+            on_click=S.go_to_topics(bot.id),
+            id="topics-" + bot.id,
+        ),
+        rx.link(
+            rx.button(*label, size="1", variant="soft", color_scheme="gray"),
+            href="/?bot=" + bot.id,
+            id="topics-" + bot.id,
+        ),
+    )
 
 
 def _bot_row(bot: BotRow) -> rx.Component:
@@ -58,10 +80,7 @@ def _bot_row(bot: BotRow) -> rx.Component:
                     on_click=S.open_config(bot.id),
                     id="config-" + bot.id,
                 ),
-                rx.link(
-                    rx.button(rx.icon("rss", size=14), "Topics", size="1", variant="soft", color_scheme="gray"),
-                    href="/?bot=" + bot.id,
-                ),
+                _topics_link(bot),
                 rx.cond(
                     AuthState.is_admin,
                     rx.hstack(
@@ -303,5 +322,18 @@ def bots_page() -> rx.Component:
         create_dialog(),
         token_dialog(),
         confirm_dialog(),
+        # switching bots (another bot's Settings, a row's Topics, an address naming another bot) with edits unsaved
+        unsaved_dialog(
+            is_open=S.pending_url != "",
+            description="Your changes to "
+            + S.config_bot_name
+            + "'s "
+            + S.unsaved_sections
+            + " are not saved. Discard them, or keep editing and save first.",
+            on_keep=S.keep_editing,
+            on_discard=S.discard_and_go,
+            on_open_change=S.set_unsaved_open,
+            id_prefix="bots",
+        ),
         title="Bots",
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 import reflex as rx
 from pydantic import ValidationError
@@ -13,6 +13,8 @@ from pydantic import ValidationError
 from topic_dashboard.auth.guard import SignedInState, admin_only
 from topic_dashboard.bot_config import CCWEB_SERVER, LOCKED_SERVER, redact_secrets
 from topic_dashboard.chat.relay import check_endpoint
+from topic_dashboard.components.address_bar import set_address
+from topic_dashboard.components.last_bot import land_on_bot, remember_bot
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import bots as bot_service
@@ -31,6 +33,22 @@ SHOW_CHAT_ENDPOINT = """(function show(tries) {
   const box = document.getElementById("chat-url");
   if (box && !box.disabled) box.focus({preventScroll: true});
 })(120)"""
+
+
+def settings_url(bot_id: str) -> str:
+    """The Bots page with a bot's settings open."""
+    return "/bots?" + urlencode({"bot": bot_id})
+
+
+def _settings_bot(url: str) -> str | None:
+    """The bot whose settings `url` opens, when it is a `settings_url`; else None (another page)."""
+    path, _, query = url.partition("?")
+    return parse_qs(query).get("bot", [""])[0] if path == "/bots" else None
+
+
+def _said(parts: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
 
 
 def _count(number: int, noun: str) -> str:
@@ -112,6 +130,9 @@ class BotsState(SignedInState):
     settings_error: str = ""
     settings_dirty: bool = False
     settings_notice: str = ""
+    # Unsaved edits stop a move away from them until the person chooses: where the page was going (another
+    # bot's `settings_url`, or another page's address). "" when nothing waits.
+    pending_url: str = ""
 
     @rx.var
     def mcp_url(self) -> str:
@@ -129,16 +150,45 @@ class BotsState(SignedInState):
     def confirm_items(self) -> int:
         return next((bot.items_total for bot in self.bots if bot.id == self.confirm_bot_id), 0)
 
+    @rx.var
+    def unsaved_sections(self) -> str:
+        """The sections of the open settings with unsaved edits, as the dialog names them ("" when none)."""
+        return _said(self._unsaved())
+
+    def _unsaved(self) -> list[str]:
+        edited = (
+            (self.settings_dirty, "delivery settings"),
+            (self.chat_dirty, "chat endpoint"),
+            (self.config_dirty, "MCP servers"),
+        )
+        return [name for dirty, name in edited if dirty] if self.config_bot_id else []
+
     @rx.event
-    def load_page(self) -> rx.event.EventSpec | None:
-        """on_load: the bots; `?bot=<id>` (a link from elsewhere, e.g. Conversations' "set its chat endpoint")
-        opens that bot's settings at its chat endpoint. An id that names no bot opens nothing."""
+    async def load_page(self) -> rx.event.EventSpec | None:
+        """on_load: the bots, and the settings of the bot the address names (`?bot=<id>`, e.g. Conversations'
+        "set its chat endpoint": shown at its chat endpoint), else of the bot this person last chose; none on
+        a first visit (the list is what the page is for). Unsaved edits of this tab stay (a reload, a way back
+        to the page): the address naming another bot then waits for the person's choice (`pending_url`)."""
         self._load()
         wanted = self.router.url.query_parameters.get("bot", "")
-        if not any(bot.id == wanted for bot in self.bots):
-            self.config_bot_id, self.servers = "", []
+        _, chosen = await land_on_bot(self, wanted, fallback=False)
+        if self._unsaved() and any(bot.id == self.config_bot_id for bot in self.bots):
+            if chosen and chosen == wanted and chosen != self.config_bot_id:
+                self.pending_url = settings_url(chosen)
+                await remember_bot(self, self.config_bot_id)  # still the one shown; Discard makes it the other
+                return set_address(settings_url(self.config_bot_id), push=False)
             return None
-        return self._open_config(wanted) or rx.call_script(SHOW_CHAT_ENDPOINT)
+        if not chosen:
+            self._close_config()
+            return None
+        failed = self._open_config(chosen)
+        if failed or chosen != wanted:
+            return failed
+        return rx.call_script(SHOW_CHAT_ENDPOINT)
+
+    def _close_config(self) -> None:
+        self.config_bot_id, self.servers, self.pending_url = "", [], ""
+        self.settings_dirty = self.chat_dirty = self.config_dirty = False
 
     def _load(self) -> None:
         with read_session() as session:
@@ -244,7 +294,7 @@ class BotsState(SignedInState):
             self._show_token(name, token, config_path)
             return rx.toast.success("New token issued; the old one stopped working")
         if self.config_bot_id == bot_id:
-            self.config_bot_id, self.servers = "", []
+            self._close_config()
         return rx.toast.success(
             f"Deleted {name!r}: "
             + ", ".join(_count(counts[key], key[:-1]) for key in ("topics", "items", "conversations"))
@@ -325,13 +375,68 @@ class BotsState(SignedInState):
     # --- MCP config ---------------------------------------------------------------------------
 
     @rx.event
-    def open_config(self, bot_id: str) -> rx.event.EventSpec | None:
-        """The bot's settings, below the list; the address names the bot (a reload reopens them)."""
+    async def open_config(self, bot_id: str) -> rx.event.EventSpec | None:
+        """The bot's settings, below the list; the address names the bot (a reload reopens them) and it is the
+        person's choice from now on. With unsaved edits the page asks first (`pending_url`); the open bot's
+        Settings again keeps them."""
+        if not self._known(bot_id):
+            return rx.toast.error("That bot is gone (deleted since the page loaded)")
+        if self._unsaved():
+            if bot_id != self.config_bot_id:
+                self.pending_url = settings_url(bot_id)
+            return None
+        return await self._show_settings(bot_id)
+
+    async def _show_settings(self, bot_id: str) -> rx.event.EventSpec | None:
         failed = self._open_config(bot_id)
         if failed:
             return failed
-        url = "/bots?" + urlencode({"bot": bot_id})
-        return rx.call_script(f"window.history.replaceState(window.history.state, '', {json.dumps(url)})")
+        await remember_bot(self, bot_id)
+        return set_address(settings_url(bot_id), push=False)
+
+    def _known(self, bot_id: str) -> bool:
+        """Whether `bot_id` (an event's argument: anything) is a bot; the list is read again for one made since."""
+        if not isinstance(bot_id, str) or not bot_id:
+            return False
+        if all(bot.id != bot_id for bot in self.bots):
+            self._load()
+        return any(bot.id == bot_id for bot in self.bots)
+
+    @rx.event
+    def go_to_topics(self, bot_id: str) -> rx.event.EventSpec | None:
+        """A row's Topics while settings are unsaved (it is a plain link otherwise): the page asks first."""
+        if not self._known(bot_id):
+            return rx.toast.error("That bot is gone (deleted since the page loaded)")
+        url = "/?" + urlencode({"bot": bot_id})
+        if self._unsaved():
+            self.pending_url = url
+            return None
+        return rx.redirect(url)
+
+    @rx.event
+    def keep_editing(self) -> None:
+        """The person keeps the unsaved edits: nothing moves."""
+        self.pending_url = ""
+
+    @rx.event
+    def set_unsaved_open(self, value: bool) -> None:
+        """The dialog closed by Escape: the person keeps editing."""
+        if not value:
+            self.pending_url = ""
+
+    @rx.event
+    async def discard_and_go(self) -> rx.event.EventSpec | None:
+        """The person gives up the unsaved edits: the page goes where it was going."""
+        url, self.pending_url = self.pending_url, ""
+        if not url:
+            return None
+        self.settings_dirty = self.chat_dirty = self.config_dirty = False
+        bot_id = _settings_bot(url)
+        if bot_id is None:
+            return rx.redirect(url)
+        if not self._known(bot_id):
+            return rx.toast.error("That bot is gone (deleted since the page loaded)")
+        return await self._show_settings(bot_id)
 
     def _open_config(self, bot_id: str) -> rx.event.EventSpec | None:
         try:

@@ -1,4 +1,9 @@
-"""The bot a page shows: the one the URL names, else the first one."""
+"""The bot a page shows: the one the address names, else the one this person last chose, else the one with the
+most unread items for them, else the first.
+
+Every page that shows one bot lands through `bot_choice`; which bot the person last chose is kept by their
+browser (components/last_bot.py) and is only a hint: a bot that is not (or no longer) there is passed over.
+"""
 
 from __future__ import annotations
 
@@ -33,9 +38,27 @@ def with_unread(options: list[BotOption], bot_id: str, unread: int) -> list[BotO
     ]
 
 
-def bot_choice(wanted: str, *, reader: int | None) -> tuple[list[BotOption], str]:
-    """Every bot as an option (with `reader`'s unread count), and the id to show: `wanted` when it
-    exists, else the first bot's ("" if none)."""
+def pick_bot(options: list[BotOption], *, wanted: str, remembered: str, fallback: bool = True) -> str:
+    """The id of the bot to show among `options` (every bot there is, in their order): `wanted` (the address's)
+    when it is one of them, else `remembered` (the person's last choice) when it is, else with `fallback` the
+    one with the most unread items (the first of equals), so the first bot when nothing is unread; "" when
+    there is none, or none was named or remembered and `fallback` is off."""
+    ids = {option.id for option in options}
+    for candidate in (wanted, remembered):
+        if isinstance(candidate, str) and candidate in ids:
+            return candidate
+    if not fallback or not options:
+        return ""
+    return max(options, key=lambda option: option.unread).id  # max keeps the first of equals
+
+
+def bot_choice(
+    wanted: str, *, reader: int | None, remembered: str = "", fallback: bool = True
+) -> tuple[list[BotOption], str]:
+    """Every bot as an option (with `reader`'s unread count), and the id to show (`pick_bot`; "" if none).
+
+    `wanted` and `remembered` come from the browser (the address, its storage): they only choose among the
+    bots there are."""
     with read_session() as session:
         unread = item_service.unread_by_bot(session=session, reader=reader)
         options = [
@@ -47,8 +70,7 @@ def bot_choice(wanted: str, *, reader: int | None) -> tuple[list[BotOption], str
             )
             for bot in bot_service.list_bots(session=session)
         ]
-    chosen = wanted if any(option.id == wanted for option in options) else (options[0].id if options else "")
-    return options, chosen
+    return options, pick_bot(options, wanted=wanted, remembered=remembered, fallback=fallback)
 
 
 ALL_BOTS = "*"  # the Topic panel's "All bots" choice (never a bot's id: ids are lookup keys)

@@ -10,7 +10,9 @@ from urllib.parse import urlencode
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState, admin_only, quiet_when_signed_out
+from topic_dashboard.components.address_bar import set_address
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
+from topic_dashboard.components.last_bot import land_on_bot, remember_bot
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import chat as chat_service
@@ -133,9 +135,10 @@ class ConversationsState(SignedInState):
         )
 
     @rx.event
-    def load_page(self) -> rx.event.EventSpec | None:
+    async def load_page(self) -> rx.event.EventSpec | None:
+        """on_load: the bot the address names, else the one this person last chose (`land_on_bot`)."""
         params = self.router.url.query_parameters
-        self.bots, self.bot_id = bot_choice(params.get("bot", ""), reader=self._principal().user_id)
+        self.bots, self.bot_id = await land_on_bot(self, params.get("bot", ""))
         self.conversation_id, self.messages = "", []
         if self.bot_id:
             self._load_conversations()
@@ -169,9 +172,16 @@ class ConversationsState(SignedInState):
         ]
 
     @rx.event
-    def select_bot(self, bot_id: str) -> None:
+    async def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
+        """Another bot chosen: its conversations; the address names it, and it is the person's choice from now on."""
+        if all(bot.id != bot_id for bot in self.bots):  # created since the page loaded, or no bot at all
+            self.bots, chosen = bot_choice(bot_id, reader=self._principal().user_id, fallback=False)
+            if chosen != bot_id:
+                return rx.toast.error(f"There is no bot {str(bot_id)[:64]!r}")
         self.bot_id, self.conversation_id, self.messages = bot_id, "", []
         self._load_conversations()
+        await remember_bot(self, bot_id)
+        return set_address("/conversations?" + urlencode({"bot": bot_id}), push=False)
 
     @rx.event
     def set_new_title(self, value: str) -> None:

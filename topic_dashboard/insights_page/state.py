@@ -4,11 +4,14 @@ reads it (it changes nothing but the hourly rollup, which is derived data)."""
 from __future__ import annotations
 
 import dataclasses
+from urllib.parse import urlencode
 
 import reflex as rx
 
 from topic_dashboard.auth.guard import SignedInState, admin_only
-from topic_dashboard.components.bot_choice import BotOption, bot_choice
+from topic_dashboard.components.address_bar import set_address
+from topic_dashboard.components.bot_choice import BotOption
+from topic_dashboard.components.last_bot import land_on_bot, remember_bot
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import alerts as alert_service
@@ -100,19 +103,24 @@ class InsightsState(SignedInState):
     alert_error: str = ""
 
     @rx.event
-    def load_page(self) -> None:
-        wanted = self.router.url.query_parameters.get("bot", self.bot_id)  # type: ignore[attr-defined]
-        self.bots, _ = bot_choice("", reader=self._principal().user_id)
-        known = {bot.id for bot in self.bots}
-        self.bot_id = wanted if wanted in known else ALL
+    async def load_page(self) -> None:
+        """on_load: the bot the address names (`all`: every bot), else the one this person last chose, else
+        every bot: an overview is not narrowed to a bot nobody chose (`land_on_bot` without its fallback)."""
+        wanted = self.router.url.query_parameters.get("bot", "")
+        self.bots, chosen = await land_on_bot(self, "" if wanted == ALL else wanted, fallback=False)
+        self.bot_id = chosen if chosen and wanted != ALL else ALL
         self.can_edit = self._is_admin()
         self._load()
         self._load_alerts()
 
     @rx.event
-    def set_bot(self, value: str) -> None:
-        self.bot_id = value if value in {bot.id for bot in self.bots} else ALL
+    async def set_bot(self, value: str) -> rx.event.EventSpec:
+        """One bot (the person's choice from now on, on the other pages too) or all; the address says which."""
+        self.bot_id = value if isinstance(value, str) and value in {bot.id for bot in self.bots} else ALL
+        if self.bot_id != ALL:
+            await remember_bot(self, self.bot_id)
         self._load()
+        return set_address("/insights?" + urlencode({"bot": self.bot_id}), push=False)
 
     @rx.event
     def set_range(self, value: str | list[str]) -> None:

@@ -16,6 +16,7 @@ import reflex as rx
 from topic_dashboard.auth.guard import SignedInState
 from topic_dashboard.components.address_bar import set_address
 from topic_dashboard.components.bot_choice import BotOption, bot_choice
+from topic_dashboard.components.last_bot import land_on_bot, remember_bot
 from topic_dashboard.db import read_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.routing import TopicSpec
@@ -138,7 +139,7 @@ class RulesState(SignedInState):
 
     async def _show_address(self, params: Mapping[str, str]) -> list[rx.event.EventSpec]:
         wanted_bot = params.get("bot", "")
-        self.bots, self.bot_id = bot_choice(wanted_bot, reader=self._principal().user_id)
+        self.bots, self.bot_id = await land_on_bot(self, wanted_bot)
         self.link_note = ""
         await self._close_topic()
         if not self.bot_id:
@@ -166,12 +167,21 @@ class RulesState(SignedInState):
 
     @rx.event
     async def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
+        if all(bot.id != bot_id for bot in self.bots):  # the browser's word; a bot made since the page loaded?
+            bots, chosen = bot_choice(bot_id, reader=self._principal().user_id, fallback=False)
+            if chosen != bot_id:
+                return rx.toast.error(f"There is no bot {str(bot_id)[:64]!r}")
+            self.bots = bots
         if bot_id != self.bot_id and await self._guard(rules_url(bot_id)):
             return None
         self.bot_id = bot_id
         self.link_note = ""
         await self._close_topic()
-        return self._load_topics() or self._url_script(replace=True)
+        failed = self._load_topics()
+        if failed:
+            return failed
+        await remember_bot(self, bot_id)
+        return self._url_script(replace=True)
 
     def _url_script(self, topic_key: str = "", *, replace: bool = False) -> rx.event.EventSpec:
         """Write the bot and the open topic into the address bar. Opening a topic adds a history entry,

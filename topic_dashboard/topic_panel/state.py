@@ -19,6 +19,7 @@ from topic_dashboard.auth.guard import SignedInState, acting_as, admin_only, qui
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.address_bar import set_address
 from topic_dashboard.components.bot_choice import ALL_BOTS, BotOption, bot_choice, with_all_bots, with_unread
+from topic_dashboard.components.last_bot import land_on_bot, recalled_bot, remember_bot
 from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import export as export_service
@@ -484,16 +485,20 @@ class TopicPanelState(SignedInState):
         return set_address(url, push=push)
 
     @rx.event
-    def load_page(self) -> rx.event.EventSpec | None:
-        """on_load: the bot, view, filters and item of the URL (address.py), or the first bot."""
+    async def load_page(self) -> rx.event.EventSpec | None:
+        """on_load: the bot, view, filters and item of the URL (address.py); without a bot there, the one this
+        person last chose (All bots too, when that was it), else the one with the most unread (last_bot.py)."""
         self.loading = True
         self._title_shown = ""
         address = read_address(self.router.url.query_parameters)
         wanted_bot = address.bot_id
-        bots, self.bot_id = bot_choice(wanted_bot, reader=self._reader())
+        if not wanted_bot and await recalled_bot(self) == ALL_BOTS:
+            wanted_bot = ALL_BOTS
+        bots, self.bot_id = await land_on_bot(self, wanted_bot)
         self.bots = with_all_bots(bots)
         if wanted_bot == ALL_BOTS and bots:
             self.bot_id = ALL_BOTS
+            await remember_bot(self, ALL_BOTS)
         self.selection = address.selection
         self.search_query = address.search
         self.level_filter, self.unread_only = address.level, address.unread_only
@@ -529,12 +534,13 @@ class TopicPanelState(SignedInState):
         return None
 
     @rx.event
-    def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
+    async def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
         if all(bot.id != bot_id for bot in self.bots):  # a bot created since the page loaded, or none
             bots, chosen = bot_choice(bot_id, reader=self._reader())
             self.bots = with_all_bots(bots)
             if chosen != bot_id and not (bot_id == ALL_BOTS and bots):
                 return rx.toast.error(f"There is no bot {bot_id[:64]!r}")
+        await remember_bot(self, bot_id)  # one of the bots, or All bots (checked above)
         self.bot_id = bot_id
         self.selection = "all"
         self.search_query = ""
