@@ -8,6 +8,7 @@ from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import BotOption
 from topic_dashboard.components.keyboard import hidden_button
 from topic_dashboard.components.layout import empty_state, page_shell
+from topic_dashboard.components.unsaved_dialog import unsaved_dialog
 from topic_dashboard.rules_editor.create_state import TEMPLATE_GROUPS, CreateTopicState
 from topic_dashboard.rules_editor.delete_state import DeleteTopicState
 from topic_dashboard.rules_editor.editor_state import RuleEditorState, RulePreviewState
@@ -783,38 +784,16 @@ def create_dialog() -> rx.Component:
     )
 
 
-def unsaved_dialog() -> rx.Component:
+def rules_unsaved_dialog() -> rx.Component:
     """Unsaved edits stop opening another topic, another bot, New topic or Back until the person chooses."""
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title("Discard unsaved changes?"),
-            rx.alert_dialog.description(
-                "Your changes to " + RulesState.pending_topic + " are not saved. Discard them, or keep editing "
-                "and save first."
-            ),
-            rx.hstack(
-                rx.alert_dialog.cancel(
-                    rx.button(
-                        "Keep editing",
-                        variant="soft",
-                        color_scheme="gray",
-                        on_click=RulesState.keep_editing,
-                        id="rules-keep-editing",
-                    )
-                ),
-                rx.alert_dialog.action(
-                    rx.button(
-                        "Discard changes", color_scheme="red", on_click=RulesState.discard_and_go, id="rules-discard"
-                    )
-                ),
-                justify="end",
-                spacing="2",
-                margin_top="1rem",
-            ),
-            id="rules-unsaved-dialog",
-        ),
-        open=RulesState.pending_url != "",
+    return unsaved_dialog(
+        is_open=RulesState.pending_url != "",
+        description="Your changes to " + RulesState.pending_topic + " are not saved. Discard them, or keep editing "
+        "and save first.",
+        on_keep=RulesState.keep_editing,
+        on_discard=RulesState.discard_and_go,
         on_open_change=RulesState.set_unsaved_open,
+        id_prefix="rules",
     )
 
 
@@ -1028,7 +1007,7 @@ def rules_page() -> rx.Component:
         ),
         create_dialog(),
         delete_dialog(),
-        unsaved_dialog(),
+        rules_unsaved_dialog(),
         retention_dialog(),
         # pressed on Back/Forward within the page (state.FOLLOW_HISTORY), with the address it went to
         hidden_button("rules-history-sync", RulesState.follow_address(rx.Var("window.location.search").to(str))),
