@@ -281,6 +281,41 @@ def test_progress_and_tool_hints_are_never_published(
 
 
 @pytest.mark.parametrize(
+    "content",
+    ["Thanks so much, you're the best!", "Thanks, that's perfect 😊", "No problem, anytime!"],
+)
+def test_a_named_topic_does_not_let_conversation_in(server: LiveServer, server_session: Session, content: str) -> None:
+    # A walkthrough's bot published these into a topic it named, under the title "note"; topic_route, asked
+    # about the same message, keeps each out as conversation.
+    _, token = _bot(server_session, "named-thanks")
+    before = _snapshot(server_session)
+
+    _, route = _call(server, token, "topic_route", {"title": "note", "content": content})
+    refused = _refusal(server, token, title="note", content=content, topic_key="ci")
+
+    assert (route["should_publish"], route["filtered"]) == (False, "noise")
+    assert (refused["code"], refused["noise_kind"]) == ("filtered_noise", "conversation")
+    assert refused["message"].startswith("topic_route would not publish this: reads as conversation")
+    assert _snapshot(server_session) == before
+
+
+def test_route_refuses_a_level_publish_would_refuse(server: LiveServer, server_session: Session) -> None:
+    # A walkthrough's bot was told "critical" was fine by topic_route, then refused by topic_publish.
+    _, token = _bot(server_session, "route-level")
+    routed = _refusal(server, token, tool="topic_route", content=CI_CONTENT, level="critical")
+    published = _refusal(server, token, **CI_ITEM, level="critical")
+    assert (routed["code"], routed["field"]) == (published["code"], published["field"]) == ("validation_error", "level")
+    is_error, body = _call(server, token, "topic_route", {"content": CI_CONTENT, "level": " WARN "})
+    assert not is_error and body["should_publish"] is True
+
+
+def test_a_named_topic_still_takes_a_headline_over_a_terse_content(server: LiveServer, server_session: Session) -> None:
+    bot_id, token = _bot(server_session, "named-headline")
+    body = _publish(server, token, title="CI build #43 passed", content="Done.")
+    assert [item.id for item in _items(server_session, bot_id)] == [body["item_id"]]
+
+
+@pytest.mark.parametrize(
     ("arguments", "field"),
     [
         ({"content": "CI build\x00 failed"}, "content"),

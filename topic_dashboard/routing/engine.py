@@ -139,6 +139,25 @@ class Evidence(NamedTuple):
     fallback_like: tuple[float, str] | None = None  # closeness to the fallback topic's closest positive example
 
 
+def models_read_noise(fitted: Calibration, reading: Vector, request: RouteRequest) -> tuple[str, float] | None:
+    """What the fitted noise and stream models read in a message the patterns let through (`reading`, its
+    `message_reading`): (what it reads as, probability) when one holds it for conversation or work still going,
+    else None. topic_route refuses such a message; so does topic_publish naming its topic."""
+    signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
+    grams = ngram_features(request.content)
+    models = (
+        (fitted.noise, "reads as conversation (a greeting, thanks, question or remark)"),
+        (fitted.stream, "reads as work still going or a tool call"),
+    )
+    for model, reads_as in models:
+        if model is None:
+            continue
+        holds, probability = model.holds(grams, reading, signals)
+        if holds:
+            return reads_as, probability
+    return None
+
+
 def route_message(
     compiled: CompiledRules,
     request: RouteRequest,
@@ -173,22 +192,10 @@ def route_message(
     if noise is not None:
         excerpt = request.content.strip()[:40]
         return _filtered("noise", f"{NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
-    if vector is not None:
-        signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
-        grams = ngram_features(request.content)
-        models = (
-            (fitted.noise, "reads as conversation (a greeting, thanks, question or remark)"),
-            (fitted.stream, "reads as work still going or a tool call"),
-        )
-        for model, reads_as in models:
-            if model is None:
-                continue
-            holds, probability = model.holds(grams, vector, signals)
-            if holds:
-                excerpt = request.content.strip()[:40]
-                return _filtered(
-                    "noise", f"{reads_as}, not a finished result: {excerpt!r}", round(probability, 3), candidates
-                )
+    if vector is not None and (read := models_read_noise(fitted, vector, request)) is not None:
+        reads_as, probability = read
+        excerpt = request.content.strip()[:40]
+        return _filtered("noise", f"{reads_as}, not a finished result: {excerpt!r}", round(probability, 3), candidates)
 
     kept, proposal, refused = None, None, None  # a topic that refused the bot's choice binds the engine too
     if request.proposed_topic_key is not None:
@@ -621,8 +628,14 @@ def _fallback(
         )
     # The near-miss topic's own fallback_topic_key wins over the bot's default fallback topic.
     target, origin = compiled.fallback_key, "the default fallback topic"
-    if closest is not None and closest.score >= NEAR_MISS and closest.topic.fallback_topic_key in compiled.active_keys:
-        target, origin = closest.topic.fallback_topic_key, f"{closest.topic.key}.fallback_topic_key"
+    if (
+        closest is not None
+        and closest.score >= NEAR_MISS
+        and closest.topic.fallback_topic_key in compiled.active_keys
+        and closest.topic.fallback_topic_key != target
+    ):  # named only where it changes the place: "(travel.fallback_topic_key)" for the inbox read as travel's doing
+        target = closest.topic.fallback_topic_key
+        origin = f"the fallback the closest topic, {closest.topic.key}, names (its fallback_topic_key)"
     if target is None:
         return RouteDecision(
             should_publish=False,

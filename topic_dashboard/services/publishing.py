@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 from topic_dashboard.db import is_sqlite
 from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import (
+    LEVELS,
     check_payload_size,
     check_view_allowed,
     parse_allowed_view_types,
@@ -30,7 +31,7 @@ from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, classify_
 from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.audit import CallAudit, add_call
 from topic_dashboard.services.chat import source_conversation_id
-from topic_dashboard.services.routing_service import patterns_overruled, route_for_bot
+from topic_dashboard.services.routing_service import patterns_overruled, read_as_noise, route_for_bot
 from topic_dashboard.services.topics import fallback_topic_row, load_settings
 from topic_dashboard.services.versions import bump_items_version
 from topic_dashboard.text_policy import check_line, check_text, forbidden_char
@@ -104,6 +105,13 @@ def check_route_request(request: RouteRequest) -> None:
             check_text(value, field=field)
     if request.level is not None:
         check_line(request.level, field="level")
+        # as topic_publish reads it (a walkthrough's "critical" was routed, then refused at publish)
+        if request.level.strip() and request.level.strip().lower() not in LEVELS:
+            raise AppError(
+                "validation_error",
+                f"level {request.level!r} is not a level; use one of: {', '.join(LEVELS)}",
+                field="level",
+            )
     for index, tag in enumerate(request.tags):
         check_line(tag, field=f"tags[{index}]")
 
@@ -126,6 +134,21 @@ def _patterns_overruled(request: PublishRequest) -> bool:
     return kind is not None and patterns_overruled(
         kind=kind, title=request.title, content=request.content or "", message_type=request.message_type
     )
+
+
+def _read_as_noise(request: PublishRequest) -> str | None:
+    """What topic_route's fitted noise model reads in this message when it keeps it out as conversation, else
+    None: naming a topic does not let a bot skip what topic_route refuses (a walkthrough's
+    bot published "Thanks so much, you're the best!" into Orders, which topic_route keeps out). The patterns'
+    own verdicts are `_check_not_noise`'s, which lets a headline carry a terse content. It embeds the message
+    (a route before it left it in the cache), so it runs before the bot's write lock is taken."""
+    if not isinstance(request.content, str) or not isinstance(request.title, str | None):
+        return None  # refused with its own code by the checks that follow
+    read = read_as_noise(title=request.title, content=request.content, message_type=request.message_type)
+    # Conversation only: the stream model also reads terse results ("item 1 content", "Done") as work going
+    # more often than the noise model reads them as talk, and a bot that names its topic has judged the work
+    # finished; the patterns still refuse progress and tool calls there (`_check_not_noise`).
+    return read if read is not None and read.startswith("reads as conversation") else None
 
 
 def _check_not_noise(title: str, content: str, overruled: bool) -> None:
@@ -202,6 +225,7 @@ def publish_item(
     routes = request.topic_key is None or not request.topic_key.strip()
     checks_noise = source == "mcp" and request.view is None
     overruled = checks_noise and _patterns_overruled(request)  # embeds: before the lock
+    models_refuse = _read_as_noise(request) if checks_noise and not routes else None
     lock_now = not routes or is_sqlite(session.get_bind())
     settings = load_settings(session=session, bot_id=bot_id, for_update=lock_now)
     if not settings.topic_enabled:
@@ -221,6 +245,12 @@ def publish_item(
         raise AppError("invalid_argument", "resolved is set with update: true", field="resolved")
     if checks_noise:
         _check_not_noise(title, content, overruled)
+    if models_refuse is not None:
+        raise AppError(
+            "filtered_noise",
+            f"topic_route would not publish this: {models_refuse}; keep it in the chat",
+            noise_kind="conversation",
+        )
     # A bad view is the input's own error, named before routing judges the content; which types the
     # topic allows is checked once the topic is known.
     view = validate_view(request.view)

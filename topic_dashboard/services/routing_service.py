@@ -28,7 +28,7 @@ from topic_dashboard.routing import (
     route_message,
 )
 from topic_dashboard.routing.calibration import calibration
-from topic_dashboard.routing.engine import message_reading, model_overrules
+from topic_dashboard.routing.engine import message_reading, model_overrules, models_read_noise
 from topic_dashboard.routing.gloss import lexicon as gloss_lexicon
 from topic_dashboard.routing.noise import OVERRULED_BY
 from topic_dashboard.routing.semantic import (
@@ -36,6 +36,7 @@ from topic_dashboard.routing.semantic import (
     Vector,
     build_index,
     default_embedder,
+    message_text,
     read_message,
 )
 from topic_dashboard.services.topics import TopicPublic, load_settings, topic_rows
@@ -167,6 +168,21 @@ def patterns_overruled(*, kind: str, title: str | None, content: str, message_ty
     return model_overrules(
         kind, fitted, lambda text: message_reading(read_message(embedder, fitted.centring, text)), request
     )
+
+
+def read_as_noise(*, title: str | None, content: str, message_type: str | None) -> str | None:
+    """What the fitted models read in a message, as topic_route reads it after the patterns
+    (engine.models_read_noise): "reads as conversation …" or "reads as work still going …", else None (and
+    None without the model). No topic's rules are needed, so no bot's index is built: it embeds the message
+    once (topic_route's embedding of it is reused)."""
+    embedder = default_embedder().embedder
+    if embedder is None:
+        return None
+    fitted = calibration()
+    request = RouteRequest(content=content, title=title, message_type=message_type)
+    reading = message_reading(read_message(embedder, fitted.centring, message_text(title, None, content)))
+    read = models_read_noise(fitted, reading, request)
+    return read[0] if read is not None else None
 
 
 def routing_mode() -> tuple[str, str]:

@@ -219,7 +219,17 @@ def test_near_miss_topic_fallback_key_redirects_the_fallback() -> None:
     )
     d = route(compiled, "告警已恢复的通知：payment-api 5xx 错误率回落到 0.1%")
     assert (d.topic_key, d.fallback) == ("ops_log", True)
-    assert "alerts.fallback_topic_key" in d.reason
+    assert "sent to ops_log (the fallback the closest topic, alerts, names (its fallback_topic_key))" in d.reason
+
+
+def test_a_near_miss_topic_naming_the_default_fallback_is_not_named() -> None:
+    # A walkthrough read "sent to inbox (travel.fallback_topic_key)" for a message about medicine: the inbox
+    # is where anything unmatched goes, and travel's rule naming it too changed nothing.
+    rules = {**ALERTS, "fallback_topic_key": "inbox"}
+    compiled = compile_rules(topics(alerts=TopicSpec("alerts", "告警", routing=rules)))
+    d = route(compiled, "告警已恢复的通知：payment-api 5xx 错误率回落到 0.1%")
+    assert (d.topic_key, d.fallback) == ("inbox", True)
+    assert d.reason.endswith("sent to inbox (the default fallback topic)")
 
 
 def test_without_an_active_fallback_topic_nothing_is_published() -> None:
