@@ -409,6 +409,19 @@ VARIANT_SUFFIXES = ("", "_en", "_zh")  # bilingual, English-only, Chinese-only
 TEMPLATES: dict[str, dict[str, Any]] = {**_ENGINEERING_TEMPLATES, **SHOP_TEMPLATES, **PERSONAL_TEMPLATES}
 
 
+def _bilingual_label(label: str) -> str:
+    """A bilingual template's label says so, beside "(English)" and "(中文)": a walkthrough read the plain
+    "Travel" as one more language-less choice."""
+    if label.endswith(")"):
+        return label[:-1] + ", English + 中文)"
+    return label + " (English + 中文)"
+
+
+for _keys in TEMPLATE_FAMILIES.values():
+    for _key in _keys:
+        TEMPLATES[_key]["label"] = _bilingual_label(TEMPLATES[_key]["label"])
+
+
 def family_template_keys(family: str) -> list[str]:
     """Every template key of a family, each subject's three ways in turn. Raises KeyError for an unknown family."""
     return [base + suffix for base in TEMPLATE_FAMILIES[family] for suffix in VARIANT_SUFFIXES]

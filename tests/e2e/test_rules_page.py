@@ -243,7 +243,7 @@ def test_a_shop_template_is_chosen_from_its_family_with_the_keyboard_and_created
     expect(page.locator("#new-template")).to_have_text(refunds["label"])
     expect(rules.new_key()).to_have_value("refunds")
     expect(rules.new_name()).to_have_value(refunds["name"])
-    rules.create_new()
+    rules.new_name().press("Enter")  # creates, as Create does (a walkthrough's Enter did nothing)
 
     expect(rules.editor_key()).to_have_text("refunds")
     for index, condition in enumerate(refunds["routing"]["include_when"]):
@@ -358,7 +358,7 @@ def test_invalid_json_and_invalid_fields_show_their_errors(page: Page, e2e_app: 
         "the key 'Bad Key' cannot be used: a topic key is lower-case letters, digits and underscores"
     )
     rules.new_key().fill("inbox")
-    rules.create_new()
+    rules.new_key().press("Enter")
     expect(rules.new_error()).to_contain_text("topic 'inbox' exists already")
     assert not _topic_exists(e2e_app, bot_id, "Bad Key")
 
@@ -873,6 +873,16 @@ def test_unsaved_edits_are_not_lost_to_another_topic_new_topic_another_bot_or_ba
     expect(dialog).to_be_visible()
     page.locator("#rules-keep-editing").click()
     expect(rules.editor_key()).to_have_text("build_results")
+
+    # Away by the navigation and back by it (an address naming nothing): the edit is there, unasked.
+    page.get_by_role("link", name="Topics", exact=True).click()
+    expect(page.locator("#page-title")).to_have_text("Topics")
+    page.get_by_role("link", name="Rules", exact=True).click()
+    expect(page.get_by_text(f"Your unsaved changes to {BUILDS['name']} are still here")).to_be_visible()
+    expect(dialog).to_have_count(0)
+    expect(rules.editor_key()).to_have_text("build_results")
+    expect(rules.condition("include_when", len(saved["include_when"]))).to_have_value(NEW_CONDITION)
+    expect(page).to_have_url(re.compile(r"&topic=build_results$"))
 
     # Discard changes: the other topic opens and nothing was stored.
     rules.rule_row("inbox").click()

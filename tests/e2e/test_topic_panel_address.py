@@ -114,3 +114,19 @@ def test_the_tag_filter_and_the_archived_switch_survive_a_reload(page: Page, e2e
     expect(panel.tag_filter()).to_have_value("")
     expect(panel.show_archived()).to_have_attribute("aria-checked", "false")
     expect(panel.rows()).to_have_count(2)
+
+
+def test_a_filter_switch_flips_from_its_words_too(page: Page, e2e_app: E2EApp) -> None:
+    # A walkthrough on a phone could only flip the small switch itself; its words did nothing.
+    bot_id, _ = make_bot(e2e_app, "ci")
+    seed(e2e_app, bot_id, topic_key="ci", title="Build 43 passed", level="success")
+    log_in(page, e2e_app)
+    panel = open_panel(page, e2e_app, bot_id)
+    page.get_by_text("Unread only", exact=True).click()
+    expect(panel.unread_only()).to_have_attribute("aria-checked", "true")
+    expect(page).to_have_url(re.compile(r"[?&]unread=1(&|$)"))
+    page.get_by_text("Show archived", exact=True).click()
+    expect(page.locator("#show-archived")).to_have_attribute("aria-checked", "true")
+    expect(page).to_have_url(re.compile(r"[?&]archived=1(&|$)"))
+    page.get_by_text("Unread only", exact=True).click()
+    expect(panel.unread_only()).to_have_attribute("aria-checked", "false")

@@ -151,6 +151,10 @@ def test_the_move_key_and_the_control_are_for_admins_only(
     item_id = seed(e2e_app, bot_id, topic_key=FROM, title="Nightly build 311", content="All green.")
 
     log_in(page, e2e_app)
+    panel = open_panel(page, e2e_app, bot_id)
+    page.keyboard.press("v")  # nothing open, nothing ticked: said, not silent (a walkthrough's v did nothing)
+    expect(panel.toast("Open an item (o) or tick rows (x) first")).to_be_visible()
+    expect(panel.move_popover()).to_have_count(0)
     panel = open_panel(page, e2e_app, bot_id, f"&item={item_id}")
     expect(panel.detail_title()).to_have_text("Nightly build 311")
     page.keyboard.press("v")

@@ -281,3 +281,12 @@ def test_every_template_belongs_to_one_family_and_its_label_names_it_once() -> N
     assert sorted(grouped) == sorted(TEMPLATES) and len(set(grouped)) == len(grouped)
     labels = [template["label"] for template in TEMPLATES.values()]
     assert len(set(labels)) == len(labels)  # the New topic form lists them by label
+
+
+def test_every_label_says_its_languages() -> None:
+    # A walkthrough read "Travel", "Travel (English)" and "出行 (中文)" and could not tell what the first was.
+    for family in TEMPLATE_FAMILIES.values():
+        for base in family:
+            assert TEMPLATES[base]["label"].endswith("English + 中文)"), base
+            assert TEMPLATES[base + "_en"]["label"].endswith("(English)"), base
+            assert TEMPLATES[base + "_zh"]["label"].endswith("(中文)"), base

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from topic_dashboard.auth.guard import admin_only
@@ -60,6 +62,19 @@ class CreateTopicState(RulesState):
     @rx.event
     @admin_only
     async def create_topic(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+        return await self._create()
+
+    @rx.event
+    @admin_only
+    async def submit_create(self, form: dict[str, Any]) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+        """The dialog's form sent (Create, or Enter in a box: a walkthrough pressed Enter and nothing happened),
+        with the boxes' values as typed, whatever their updates still on the way."""
+        key, name = form.get("key", self.new_key), form.get("name", self.new_name)
+        self.new_key = key.strip() if isinstance(key, str) else ""
+        self.new_name = name if isinstance(name, str) else ""
+        return await self._create()
+
+    async def _create(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
         template = TEMPLATES.get(self.new_template)
         draft = draft_from_routing_json(template["routing"]) if template else RuleDraft()
         if template:

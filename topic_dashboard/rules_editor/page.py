@@ -739,44 +739,56 @@ def create_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title("New topic"),
-            rx.vstack(
-                rx.text("Start from", size="2", weight="medium"),
-                rx.select.root(
-                    rx.select.trigger(id="new-template"),
-                    rx.select.content(
-                        rx.select.item("Blank rule", value="blank"),
-                        *_template_groups(),
+            # a form, so Enter in a box creates as Create does (a walkthrough pressed Enter and nothing happened)
+            rx.form(
+                rx.vstack(
+                    rx.text("Start from", size="2", weight="medium"),
+                    rx.select.root(
+                        rx.select.trigger(id="new-template"),
+                        rx.select.content(
+                            rx.select.item("Blank rule", value="blank"),
+                            *_template_groups(),
+                        ),
+                        value=CreateTopicState.new_template,
+                        on_change=CreateTopicState.set_new_template,
                     ),
-                    value=CreateTopicState.new_template,
-                    on_change=CreateTopicState.set_new_template,
-                ),
-                rx.text("Key (lower-case letters, digits, _; cannot change later)", size="2", weight="medium"),
-                rx.input(
-                    value=CreateTopicState.new_key,
-                    on_change=CreateTopicState.set_new_key,
-                    placeholder="e.g. finance_market",
-                    id="new-key",
-                ),
-                rx.text("Name", size="2", weight="medium"),
-                rx.input(
-                    value=CreateTopicState.new_name,
-                    on_change=CreateTopicState.set_new_name,
-                    placeholder="e.g. Markets",
-                    id="new-name",
-                ),
-                rx.cond(
-                    CreateTopicState.new_error != "",
-                    rx.callout(
-                        CreateTopicState.new_error, color_scheme="red", icon="triangle-alert", size="1", id="new-error"
+                    rx.text("Key (lower-case letters, digits, _; cannot change later)", size="2", weight="medium"),
+                    rx.input(
+                        value=CreateTopicState.new_key,
+                        on_change=CreateTopicState.set_new_key,
+                        placeholder="e.g. finance_market",
+                        id="new-key",
+                        name="key",
                     ),
+                    rx.text("Name", size="2", weight="medium"),
+                    rx.input(
+                        value=CreateTopicState.new_name,
+                        on_change=CreateTopicState.set_new_name,
+                        placeholder="e.g. Markets",
+                        id="new-name",
+                        name="name",
+                    ),
+                    rx.cond(
+                        CreateTopicState.new_error != "",
+                        rx.callout(
+                            CreateTopicState.new_error,
+                            color_scheme="red",
+                            icon="triangle-alert",
+                            size="1",
+                            id="new-error",
+                        ),
+                    ),
+                    rx.hstack(
+                        rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray", type="button")),
+                        rx.button("Create", type="submit", id="new-create"),
+                        justify="end",
+                        width="100%",
+                    ),
+                    spacing="2",
                 ),
-                rx.hstack(
-                    rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                    rx.button("Create", on_click=CreateTopicState.create_topic, id="new-create"),
-                    justify="end",
-                    width="100%",
-                ),
-                spacing="2",
+                on_submit=CreateTopicState.submit_create,
+                reset_on_submit=False,
+                id="new-topic-form",
             ),
         ),
         open=CreateTopicState.create_open,

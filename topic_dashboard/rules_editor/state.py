@@ -64,8 +64,17 @@ class RulesState(SignedInState):
 
     @rx.event
     async def load_page(self) -> list[rx.event.EventSpec]:
-        """on_load (a link, a reload, a page of the app): the bot and the open topic the address names."""
-        shown = await self._follow(dict(self.router.url.query_parameters))
+        """on_load (a link, a reload, a page of the app): the bot and the open topic the address names. Back by
+        the navigation's link (an address naming nothing) with edits not saved, the edited topic is shown again
+        with them (a walkthrough was met by "Discard unsaved changes?" for edits it had come back to make)."""
+        params = dict(self.router.url.query_parameters)
+        if not params and (unsaved := await self._unsaved()) is not None:
+            return [
+                rx.call_script(FOLLOW_HISTORY),
+                self._url_script(unsaved[0], replace=True),
+                rx.toast.info(f"Your unsaved changes to {unsaved[1]} are still here", id="rules-unsaved-kept"),
+            ]
+        shown = await self._follow(params)
         return [rx.call_script(FOLLOW_HISTORY), *shown]
 
     @rx.event

@@ -87,6 +87,8 @@ class MoveItemState(TopicPanelState):
             self.show_bulk_move(True)
         elif self.detail.id:
             self.show_move(True)
+        else:  # a walkthrough pressed v on the list and nothing happened
+            return rx.toast.info("Open an item (o) or tick rows (x) first: v moves them to a topic", id="move-key-hint")
         return None
 
     @rx.event

@@ -602,15 +602,16 @@ def _filters() -> rx.Component:
             custom_attrs={"list": "tag-suggestions", "autoComplete": "off"},
         ),
         rx.el.datalist(rx.foreach(S.tag_options, lambda tag: rx.el.option(value=tag)), id="tag-suggestions"),
-        rx.hstack(
+        # Each switch's words are its label: a click on them flips it (on a phone the switch alone is a small
+        # target). Archived items are shown beside the others, so the words say "Show archived".
+        rx.el.label(
             rx.switch(
                 checked=S.unread_only, on_change=S.set_unread_only, size="1", id="unread-only", aria_label="Unread only"
             ),
             rx.text("Unread only", size="1"),
-            align="center",
-            spacing="1",
+            class_name="switch-label",
         ),
-        rx.hstack(
+        rx.el.label(
             rx.switch(
                 checked=S.show_archived,
                 on_change=S.set_show_archived,
@@ -618,9 +619,8 @@ def _filters() -> rx.Component:
                 id="show-archived",
                 aria_label="Show archived",
             ),
-            rx.text("Archived", size="1"),
-            align="center",
-            spacing="1",
+            rx.text("Show archived", size="1"),
+            class_name="switch-label",
         ),
         spacing="3",
         align="center",
