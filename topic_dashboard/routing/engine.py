@@ -139,6 +139,17 @@ class Evidence(NamedTuple):
     fallback_like: tuple[float, str] | None = None  # closeness to the fallback topic's closest positive example
 
 
+def _excerpt(content: str, limit: int = 40) -> str:
+    """The start of a message as a reason quotes it: whole words, "…" where it is cut (a walkthrough read
+    "'Should I refund the full amount or just '")."""
+    text = " ".join(content.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space >= limit // 2 else cut).rstrip(" ,;:，。；：") + "…"
+
+
 def models_read_noise(fitted: Calibration, reading: Vector, request: RouteRequest) -> tuple[str, float] | None:
     """What the fitted noise and stream models read in a message the patterns let through (`reading`, its
     `message_reading`): (what it reads as, probability) when one holds it for conversation or work still going,
@@ -190,11 +201,11 @@ def route_message(
     if kind == "chat":
         return _filtered("chat", "message_type 'chat' is conversation, not a result: never published", 1.0, candidates)
     if noise is not None:
-        excerpt = request.content.strip()[:40]
+        excerpt = _excerpt(request.content)
         return _filtered("noise", f"{NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
     if vector is not None and (read := models_read_noise(fitted, vector, request)) is not None:
         reads_as, probability = read
-        excerpt = request.content.strip()[:40]
+        excerpt = _excerpt(request.content)
         return _filtered("noise", f"{reads_as}, not a finished result: {excerpt!r}", round(probability, 3), candidates)
 
     kept, proposal, refused = None, None, None  # a topic that refused the bot's choice binds the engine too

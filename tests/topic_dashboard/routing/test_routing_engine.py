@@ -333,3 +333,16 @@ def test_routing_package_imports_no_web_or_database_framework() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_reason_quotes_whole_words() -> None:
+    from topic_dashboard.routing.engine import _excerpt
+
+    assert (
+        _excerpt("Should I refund the full amount or just the shipping fee?")
+        == "Should I refund the full amount or just…"
+    )
+    assert _excerpt("  Thanks,\n  that's perfect  ") == "Thanks, that's perfect"
+    assert _excerpt("x" * 60) == "x" * 40 + "…"  # no space to cut at: cut where the limit is
+    long_zh = "好的，我们下周一上午十点在会议室见面，请提前准备好季度报告和预算表，另外把上个月的客户反馈也整理一下"
+    assert _excerpt(long_zh) == long_zh[:40].rstrip("，") + "…"  # no spaces in Chinese: cut at the limit
