@@ -58,7 +58,11 @@ def test_what_a_bot_did_shows_in_the_charts_and_agrees_with_the_numbers(page: Pa
         failed, _ = mcp_publish(e2e_app, token, topic_key="builds", title=f"Build {n} passed", content="green")
         assert not failed
     assert not mcp_publish(
-        e2e_app, token, topic_key="inbox", title="Something else", content="A note that fits no topic."
+        e2e_app,
+        token,
+        topic_key="inbox",
+        title="Dentist moved",
+        content="The dentist moved Tuesday's check-up to 3 pm.",
     )[0]
     refused, _ = mcp_publish(e2e_app, token, title="Working on it", content="still running", message_type="progress")
     assert refused  # isError: a refusal is a decision too

@@ -89,7 +89,7 @@ def delivery_settings() -> rx.Component:
                 rx.vstack(
                     rx.text(SETTING_LABELS["fallback_policy"], size="2", weight="medium"),
                     rx.select.root(
-                        rx.select.trigger(id="fallback-policy"),
+                        rx.select.trigger(id="fallback-policy", aria_label=SETTING_LABELS["fallback_policy"]),
                         rx.select.content(
                             rx.select.item("Deliver to the inbox topic", value="inbox"),
                             rx.select.item("Skip (don't publish)", value="skip"),
@@ -110,6 +110,7 @@ def delivery_settings() -> rx.Component:
                         max=10000,
                         read_only=read_only,
                         id="publish-rate",
+                        aria_label=SETTING_LABELS["publish_rate_per_minute"],
                     ),
                     spacing="1",
                 ),
@@ -122,6 +123,7 @@ def delivery_settings() -> rx.Component:
                         min=0,
                         read_only=read_only,
                         id="dedupe-window",
+                        aria_label=SETTING_LABELS["dedupe_window_seconds"],
                     ),
                     spacing="1",
                 ),
@@ -129,7 +131,11 @@ def delivery_settings() -> rx.Component:
                     rx.text(SETTING_LABELS["allow_remote_images"], size="2", weight="medium"),
                     rx.hstack(
                         rx.switch(
-                            checked=S.allow_images, on_change=S.set_allow_images, disabled=read_only, id="allow-images"
+                            checked=S.allow_images,
+                            on_change=S.set_allow_images,
+                            disabled=read_only,
+                            id="allow-images",
+                            aria_label=SETTING_LABELS["allow_remote_images"],
                         ),
                         rx.text("off: images from bots are not loaded", size="1", color=rx.color("gray", 11)),
                         align="center",
@@ -186,6 +192,7 @@ def chat_endpoint() -> rx.Component:
                         disabled=read_only,
                         width="100%",
                         id="chat-url",
+                        aria_label="Chat endpoint URL",
                     ),
                     spacing="1",
                     flex="2 1 14rem",
@@ -211,6 +218,7 @@ def chat_endpoint() -> rx.Component:
                         disabled=read_only,
                         width="100%",
                         id="chat-key",
+                        aria_label="Chat endpoint key",
                         auto_complete="off",
                     ),
                     spacing="1",
@@ -295,6 +303,7 @@ def _server_card(server: ServerEntry) -> rx.Component:
                         size="1",
                         read_only=~AuthState.is_admin,
                         id="locked-timeout-" + server.name,
+                        aria_label="toolTimeout (s) of " + server.name,
                         debounce_timeout=300,
                     ),
                     align="center",
@@ -315,6 +324,7 @@ def _server_card(server: ServerEntry) -> rx.Component:
                         width="12rem",
                         read_only=~AuthState.is_admin,
                         id="server-name-" + server.name,
+                        aria_label="Name of the MCP server " + server.name,
                     ),
                     rx.spacer(),
                     rx.cond(
@@ -341,6 +351,7 @@ def _server_card(server: ServerEntry) -> rx.Component:
                     read_only=~AuthState.is_admin,
                     debounce_timeout=300,
                     id="server-json-" + server.name,
+                    aria_label="Configuration of the MCP server " + server.name,
                 ),
                 spacing="2",
                 width="100%",
