@@ -63,6 +63,13 @@
   // Kept by the row's id: the list reuses row elements by position, so the attribute alone would
   // stay at its place while live rows push the items down.
   let cursorId = null;
+  // Whether the cursor is where the page put it by itself (a list's first row, for the Tab order) rather than
+  // where the person put it (a click, a focus, the keys): a j or k pressed while it is not drawn (the
+  // keyboard not in use: html[data-td-keyboard] absent until that key) then shows it there rather than
+  // moving on (a walkthrough's first j landed on the second row). With the keyboard in use it is drawn,
+  // so j moves on from it; from an open item's row (a link to it) j goes on too.
+  let cursorAuto = true;
+  let keyboardWasOn = false;
   const putCursor = (row) => {
     cursorId = row ? row.id : null;
     const old = document.querySelector(`#item-list [${CURSOR}]`);
@@ -80,6 +87,13 @@
   const moveCursor = (delta) => {
     const at = cursorRow();
     if (!at) return false;
+    const unseen = cursorAuto && !keyboardWasOn && !openRow();
+    cursorAuto = false;
+    if (unseen) {
+      putCursor(at);
+      at.scrollIntoView({ block: "nearest" });
+      return true;
+    }
     // Rows are the list's children: the next (or previous) one, or stay at the end.
     const sibling = (el) => (delta > 0 ? el.nextElementSibling : el.previousElementSibling);
     let step = sibling(at);
@@ -92,7 +106,15 @@
     next.scrollIntoView({ block: "nearest" });
     return true;
   };
-  window.addEventListener("keydown", () => { if (!root.hasAttribute(KEYBOARD)) root.setAttribute(KEYBOARD, ""); }, true);
+  window.addEventListener("keydown", () => {
+    keyboardWasOn = root.hasAttribute(KEYBOARD);
+    if (!keyboardWasOn) root.setAttribute(KEYBOARD, "");
+  }, true);
+  // A row focused (Tab into the list, a click) is where the person is: the cursor is theirs there.
+  document.addEventListener("focusin", (event) => {
+    const row = event.target && event.target.closest ? event.target.closest(ROW) : null;
+    if (row) { cursorAuto = false; if (row !== document.querySelector(`#item-list [${CURSOR}]`)) putCursor(row); }
+  }, true);
   window.addEventListener("pointerdown", () => root.removeAttribute(KEYBOARD), true);
   // A tick box clicked with the mouse does not take the focus (it stays on the row it was on, with the
   // cursor), so the keys after a tick act where they did before it: v moves the ticked rows, j goes on.
@@ -106,7 +128,7 @@
     const target = event.target;
     if (!target || !target.closest || target.closest("[data-td-select], [data-td-toggle-read]")) return;
     const row = target.closest(ROW);
-    if (row) putCursor(row);
+    if (row) { cursorAuto = false; putCursor(row); }
   }, true);
   // Times in the item list (<time datetime data-td-ago>): "5 min ago", written into an attribute
   // that CSS shows (React owns the element's text), the full local date and time as its title.
@@ -140,7 +162,12 @@
     const wanted = cursorId && document.getElementById(cursorId);
     const inList = wanted && wanted.matches(ROW) ? wanted : null;
     const marked = document.querySelector(`#item-list [${CURSOR}]`);
-    if (!inList || marked !== inList) putCursor(inList || openRow() || firstRow());
+    if (!inList || marked !== inList) {
+      if (!inList) cursorAuto = true;  // a new list (a view, a filter, its row gone): the page places it
+      putCursor(inList || openRow() || firstRow());
+    } else if (cursorAuto && openRow() && marked !== openRow()) {
+      putCursor(openRow());  // an item opened after the rows came (a link to it): the cursor starts there
+    }
     // Radix's scroll areas (tables, long views) scroll with the keyboard too: they take focus.
     document.querySelectorAll(".rt-ScrollAreaViewport:not([tabindex])").forEach((el) => el.setAttribute("tabindex", "0"));
   }).observe(document.documentElement, { childList: true, subtree: true });

@@ -270,6 +270,9 @@ def test_keyboard_moves_opens_and_toggles_read(page: Page, e2e_app: E2EApp) -> N
         expect(hints.locator("code", has_text=key).first).to_be_visible()
         expect(hints).to_contain_text(label)
 
+    # The first j shows the cursor on the first row (a walkthrough's first j landed on the second).
+    page.keyboard.press("j")
+    expect(panel.cursor_row()).to_have_id(f"item-{first}")
     page.keyboard.press("j")
     page.keyboard.press("o")
     expect(panel.detail_title()).to_have_text("Second newest")
