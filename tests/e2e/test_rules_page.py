@@ -316,7 +316,8 @@ def test_invalid_json_and_invalid_fields_show_their_errors(page: Page, e2e_app: 
     rules.condition("include_when", 1).fill("!!!")
     expect(error).to_have_text("Include when #2 '!!!' has no words to match on")
     expect(rules.save_button()).to_be_disabled()
-    rules.condition("include_when", 1).fill("pipeline outcomes")
+    rules.condition("include_when", 1).fill(BUILDS["routing"]["include_when"][1])  # as stored again
+    expect(rules.save_button()).to_be_disabled()
     expect(error).to_have_count(0)
 
     rules.mode("JSON")
@@ -342,9 +343,18 @@ def test_invalid_json_and_invalid_fields_show_their_errors(page: Page, e2e_app: 
 
     editor.fill(valid)
     expect(error).to_have_count(0)
+    # The rule as stored, typed again: nothing to save (a walkthrough was offered Save, and saving it added
+    # "saved without changes" to the history). A real change is offered; back again, it is not.
+    expect(rules.save_button()).to_be_disabled()
+    editor.fill(valid.replace('"priority": 60', '"priority": 61'))
+    expect(rules.save_button()).to_be_enabled()
+    editor.fill(valid)
+    expect(rules.save_button()).to_be_disabled()
+    editor.fill(valid.replace('"priority": 60', '"priority": 61'))  # left unsaved for what follows
     expect(rules.save_button()).to_be_enabled()
     # nothing was saved
     assert _rule(e2e_app, bot_id, "build_results")["include_when"] == BUILDS["routing"]["include_when"]
+    assert _rule(e2e_app, bot_id, "build_results")["priority"] == 60
 
     # A bad key for a new topic, and a key that exists. The edit above is not saved: New topic asks first,
     # and Discard changes goes on to the New topic dialog.

@@ -57,6 +57,9 @@ class RuleEditorState(RulesState):
     error_field: str = ""
     dirty: bool = False
     history: list[HistoryRow] = []
+    # The open topic as stored (`_as_stored`): an edit back to it is no edit, so Save stays off (a walkthrough
+    # retyped the same JSON, was offered Save, and got a "saved without changes" entry in the history).
+    _stored: tuple[Any, ...] = ()
 
     @rx.var
     def has_selection(self) -> bool:
@@ -108,9 +111,23 @@ class RuleEditorState(RulesState):
         self.is_active, self.is_fallback = topic.is_active, topic.is_default_fallback
         self._set_draft(draft)
         self.dirty = False
+        self._stored = self._as_stored()
         self.history = [history_row(change) for change in changes]
         await self._refresh_preview()
         return None
+
+    def _as_stored(self) -> tuple[Any, ...]:
+        return (
+            self.name,
+            self.description,
+            self.is_active,
+            routing_json_of(self.draft),
+            view_schema_json_of(self.draft),
+        )
+
+    def _mark_edited(self) -> None:
+        """`dirty`: the topic differs from what is stored (a new topic always does)."""
+        self.dirty = self.is_new or self._as_stored() != self._stored
 
     def _set_draft(self, draft: RuleDraft) -> None:
         self.draft = draft
@@ -141,7 +158,7 @@ class RuleEditorState(RulesState):
         await self._edited()
 
     async def _edited(self) -> None:
-        self.dirty = True
+        self._mark_edited()
         self.json_text = draft_to_json(self.draft)
         try:
             validate_draft(self.draft)
@@ -152,11 +169,13 @@ class RuleEditorState(RulesState):
 
     @rx.event
     def set_name(self, value: str) -> None:
-        self.name, self.dirty = value, True
+        self.name = value
+        self._mark_edited()
 
     @rx.event
     def set_description(self, value: str) -> None:
-        self.description, self.dirty = value, True
+        self.description = value
+        self._mark_edited()
 
     @rx.event
     async def set_is_active(self, value: bool) -> None:
@@ -189,7 +208,7 @@ class RuleEditorState(RulesState):
     def add_list_item(self, field: str) -> None:
         if field in LIST_FIELDS:
             self.draft = dataclasses.replace(self.draft, **{field: [*getattr(self.draft, field), ""]})
-            self.dirty = True
+            self.dirty = True  # a row to fill: leaving it would drop it
             self.json_text = draft_to_json(self.draft)
 
     @rx.event
@@ -217,10 +236,11 @@ class RuleEditorState(RulesState):
     @rx.event
     async def set_json_text(self, text: str) -> None:
         self.json_text = text
-        self.dirty = True
+        self.dirty = True  # until it parses: what is typed is not stored
         try:
             self.draft = draft_from_json(text)
             self.error_message, self.error_field = "", ""
+            self._mark_edited()
             await self._refresh_preview()
         except AppError as error:
             self.error_message, self.error_field = (
@@ -276,6 +296,9 @@ class RuleEditorState(RulesState):
                 data=topic_service.TopicUpdate(is_active=value),
             )
         self.is_active = value
+        if self._stored:  # stored at once: the rest of what is unsaved stays unsaved
+            self._stored = (*self._stored[:2], value, *self._stored[3:])
+            self._mark_edited()
         self._load_topics()
         await self._refresh_preview()
         return rx.toast.success("Topic reactivated" if value else "Topic deactivated: nothing is routed to it")
