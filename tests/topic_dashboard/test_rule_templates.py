@@ -21,22 +21,16 @@ the report rather than breaking the build).
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import Any
 
 import pytest
 
+from tests.support.template_bots import explain, route_with_templates
 from topic_dashboard.routing import (
-    CompiledRules,
     RouteDecision,
-    RouteRequest,
-    TopicSpec,
-    compile_rules,
-    route_message,
     validate_routing,
 )
-from topic_dashboard.routing.calibration import calibration
-from topic_dashboard.routing.semantic import SemanticIndex, build_index, cjk_share, default_embedder
+from topic_dashboard.routing.semantic import cjk_share
 from topic_dashboard.rule_templates import BASE_TEMPLATE_KEYS, TEMPLATE_FAMILIES, TEMPLATES, family_template_keys
 
 SETS = {"mixed": "", "english": "_en", "chinese": "_zh"}  # template set -> key suffix
@@ -139,41 +133,8 @@ def _keys(suffix: str) -> list[str]:
     return [base + suffix for base in BASE_TEMPLATE_KEYS]
 
 
-def _specs(keys: list[str]) -> list[TopicSpec]:
-    specs = [
-        TopicSpec(
-            topic_key=key,
-            name=TEMPLATES[key]["name"],
-            description=TEMPLATES[key]["description"],
-            routing=TEMPLATES[key]["routing"],
-        )
-        for key in keys
-    ]
-    specs.append(
-        TopicSpec(topic_key="inbox", name="Inbox", is_default_fallback=True, routing={"purpose": "anything else"})
-    )
-    return specs
-
-
-@cache
-def _bot(suffix: str) -> tuple[CompiledRules, SemanticIndex]:
-    status = default_embedder()
-    assert status.embedder is not None, status.detail  # the package ships the model: it must load
-    specs = _specs(_keys(suffix))
-    return compile_rules(specs), build_index(specs, status.embedder, calibration().centring)
-
-
 def _route(suffix: str, text: str) -> RouteDecision:
-    compiled, index = _bot(suffix)
-    return route_message(
-        compiled, RouteRequest(content=text), topic_enabled=True, fallback_policy="inbox", semantic=index
-    )
-
-
-def _explain(decision: RouteDecision) -> str:
-    where = decision.topic_key if decision.should_publish else f"not published ({decision.filtered})"
-    top = ", ".join(f"{c.topic_key} {c.probability}" for c in decision.candidates[:3])
-    return f"-> {where}; {decision.reason}; candidates: {top}"
+    return route_with_templates(tuple(_keys(suffix)), text)
 
 
 def _param(set_name: str, id: str, text: str, *args: object) -> Any:  # a pytest ParameterSet
@@ -206,14 +167,14 @@ def _case_params() -> list[Any]:
 def test_a_positive_example_lands_in_its_own_topic(set_name: str, text: str, key: str) -> None:
     decision = _route(SETS[set_name], text)
 
-    assert decision.should_publish and decision.topic_key == key, _explain(decision)
+    assert decision.should_publish and decision.topic_key == key, explain(decision)
 
 
 @pytest.mark.parametrize(("set_name", "text", "key"), _example_params("negative"))
 def test_a_negative_example_never_lands_in_its_topic(set_name: str, text: str, key: str) -> None:
     decision = _route(SETS[set_name], text)
 
-    assert not (decision.should_publish and decision.topic_key == key), _explain(decision)
+    assert not (decision.should_publish and decision.topic_key == key), explain(decision)
 
 
 @pytest.mark.parametrize(("set_name", "text", "key", "routed"), _case_params())
@@ -221,7 +182,7 @@ def test_an_obvious_message_lands_where_a_new_user_expects(set_name: str, text: 
     decision = _route(SETS[set_name], text)
 
     landed = decision.should_publish and decision.topic_key == key
-    assert landed == routed, _explain(decision)
+    assert landed == routed, explain(decision)
 
 
 def test_the_case_table_has_four_english_and_four_chinese_messages_per_template() -> None:

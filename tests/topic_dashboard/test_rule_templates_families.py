@@ -16,21 +16,14 @@ strict, as in test_rule_templates.py).
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import Any
 
 import pytest
 
+from tests.support.template_bots import explain, route_with_templates
 from topic_dashboard.routing import (
-    CompiledRules,
     RouteDecision,
-    RouteRequest,
-    TopicSpec,
-    compile_rules,
-    route_message,
 )
-from topic_dashboard.routing.calibration import calibration
-from topic_dashboard.routing.semantic import SemanticIndex, build_index, default_embedder
 from topic_dashboard.rule_templates import TEMPLATE_FAMILIES, TEMPLATES
 
 FAMILIES = ("Shop", "Personal")
@@ -205,36 +198,8 @@ def _keys(family: str, suffix: str) -> list[str]:
     return [base + suffix for base in TEMPLATE_FAMILIES[family]]
 
 
-@cache
-def _bot(family: str, suffix: str) -> tuple[CompiledRules, SemanticIndex]:
-    status = default_embedder()
-    assert status.embedder is not None, status.detail  # the package ships the model: it must load
-    specs = [
-        TopicSpec(
-            topic_key=key,
-            name=TEMPLATES[key]["name"],
-            description=TEMPLATES[key]["description"],
-            routing=TEMPLATES[key]["routing"],
-        )
-        for key in _keys(family, suffix)
-    ]
-    specs.append(
-        TopicSpec(topic_key="inbox", name="Inbox", is_default_fallback=True, routing={"purpose": "anything else"})
-    )
-    return compile_rules(specs), build_index(specs, status.embedder, calibration().centring)
-
-
 def _route(family: str, suffix: str, text: str) -> RouteDecision:
-    compiled, index = _bot(family, suffix)
-    return route_message(
-        compiled, RouteRequest(content=text), topic_enabled=True, fallback_policy="inbox", semantic=index
-    )
-
-
-def _explain(decision: RouteDecision) -> str:
-    where = decision.topic_key if decision.should_publish else f"not published ({decision.filtered})"
-    top = ", ".join(f"{c.topic_key} {c.probability}" for c in decision.candidates[:3])
-    return f"-> {where}; {decision.reason}; candidates: {top}"
+    return route_with_templates(tuple(_keys(family, suffix)), text)
 
 
 def _family_of(base: str) -> str:
@@ -283,14 +248,14 @@ def _noise_params() -> list[Any]:
 def test_a_positive_example_lands_in_its_own_topic(family: str, suffix: str, text: str, key: str) -> None:
     decision = _route(family, suffix, text)
 
-    assert decision.should_publish and decision.topic_key == key, _explain(decision)
+    assert decision.should_publish and decision.topic_key == key, explain(decision)
 
 
 @pytest.mark.parametrize(("family", "suffix", "text", "key"), _example_params("negative"))
 def test_a_negative_example_never_lands_in_its_topic(family: str, suffix: str, text: str, key: str) -> None:
     decision = _route(family, suffix, text)
 
-    assert not (decision.should_publish and decision.topic_key == key), _explain(decision)
+    assert not (decision.should_publish and decision.topic_key == key), explain(decision)
 
 
 @pytest.mark.parametrize(("family", "suffix", "text", "key", "routed"), _case_params())
@@ -300,14 +265,14 @@ def test_an_obvious_message_lands_where_the_owner_expects(
     decision = _route(family, suffix, text)
 
     landed = decision.should_publish and decision.topic_key == key
-    assert landed == routed, _explain(decision)
+    assert landed == routed, explain(decision)
 
 
 @pytest.mark.parametrize(("family", "suffix", "text"), _noise_params())
 def test_a_pleasantry_is_not_published(family: str, suffix: str, text: str) -> None:
     decision = _route(family, suffix, text)
 
-    assert not decision.should_publish, _explain(decision)
+    assert not decision.should_publish, explain(decision)
 
 
 def test_every_subject_has_four_english_and_four_chinese_cases_with_a_paraphrase_of_each() -> None:
