@@ -43,6 +43,8 @@ def _ingest(app: E2EApp, bot_id: str, done: threading.Event) -> None:
 
 def _press_until(panel: TopicPanel, done: threading.Event, at_least: int) -> list[float]:
     page = panel.page
+    if not page.evaluate("document.documentElement.hasAttribute('data-td-keyboard')"):
+        page.keyboard.press("j")  # the first j only shows the cursor where it is (nothing moves to time)
     page.evaluate("window.__lat = []")
     presses = 0
     while presses < at_least or not done.is_set():
