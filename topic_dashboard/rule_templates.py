@@ -406,8 +406,6 @@ TEMPLATE_FAMILIES: dict[str, tuple[str, ...]] = {
 }
 VARIANT_SUFFIXES = ("", "_en", "_zh")  # bilingual, English-only, Chinese-only
 
-TEMPLATES: dict[str, dict[str, Any]] = {**_ENGINEERING_TEMPLATES, **SHOP_TEMPLATES, **PERSONAL_TEMPLATES}
-
 
 def _bilingual_label(label: str) -> str:
     """A bilingual template's label says so, beside "(English)" and "(中文)": a walkthrough read the plain
@@ -417,9 +415,11 @@ def _bilingual_label(label: str) -> str:
     return label + " (English + 中文)"
 
 
-for _keys in TEMPLATE_FAMILIES.values():
-    for _key in _keys:
-        TEMPLATES[_key]["label"] = _bilingual_label(TEMPLATES[_key]["label"])
+_BILINGUAL = {key for keys in TEMPLATE_FAMILIES.values() for key in keys}
+TEMPLATES: dict[str, dict[str, Any]] = {
+    key: {**template, "label": _bilingual_label(template["label"])} if key in _BILINGUAL else template
+    for key, template in {**_ENGINEERING_TEMPLATES, **SHOP_TEMPLATES, **PERSONAL_TEMPLATES}.items()
+}
 
 
 def family_template_keys(family: str) -> list[str]:

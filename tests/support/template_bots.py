@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from topic_dashboard.routing import CompiledRules, RouteDecision, RouteRequest, TopicSpec, compile_rules, route_message
 from topic_dashboard.routing.calibration import calibration
 from topic_dashboard.routing.semantic import SemanticIndex, build_index, default_embedder
-from topic_dashboard.rule_templates import TEMPLATES
+from topic_dashboard.rule_templates import TEMPLATES, VARIANT_SUFFIXES
+
+# template set -> key suffix: each subject's bilingual, English-only and Chinese-only template
+SETS = dict(zip(("mixed", "english", "chinese"), VARIANT_SUFFIXES, strict=True))
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")  # a Chinese character or full-width sign
 
 
 def template_specs(keys: tuple[str, ...]) -> list[TopicSpec]:

@@ -20,12 +20,11 @@ the report rather than breaking the build).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from tests.support.template_bots import explain, route_with_templates
+from tests.support.template_bots import CJK, SETS, explain, route_with_templates
 from topic_dashboard.routing import (
     RouteDecision,
     validate_routing,
@@ -33,11 +32,9 @@ from topic_dashboard.routing import (
 from topic_dashboard.routing.semantic import cjk_share
 from topic_dashboard.rule_templates import BASE_TEMPLATE_KEYS, TEMPLATE_FAMILIES, TEMPLATES, family_template_keys
 
-SETS = {"mixed": "", "english": "_en", "chinese": "_zh"}  # template set -> key suffix
 ALL_BASES = [base for bases in TEMPLATE_FAMILIES.values() for base in bases]  # every family's subjects
 TEMPLATE_FIELDS = {"label", "name", "description", "view_types", "routing"}
 ROUTING_FIELDS = {"purpose", "include_when", "exclude_when", "examples", "priority", "fallback_topic_key"}
-CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 
 RESOLVED_ZH = "故障已恢复，服务运行正常，无需处理"

@@ -15,20 +15,17 @@ strict, as in test_rule_templates.py).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from tests.support.template_bots import explain, route_with_templates
+from tests.support.template_bots import CJK, SETS, explain, route_with_templates
 from topic_dashboard.routing import (
     RouteDecision,
 )
 from topic_dashboard.rule_templates import TEMPLATE_FAMILIES, TEMPLATES
 
 FAMILIES = ("Shop", "Personal")
-SETS = {"mixed": "", "english": "_en", "chinese": "_zh"}  # template set -> key suffix
-CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 NOISE = ("谢谢！", "Good morning! Anything else?", "收到", "Thanks, that's all for now", "好的，辛苦了")
 
 FORECAST = "At this rate we'll run out of the blue teapots by Friday"

@@ -4,7 +4,7 @@ Pure domain code (no Reflex, Starlette or database); `topic_publish`, `topic_get
 and the panel renderer are adapters over these functions.
 """
 
-from topic_dashboard.item_views.item import check_payload_size, validate_item_fields
+from topic_dashboard.item_views.item import check_level, check_payload_size, validate_item_fields
 from topic_dashboard.item_views.limits import (
     DEFAULT_LEVEL,
     LEVELS,
@@ -31,6 +31,7 @@ __all__ = [
     "SAFE_URL_SCHEMES",
     "VIEW_TYPES",
     "ItemLimits",
+    "check_level",
     "check_payload_size",
     "check_view_allowed",
     "json_size",

@@ -30,7 +30,7 @@ def validate_item_fields(
     return (
         _check_title(title),
         _check_content(content),
-        _check_level(level),
+        check_level(level),
         _check_tags(tags),
     )
 
@@ -95,7 +95,9 @@ def _check_content(content: Any) -> str:
     return text
 
 
-def _check_level(level: Any) -> str:
+def check_level(level: Any) -> str:
+    """The level as stored: `level` trimmed and lower-cased, "info" when empty. Raises validation_error
+    (field "level") for anything else; topic_route checks a level with it too."""
     if level is None or level == "":
         return DEFAULT_LEVEL
     normalized = level.strip().lower() if isinstance(level, str) else level

@@ -61,20 +61,13 @@ class CreateTopicState(RulesState):
 
     @rx.event
     @admin_only
-    async def create_topic(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
-        return await self._create()
-
-    @rx.event
-    @admin_only
     async def submit_create(self, form: dict[str, Any]) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
         """The dialog's form sent (Create, or Enter in a box: a walkthrough pressed Enter and nothing happened),
         with the boxes' values as typed, whatever their updates still on the way."""
+        form = form if isinstance(form, dict) else {}  # the browser's word: any shape may come
         key, name = form.get("key", self.new_key), form.get("name", self.new_name)
         self.new_key = key.strip() if isinstance(key, str) else ""
         self.new_name = name if isinstance(name, str) else ""
-        return await self._create()
-
-    async def _create(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
         template = TEMPLATES.get(self.new_template)
         draft = draft_from_routing_json(template["routing"]) if template else RuleDraft()
         if template:

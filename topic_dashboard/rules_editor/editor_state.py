@@ -59,7 +59,7 @@ class RuleEditorState(RulesState):
     history: list[HistoryRow] = []
     # The open topic as stored (`_as_stored`): an edit back to it is no edit, so Save stays off (a walkthrough
     # retyped the same JSON, was offered Save, and got a "saved without changes" entry in the history).
-    _stored: tuple[Any, ...] = ()
+    _stored: dict[str, Any] = {}
 
     @rx.var
     def has_selection(self) -> bool:
@@ -116,14 +116,14 @@ class RuleEditorState(RulesState):
         await self._refresh_preview()
         return None
 
-    def _as_stored(self) -> tuple[Any, ...]:
-        return (
-            self.name,
-            self.description,
-            self.is_active,
-            routing_json_of(self.draft),
-            view_schema_json_of(self.draft),
-        )
+    def _as_stored(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "is_active": self.is_active,
+            "routing_json": routing_json_of(self.draft),
+            "view_schema_json": view_schema_json_of(self.draft),
+        }
 
     def _mark_edited(self) -> None:
         """`dirty`: the topic differs from what is stored (a new topic always does)."""
@@ -297,7 +297,7 @@ class RuleEditorState(RulesState):
             )
         self.is_active = value
         if self._stored:  # stored at once: the rest of what is unsaved stays unsaved
-            self._stored = (*self._stored[:2], value, *self._stored[3:])
+            self._stored = {**self._stored, "is_active": value}
             self._mark_edited()
         self._load_topics()
         await self._refresh_preview()

@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 from topic_dashboard.db import is_sqlite
 from topic_dashboard.errors import AppError
 from topic_dashboard.item_views import (
-    LEVELS,
+    check_level,
     check_payload_size,
     check_view_allowed,
     parse_allowed_view_types,
@@ -105,13 +105,7 @@ def check_route_request(request: RouteRequest) -> None:
             check_text(value, field=field)
     if request.level is not None:
         check_line(request.level, field="level")
-        # as topic_publish reads it (a walkthrough's "critical" was routed, then refused at publish)
-        if request.level.strip() and request.level.strip().lower() not in LEVELS:
-            raise AppError(
-                "validation_error",
-                f"level {request.level!r} is not a level; use one of: {', '.join(LEVELS)}",
-                field="level",
-            )
+        check_level(request.level)  # as topic_publish reads it (a walkthrough's "critical" was routed, then refused)
     for index, tag in enumerate(request.tags):
         check_line(tag, field=f"tags[{index}]")
 
