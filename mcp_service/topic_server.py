@@ -206,7 +206,8 @@ def build_topic_server() -> StrictMCPServer:
         title="Publish a result",
         description=(
             "Publish one task result to a topic (use the topic_key topic_route gave you). Returns item_id, topic_key, "
-            "deduplicated (true when the same dedupe_key was published within the window: nothing new stored), "
+            "deduplicated (true when the same dedupe_key, or without one the very same result in the same topic, "
+            "was published within the bot's dedupe window: nothing new stored, item_id is the first one's), "
             "updated (true when update: true rewrote the existing item with that dedupe_key, e.g. an alert whose "
             "state changed; pass resolved: true when it is over) and "
             "fallback (true when the topic was unknown or inactive and the item went to the fallback topic). "

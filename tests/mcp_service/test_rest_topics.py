@@ -349,9 +349,9 @@ def test_paging_is_stable_while_items_are_inserted(admin: httpx.Client, bot_id: 
 def test_paging_with_a_topic_filter(admin: httpx.Client, bot_id: str, server_session: Session) -> None:
     assert admin.post(f"/api/bots/{bot_id}/topics", json=CI_TOPIC).status_code == 201
     ci: list[int] = []
-    for _ in range(3):  # interleave so that pages of one topic skip the other's ids
-        ci += _publish(server_session, bot_id, 2, "ci")
-        _publish(server_session, bot_id, 1, "inbox")
+    for round_ in range(3):  # interleave so that pages of one topic skip the other's ids
+        ci += _publish(server_session, bot_id, 2, "ci", prefix=f"round {round_}")
+        _publish(server_session, bot_id, 1, "inbox", prefix=f"round {round_}")
     first = admin.get(f"/api/bots/{bot_id}/topic-items", params={"topic_key": "ci", "limit": 4}).json()
     second = admin.get(
         f"/api/bots/{bot_id}/topic-items", params={"topic_key": "ci", "limit": 4, "cursor": first["next_cursor"]}

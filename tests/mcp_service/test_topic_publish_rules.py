@@ -218,7 +218,10 @@ def test_fallback_under_policy_inbox(server: LiveServer, server_session: Session
     )
 
     unknown = _publish(server, token, topic_key="deploys")
-    inactive = _publish(server, token, topic_key="old")
+    inactive = _publish(server, token, topic_key="old", title="build 2")
+    again = _publish(server, token, topic_key="deploys")  # the very same result: the first item, said again
+    assert (again["item_id"], again["deduplicated"], again["fallback"]) == (unknown["item_id"], True, True)
+    assert "deploys" in again["fallback_reason"]
     unrouted = _publish(server, token, topic_key=None, title="Bakery sales", content=UNMATCHED_CONTENT)
     _, route = _call(server, token, "topic_route", {"content": UNMATCHED_CONTENT})
 

@@ -1,8 +1,8 @@
 """Publishing one item: the pipeline every surface shares (MCP, REST and UI).
 
 Order: switch off → message type → field validation → noise (a bot's message that is only thanks,
-progress...) → topic (or fallback) → view → under the bot's write lock: dedupe window, rate limit,
-insert. A refused call stores nothing.
+progress...) → topic (or fallback) → view → under the bot's write lock: dedupe window (the dedupe_key's,
+or, without one, the same result published again by a bot), rate limit, insert. A refused call stores nothing.
 """
 
 from __future__ import annotations
@@ -286,6 +286,26 @@ def publish_item(
             _audit(session, audit, bot_id, "deduplicated", existing)
             session.commit()
             return PublishResult(item_id=existing.id or 0, topic_key=existing.topic_key, deduplicated=True)
+    if dedupe_key is None and source == "mcp" and settings.dedupe_window_seconds > 0 and not request.update:
+        since = now - timedelta(seconds=settings.dedupe_window_seconds)
+        twin = _identical_recent(session, bot_id, topic.topic_key, (title, content, level, tags, view), since)
+        if twin is not None:
+            _audit(session, audit, bot_id, "deduplicated", twin)
+            session.commit()
+            age = max(0, round((now - twin.created_at).total_seconds()))
+            note = (
+                f"identical to item {twin.id} (same topic, title, content, level, tags and view), published {age} s "
+                "ago: not stored twice; pass a dedupe_key to say which results are the same one, or update: true "
+                "to change it"
+            )
+            return PublishResult(
+                item_id=twin.id or 0,
+                topic_key=twin.topic_key,
+                deduplicated=True,
+                fallback=is_fallback,  # as this call named it: the bot learns its topic_key did not exist
+                fallback_reason=fallback_reason,
+                notes=[note, *title_notes(request.title)],
+            )
     recent = session.exec(
         select(sa.func.count(), sa.func.min(TopicItem.created_at)).where(
             TopicItem.bot_id == bot_id, TopicItem.created_at > now - RATE_WINDOW
@@ -325,6 +345,31 @@ def publish_item(
         fallback_reason=fallback_reason,
         notes=title_notes(request.title),
     )
+
+
+def _identical_recent(
+    session: Session, bot_id: str, topic_key: str, fields: tuple[str, str, str, list[str], Any], since: Any
+) -> TopicItem | None:
+    """The newest item of this topic stored since `since` that is the same in every field a reader sees, else
+    None: a bot that retries a publish (a timeout, a restart mid-task) without a dedupe_key sends the same
+    result twice, and a reader should not read it twice (a walkthrough's bot did). Within the bot's dedupe
+    window only, so a result that recurs later (tomorrow's identical nightly report) is stored again."""
+    title, content, level, tags, view = fields
+    candidates = session.exec(
+        select(TopicItem)
+        .where(
+            TopicItem.bot_id == bot_id,
+            TopicItem.topic_key == topic_key,
+            TopicItem.title == title,
+            TopicItem.created_at >= since,
+        )
+        .order_by(col(TopicItem.id).desc())
+        .limit(20)
+    ).all()
+    for item in candidates:
+        if (item.content, item.level, list(item.tags_json or []), item.view_json) == (content, level, tags, view):
+            return item
+    return None
 
 
 def _update_in_place(

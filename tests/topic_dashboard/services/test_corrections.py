@@ -45,8 +45,10 @@ def _bot(session: Session) -> str:
     return bot.bot_id
 
 
-def _publish(session: Session, bot_id: str, topic_key: str, title: str = TITLE, content: str = CI_CONTENT) -> int:
-    request = PublishRequest(topic_key=topic_key, title=title, content=content)
+def _publish(
+    session: Session, bot_id: str, topic_key: str, title: str = TITLE, content: str = CI_CONTENT, level: str = "info"
+) -> int:
+    request = PublishRequest(topic_key=topic_key, title=title, content=content, level=level)
     return publish_item(session=session, bot_id=bot_id, request=request).item_id
 
 
@@ -174,7 +176,8 @@ def test_an_item_from_the_fallback_teaches_no_negative(session: Session) -> None
 
 def test_examples_are_never_duplicated_and_a_move_back_turns_them_around(session: Session) -> None:
     bot_id = _bot(session)
-    first, twin = _publish(session, bot_id, "ci"), _publish(session, bot_id, "ci")
+    # the same title and content at another level: a second item (the very same result would be one item)
+    first, twin = _publish(session, bot_id, "ci"), _publish(session, bot_id, "ci", level="warn")
     _move(session, bot_id, first, "flaky")
     again = _move(session, bot_id, twin, "flaky")  # same title and content: nothing left to teach
     assert (again.positive_added, again.negative_added, again.rule_revisions) == (False, False, [])

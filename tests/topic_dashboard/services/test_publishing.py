@@ -147,6 +147,62 @@ def test_a_zero_dedupe_window_turns_dedupe_off(session: Session) -> None:
     assert len({r.item_id for r in results}) == 2
 
 
+def test_the_same_result_again_without_a_key_within_the_window_is_not_stored_twice(session: Session) -> None:
+    """A bot that retries a publish (a timeout, a restart) without a dedupe_key: the reader reads it once."""
+    bot_id = _bot(session)
+    view = {"type": "metric", "label": "failing tests", "value": 3}
+    first = _publish(session, bot_id, tags=["ci"], view=view, level="error")
+    again = _publish(session, bot_id, title=" CI build #42  failed ", tags=["ci"], view=dict(view), level="ERROR")
+    assert not first.deduplicated
+    assert again.deduplicated and (again.item_id, again.topic_key) == (first.item_id, "ci")
+    assert again.notes and again.notes[0].startswith(f"identical to item {first.item_id} (same topic")
+    assert "dedupe_key" in again.notes[0]
+    assert len(_items(session, bot_id)) == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"content": CI_CONTENT + " (second run)"},
+        {"title": "CI build #43 failed"},
+        {"level": "warn"},
+        {"tags": ["ci", "flaky"]},
+        {"view": {"type": "metric", "label": "failing tests", "value": 4}},
+        {"topic_key": "inbox"},
+    ],
+    ids=["content", "title", "level", "tags", "view", "topic"],
+)
+def test_a_result_that_differs_in_any_field_a_reader_sees_is_stored(session: Session, change: dict[str, Any]) -> None:
+    bot_id = _bot(session)
+    first = _publish(session, bot_id, tags=["ci"], view={"type": "metric", "label": "failing tests", "value": 3})
+    base = {"tags": ["ci"], "view": {"type": "metric", "label": "failing tests", "value": 3}}
+    other = _publish(session, bot_id, **{**base, **change})
+    assert not other.deduplicated and other.item_id != first.item_id
+    assert len(_items(session, bot_id)) == 2
+
+
+def test_the_same_result_is_stored_again_once_the_window_has_passed_or_with_no_window(session: Session) -> None:
+    bot_id = _bot(session, dedupe_window_seconds=60)
+    _publish(session, bot_id)
+    _age_items(session, bot_id, 90)  # tomorrow's identical nightly report is news again
+    assert not _publish(session, bot_id).deduplicated
+    no_window = _bot(session, name="no window", dedupe_window_seconds=0)
+    assert [_publish(session, no_window).deduplicated for _ in range(2)] == [False, False]
+    assert len(_items(session, bot_id)) == 2 and len(_items(session, no_window)) == 2
+
+
+def test_the_same_result_from_the_system_or_an_update_is_not_taken_for_a_retry(session: Session) -> None:
+    """Only a bot's publish is a retry: the system's own items (alerts about the instance) and updates in place
+    keep their own rules."""
+    bot_id = _bot(session)
+    request = PublishRequest(topic_key="ci", title="t", content=CI_CONTENT)
+    ids = {publish_item(session=session, bot_id=bot_id, request=request, source="system").item_id for _ in range(2)}
+    assert len(ids) == 2
+    first = _publish(session, bot_id, dedupe_key="ci-42")
+    updated = _publish(session, bot_id, dedupe_key="ci-42", update=True)
+    assert updated.updated and updated.item_id == first.item_id
+
+
 def test_dedupe_keys_and_blank_keys_do_not_collide(session: Session) -> None:
     bot_id = _bot(session)
     other_bot = _bot(session, name="other")
@@ -154,8 +210,8 @@ def test_dedupe_keys_and_blank_keys_do_not_collide(session: Session) -> None:
         _publish(session, bot_id, dedupe_key="ci-42"),
         _publish(session, bot_id, dedupe_key="ci-43"),
         _publish(session, other_bot, dedupe_key="ci-42"),  # dedupe is per bot
-        _publish(session, bot_id, dedupe_key="   "),  # blank means no key
-        _publish(session, bot_id, dedupe_key=""),
+        _publish(session, bot_id, dedupe_key="   ", title="blank key"),  # blank means no key
+        _publish(session, bot_id, dedupe_key="", title="empty key"),
     ]
     assert not any(r.deduplicated for r in results)
     assert len({r.item_id for r in results}) == 5
@@ -219,8 +275,10 @@ def test_the_rate_limit_is_per_bot(session: Session) -> None:
     limited = _bot(session, publish_rate_per_minute=1)
     other = _bot(session, name="other", publish_rate_per_minute=1)
     _publish(session, limited)
-    assert _refused(session, limited).code == "rate_limited"
+    assert _refused(session, limited, title="CI build #43 failed").code == "rate_limited"
     assert not _publish(session, other).deduplicated
+    # the very same result again is a retry: answered with the first item, as a dedupe_key's would be
+    assert _publish(session, limited).deduplicated
 
 
 # --- topics and fallback ------------------------------------------------------------------------
