@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 from pytest_playwright import CreateContextCallback
 from sqlmodel import Session
 
-from tests.e2e.conftest import E2EApp
+from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.pages.topic_panel import TopicPanel
 from tests.e2e.topic_panel_support import (
     ADMIN,
@@ -155,7 +155,19 @@ def test_delivery_off_shows_the_banner_refuses_publishing_and_keeps_history(
     expect(admin.switch_state()).to_have_text("On")
     expect(viewer.switch_state()).to_have_text("On (admins change it)")
 
+    # Off asks first, naming the bot and what the bot then gets; "Keep it on" changes nothing.
     switch.click()
+    confirm = admin.delivery_off_confirm()
+    expect(confirm).to_contain_text("Turn off topic delivery for ")
+    expect(confirm).to_contain_text("stays in its chats and is not added here later")
+    admin.page.wait_for_function("document.getAnimations().every((a) => a.playState !== 'running')")  # opened
+    admin.page.screenshot(path=str(screenshot_path("panel-delivery-off-confirm.png")))
+    admin.page.locator("#delivery-off-cancel").click()
+    expect(confirm).to_have_count(0)
+    expect(switch).to_have_attribute("aria-checked", "true")
+    assert _topic_enabled(e2e_app, bot_id)
+    switch.click()
+    admin.page.locator("#delivery-off-ok").click()
     expect(switch).to_have_attribute("aria-checked", "false")
     expect(switch).to_have_attribute("data-state", "unchecked")
     expect(admin.delivery_off_banner()).to_be_visible()
@@ -214,7 +226,7 @@ def test_a_viewer_cannot_flip_the_switch(page: Page, e2e_app: E2EApp) -> None:
     switch.click(force=True)
     expect(switch).to_have_attribute("aria-checked", "true")
 
-    # The server checks too: a forged change event (TopicPanelState.set_topic_enabled, which calls
+    # The server checks too: a forged change event (TopicPanelState.ask_topic_enabled, which calls
     # AuthState.require_admin_principal) is refused...
     assert switch.evaluate(FORGE_SWITCH_CHANGE)
     expect(page.get_by_text("Only admins can change this; your account can read only.")).to_be_visible()

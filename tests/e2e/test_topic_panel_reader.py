@@ -372,6 +372,30 @@ def test_an_alert_the_bot_updates_changes_in_place_live_and_a_person_resolves_it
     expect(viewer.row_resolved(item_id)).to_have_count(0, timeout=3_000)
 
 
+def test_resolve_is_offered_on_warnings_and_errors_and_kept_in_the_team_menu_for_the_rest(
+    new_context: CreateContextCallback, e2e_app: E2EApp
+) -> None:
+    """A walkthrough found "Resolve" on every item, a research note's too: it is a button on what asks for
+    action (warn, error) and on what is resolved (to reopen); anything else is resolved from "For everyone"."""
+    bot_id, _ = make_bot(e2e_app, "notes")
+    note = seed(e2e_app, bot_id, topic_key="notes", title="Four papers compared", level="info")
+    warning = seed(e2e_app, bot_id, topic_key="notes", title="Quota at 91%", level="warn")
+    page = new_context(viewport={"width": 1400, "height": 900}).new_page()
+    log_in(page, e2e_app)
+    panel = open_panel(page, e2e_app, bot_id, f"&item={note}")
+    expect(panel.detail_title()).to_have_text("Four papers compared")
+    expect(panel.resolve_button()).to_have_count(0)
+    panel.resolve_from_team_menu()
+    expect(panel.resolved_mark()).to_contain_text(f"Resolved by {ADMIN}")
+    expect(panel.resolve_button()).to_have_text("Reopen")  # what is resolved can be reopened in one click
+    panel.team_menu().click()
+    expect(page.locator("#detail-team-resolve")).to_have_count(0)  # no second way to the same thing
+    page.screenshot(path=str(screenshot_path("panel-resolved-note-menu.png")))
+    page.keyboard.press("Escape")
+    panel.open_item(warning)
+    expect(panel.resolve_button()).to_have_text("Resolve")
+
+
 def test_500_items_in_5_seconds_reach_two_open_panels_with_none_missing(
     new_context: CreateContextCallback, e2e_app: E2EApp
 ) -> None:

@@ -54,7 +54,7 @@ def _delivery_switch() -> rx.Component:
             rx.text("Topic Enabled", size="2", weight="medium"),
             rx.switch(
                 checked=S.topic_enabled,
-                on_change=S.set_topic_enabled,
+                on_change=S.ask_topic_enabled,
                 disabled=~AuthState.is_admin,
                 id="topic-enabled-switch",
                 aria_label="Topic Enabled",
@@ -74,6 +74,35 @@ def _delivery_switch() -> rx.Component:
         content=rx.cond(
             AuthState.is_admin, "Turn delivery of new items on or off for this bot", "Only admins can change this"
         ),
+    )
+
+
+def delivery_off_dialog() -> rx.Component:
+    """Turning delivery off asks first: results the bot finishes meanwhile stay in the chat for good."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Turn off topic delivery for " + S.bot_name + "?"),
+            rx.alert_dialog.description(
+                "Until it is on again, this bot's topic_route answers should_publish=false and topic_publish is "
+                "refused: what it finishes stays in its chats and is not added here later. Everything already "
+                "here stays readable, and the bot keeps its topic_mcp entry.",
+                size="2",
+            ),
+            rx.hstack(
+                rx.alert_dialog.cancel(
+                    rx.button("Keep it on", variant="soft", color_scheme="gray", id="delivery-off-cancel")
+                ),
+                rx.alert_dialog.action(
+                    rx.button("Turn off", color_scheme="red", on_click=S.confirm_topic_off, id="delivery-off-ok")
+                ),
+                justify="end",
+                spacing="2",
+                margin_top="1rem",
+            ),
+            id="delivery-off-confirm",
+        ),
+        open=S.delivery_off_open,
+        on_open_change=S.set_delivery_off_open,
     )
 
 
@@ -804,6 +833,7 @@ def items_column() -> rx.Component:
     return rx.vstack(
         _mobile_topic_picker(),
         mark_read_dialog(),
+        delivery_off_dialog(),
         _stream_header(),
         rx.cond(
             S.loading,
@@ -841,7 +871,12 @@ def _detail_actions() -> rx.Component:
     # Read, pinned and archived are each person's own; admins also pin and archive for everyone.
     return rx.hstack(
         _own_flag_buttons(),
-        rx.cond(AuthState.is_admin, _resolve_button()),
+        # Resolve is for what asks for action (a warning or an error) and for what is already resolved;
+        # any other item is resolved from "For everyone" (a walkthrough found it on every research note).
+        rx.cond(
+            AuthState.is_admin & ((D.resolved_at != "") | (D.level == "warn") | (D.level == "error")),
+            _resolve_button(),
+        ),
         rx.cond(AuthState.is_admin, _team_flag_menu()),
         rx.spacer(),
         rx.icon_button(rx.icon("x", size=14), size="1", variant="ghost", on_click=S.close_detail, aria_label="Close"),
@@ -899,6 +934,10 @@ def _team_flag_menu() -> rx.Component:
                 rx.cond(D.team_archived, "Unarchive for everyone", "Archive for everyone"),
                 on_click=S.toggle_team_archive(D.id),
                 id="detail-team-archive",
+            ),
+            rx.cond(
+                (D.resolved_at == "") & (D.level != "warn") & (D.level != "error"),
+                rx.menu.item("Mark resolved", on_click=S.toggle_resolved(D.id), id="detail-team-resolve"),
             ),
         ),
     )

@@ -98,6 +98,7 @@ class TopicPanelState(SignedInState):
     topic_enabled: bool = True
     # "Mark all read": the confirmation (how many, in this view) and what each recent one marked (Undo).
     mark_read_open: bool = False
+    delivery_off_open: bool = False  # "Turn off topic delivery?" asks first (a walkthrough flipped it unasked)
     help_open: bool = False
     _title_shown: str = ""  # the tab title this page last wrote ("" after a load: write it again)
     mark_read_count: int = 0
@@ -985,6 +986,28 @@ class TopicPanelState(SignedInState):
         return self.toggle_read(target) if target else None
 
     # --- delivery switch ----------------------------------------------------------------------
+
+    @rx.event
+    @admin_only
+    def ask_topic_enabled(self, enabled: bool) -> rx.event.EventSpec | None:
+        """The switch: on at once; off only after "Turn off" in the dialog (`confirm_topic_off`), since while
+        it is off the bot's results stay in the chat and are never added here later."""
+        if enabled:
+            return self.set_topic_enabled(True)
+        if self.bot_id == ALL_BOTS:
+            return rx.toast.error("Choose a bot to switch its topic delivery")
+        self.delivery_off_open = True
+        return None
+
+    @rx.event
+    @admin_only
+    def confirm_topic_off(self) -> rx.event.EventSpec:
+        self.delivery_off_open = False
+        return self.set_topic_enabled(False)
+
+    @rx.event
+    def set_delivery_off_open(self, value: bool) -> None:
+        self.delivery_off_open = value and self.delivery_off_open  # closing only: opening is the switch's
 
     @rx.event
     @admin_only

@@ -347,6 +347,11 @@ class TopicPanel(Shell):
         self.team_menu().click()
         self.page.locator("#detail-team-archive").click()
 
+    def resolve_from_team_menu(self) -> None:
+        """Resolve an item that asks for no action (info, success): from the "For everyone" menu."""
+        self.team_menu().click()
+        self.page.locator("#detail-team-resolve").click()
+
     def pin_for_everyone(self) -> None:
         self.team_menu().click()
         self.page.locator("#detail-team-pin").click()
@@ -502,6 +507,10 @@ class TopicPanel(Shell):
     def switch_state(self) -> Locator:
         """The switch's state in words ("On", "Off"; a viewer's adds who changes it)."""
         return self.page.locator("#topic-enabled-state")
+
+    def delivery_off_confirm(self) -> Locator:
+        """The "Turn off topic delivery for <bot>?" dialog the switch opens before turning delivery off."""
+        return self.page.locator("#delivery-off-confirm")
 
     def delivery_off_banner(self) -> Locator:
         return self.page.locator("#delivery-off-banner")
