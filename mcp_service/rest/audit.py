@@ -17,7 +17,7 @@ router = APIRouter(tags=["audit"], responses=ERROR_RESPONSES)
 
 @router.get("/audit", response_model=list[audit.AuditPublic])
 def list_audit(
-    _: Reader,
+    reader: Reader,
     session: ReadSession,
     bot_id: str | None = None,
     tool: str | None = Query(default=None, description="An MCP tool or an action (bot.create, topic.update, …)."),
@@ -30,7 +30,8 @@ def list_audit(
     before_id: int | None = Query(default=None, ge=INT64_MIN, le=INT64_MAX),
     limit: int = Query(default=100, ge=1, le=audit.MAX_PAGE),
 ) -> list[audit.AuditPublic]:
-    """Rows newest first; page on with the last row's id as `before_id`."""
+    """Rows newest first; page on with the last row's id as `before_id`. A viewer's token reads every row but
+    others' account rows (log-ins, accounts, API tokens)."""
     return audit.list_calls(
         session=session,
         bot_id=bot_id,
@@ -43,4 +44,5 @@ def list_audit(
         until=until,
         before_id=before_id,
         limit=limit,
+        reader=audit.AuditReader(kind=reader.kind, name=reader.name, is_admin=reader.is_admin),
     )

@@ -169,3 +169,23 @@ def test_on_a_phone_each_row_is_a_card_with_every_column_in_view(page: Page, e2e
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     row.scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_path("audit-phone.png")))
+
+
+def test_a_viewer_reads_their_own_log_ins_and_no_one_elses(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough's viewer read the admins' log-ins and the addresses they came from. The viewer's trail
+    leaves out others' log-ins, accounts and API tokens, and says so; the viewer's own log-in is there."""
+    admin, viewer = unique("audit-ada"), unique("audit-vic")
+    with Session(e2e_app.engine) as session:
+        accounts.create_user(session=session, username=admin, password="a long pass phrase 1", role="admin")
+        accounts.log_in(
+            session=session, username=admin, password="a long pass phrase 1", ttl_hours=1, address="203.0.113.7"
+        )
+    log_in(page, e2e_app, viewer, role="viewer")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    audit = AuditPage(page, e2e_app.url).open()
+    expect(page.locator("#audit-viewer-note")).to_contain_text("Log-ins, accounts and API tokens are shown to admins")
+    audit.filter_actor(admin)
+    expect(audit.nothing_recorded()).to_be_visible()
+    expect(audit.rows()).to_have_count(0)
+    audit.filter_actor(viewer)
+    expect(audit.rows().filter(has_text="auth.login")).not_to_have_count(0)

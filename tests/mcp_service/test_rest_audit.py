@@ -78,3 +78,32 @@ def test_bad_audit_parameters_are_422(viewer: httpx.Client, params: dict[str, An
     response = viewer.get("/api/audit", params=params)
     assert response.status_code == 422, response.text
     assert response.json()["error"]["code"] == "validation_error" and response.json()["error"]["field"] == field
+
+
+def test_a_viewers_token_reads_no_one_elses_log_ins_while_an_admins_does(
+    viewer: httpx.Client, server: LiveServer, server_session: Session, bot_id: str
+) -> None:
+    from topic_dashboard.services.accounts import create_user, log_in
+    from topic_dashboard.services.audit import Actor
+
+    create_user(session=server_session, username="rest-ada", password="a long pass phrase 1", role="admin")
+    create_user(
+        session=server_session,
+        username="rest-eve",
+        password="a long pass phrase 1",
+        role="viewer",
+        actor=Actor("user", "rest-ada"),
+    )
+    log_in(
+        session=server_session, username="rest-ada", password="a long pass phrase 1", ttl_hours=1, address="203.0.113.7"
+    )
+    admin_token = create_api_token(session=server_session, name="audit-admin", role="admin")
+    with httpx.Client(
+        base_url=server.base_url, headers={"authorization": f"Bearer {admin_token}"}, timeout=30
+    ) as admin:
+        everything = _calls(admin, limit=500)
+    tools = {c["tool"] for c in everything}
+    assert {"auth.login", "user.create"} <= tools
+    seen = _calls(viewer, limit=500)
+    assert not [c for c in seen if c["tool"] in ("auth.login", "user.create")]
+    assert {c["id"] for c in seen if c["bot_id"] == bot_id} == {c["id"] for c in everything if c["bot_id"] == bot_id}

@@ -6,6 +6,7 @@ import reflex as rx
 
 from topic_dashboard.audit_page.detail import KIND_LABELS, DetailFact
 from topic_dashboard.audit_page.state import ALL, AuditRow, AuditState
+from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.services.audit import ACTIONS, MCP_TOOLS
 
@@ -236,9 +237,24 @@ def detail_dialog() -> rx.Component:
     )
 
 
+def _viewer_note() -> rx.Component:
+    """A viewer's trail leaves out others' log-ins, accounts and API tokens: said, so nothing looks lost."""
+    return rx.cond(
+        AuthState.is_admin,
+        rx.fragment(),
+        rx.text(
+            "Log-ins, accounts and API tokens are shown to admins; you see your own.",
+            size="1",
+            color=rx.color("gray", 11),
+            id="audit-viewer-note",
+        ),
+    )
+
+
 def audit_page() -> rx.Component:
     return page_shell(
         filters(),
+        _viewer_note(),
         chart(),
         rx.cond(
             S.rows.length() > 0,

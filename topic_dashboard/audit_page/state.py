@@ -82,6 +82,10 @@ class AuditState(SignedInState):
         self.bots, _ = bot_choice("", reader=self._principal().user_id, fallback=False)
         self._load()
 
+    def _reader(self) -> audit_service.AuditReader:
+        principal = self._principal()
+        return audit_service.AuditReader(kind=principal.kind, name=principal.name, is_admin=principal.is_admin)
+
     def _bot_names(self) -> dict[str, str]:
         return {bot.id: bot.name for bot in self.bots}
 
@@ -128,7 +132,9 @@ class AuditState(SignedInState):
             return
         self.filter_error = ""
         with read_session() as session:
-            rows = audit_service.list_calls(session=session, **filters, before_id=before_id, limit=PAGE + 1)
+            rows = audit_service.list_calls(
+                session=session, **filters, before_id=before_id, limit=PAGE + 1, reader=self._reader()
+            )
             if before_id is None:
                 self.chart = audit_service.hourly_counts(session=session, bot_id=filters["bot_id"])
         names = self._bot_names()
@@ -198,7 +204,7 @@ class AuditState(SignedInState):
         except (TypeError, ValueError):
             return None
         with read_session() as session:
-            row = audit_service.get_call(session=session, audit_id=wanted)
+            row = audit_service.get_call(session=session, audit_id=wanted, reader=self._reader())
         if row is None:
             return rx.toast.error("That audit row is not there")
         shown = self._row(row, self._bot_names())
@@ -222,7 +228,9 @@ class AuditState(SignedInState):
         except AppError as error:
             return rx.toast.error(error.message)
         with read_session() as session:
-            rows = audit_service.list_calls(session=session, **filters, limit=audit_service.MAX_EXPORT)
+            rows = audit_service.list_calls(
+                session=session, **filters, limit=audit_service.MAX_EXPORT, reader=self._reader()
+            )
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
         return rx.download(
             data=audit_service.as_csv(rows, self._bot_names()), filename=f"audit-{stamp}.csv", mime_type="text/csv"

@@ -98,6 +98,25 @@ ACTIONS = (
     "alert.clear",
 )
 MAX_PAGE = 500
+# Who logged in from where, failed log-ins, accounts and API tokens: an admin's to read. Anyone else reads
+# only their own such rows (a walkthrough's viewer read the admins' log-ins and their addresses).
+ACCOUNT_ACTIONS = tuple(action for action in ACTIONS if action.split(".", 1)[0] in ("auth", "user", "api_token"))
+
+
+@dataclass(frozen=True)
+class AuditReader:
+    """Who reads the trail: an admin reads it all; anyone else every row but others' account rows."""
+
+    kind: str  # user | api_token | admin_token
+    name: str
+    is_admin: bool
+
+
+def _readable_by(reader: AuditReader) -> sa.ColumnElement[bool]:
+    """The rows `reader` may read (for a non-admin: not another's account or security row)."""
+    own = sa.and_(col(AuditLog.actor_kind) == reader.kind, col(AuditLog.actor) == reader.name)
+    about_me = col(AuditLog.target) == f"user:{reader.name}" if reader.kind == "user" else sa.false()
+    return sa.or_(col(AuditLog.tool).not_in(ACCOUNT_ACTIONS), own, about_me)
 
 
 class AuditPublic(BaseModel):
@@ -427,11 +446,14 @@ def _public(row: AuditLog) -> AuditPublic:
     )
 
 
-def get_call(*, session: Session, audit_id: int) -> AuditPublic | None:
-    """One row by its id, or None."""
+def get_call(*, session: Session, audit_id: int, reader: AuditReader | None = None) -> AuditPublic | None:
+    """One row by its id, or None (also when `reader` may not read it: as if it were not there)."""
     if not 0 < audit_id < 2**63:
         return None
-    row = session.get(AuditLog, audit_id)
+    query = select(AuditLog).where(col(AuditLog.id) == audit_id)
+    if reader is not None and not reader.is_admin:
+        query = query.where(_readable_by(reader))
+    row = session.exec(query).first()
     return _public(row) if row is not None else None
 
 
@@ -452,11 +474,14 @@ def list_calls(
     until: datetime | None = None,
     before_id: int | None = None,
     limit: int = 100,
+    reader: AuditReader | None = None,
 ) -> list[AuditPublic]:
     """Audit rows newest first, filtered (by the values as stored; `tool` is the tool or action name;
     `since` inclusive, `until` exclusive; a naive time is UTC), paged by id: pass the last row's id
-    as `before_id` for the next page."""
+    as `before_id` for the next page. With a `reader` who is no admin, others' account rows are left out."""
     query = select(AuditLog)
+    if reader is not None and not reader.is_admin:
+        query = query.where(_readable_by(reader))
     for column, value, limit_chars in (
         (AuditLog.bot_id, bot_id, FIELD_MAX_CHARS),
         (AuditLog.tool, tool, FIELD_MAX_CHARS),

@@ -473,3 +473,51 @@ def test_hourly_counts_split_accepted_and_refused_per_hour_for_bots_only(session
     only_b2 = {bucket["hour"]: bucket for bucket in hourly_counts(session=session, bot_id="b2")}
     assert only_b2[now.strftime("%H:00")]["ok"] == 0
     assert only_b2[hour_ago.strftime("%H:00")] == {"hour": hour_ago.strftime("%H:00"), "ok": 1, "refused": 7}
+
+
+# --- who reads what -------------------------------------------------------------------------------
+
+
+def test_a_viewer_reads_the_trail_but_not_anothers_log_ins_accounts_or_tokens(session: Session) -> None:
+    """A walkthrough's viewer read the admins' log-ins and the addresses they came from: account and security
+    rows are an admin's to read; anyone else reads only their own, and everything else as before."""
+    from topic_dashboard.services import accounts
+
+    password = "a long pass phrase 1"
+    accounts.create_user(session=session, username="ada", password=password, role="admin")
+    accounts.create_user(session=session, username="vic", password=password, role="viewer", actor=Actor("user", "ada"))
+    accounts.create_user(session=session, username="eve", password=password, role="viewer", actor=Actor("user", "ada"))
+    for name in ("ada", "vic"):
+        accounts.log_in(session=session, username=name, password=password, ttl_hours=1, address="203.0.113.7")
+    with pytest.raises(Exception):  # a failed log-in under the admin's name: refused and recorded
+        accounts.log_in(session=session, username="ada", password="wrong", ttl_hours=1, address="198.51.100.9")
+    session.rollback()
+    bot_id = _bot(session)
+    viewer = audit.AuditReader(kind="user", name="vic", is_admin=False)
+    admin = audit.AuditReader(kind="user", name="ada", is_admin=True)
+
+    everything = _rows(session)
+    seen = _rows(session, reader=viewer)
+    account_rows = [row for row in everything if row.tool in audit.ACCOUNT_ACTIONS]
+    assert {row.tool for row in account_rows} >= {"user.create", "auth.login"}
+    assert _rows(session, reader=admin) == everything
+    hidden = {row.id for row in everything} - {row.id for row in seen}
+    assert hidden and all(
+        row.tool in audit.ACCOUNT_ACTIONS and "vic" not in (row.actor, row.target)
+        for row in everything
+        if row.id in hidden
+    )
+    own = [row for row in seen if row.tool in audit.ACCOUNT_ACTIONS]
+    assert own and all(row.actor == "vic" or row.target == "user:vic" for row in own)
+    assert any(row.tool == "auth.login" and row.actor == "vic" for row in own)
+    assert any(row.bot_id == bot_id for row in seen)  # the bots' and topics' rows are all there
+    assert {row.id for row in seen if row.tool not in audit.ACCOUNT_ACTIONS} == {
+        row.id for row in everything if row.tool not in audit.ACCOUNT_ACTIONS
+    }
+    # One row by its id: as if it were not there.
+    [admins_login] = [
+        row for row in everything if row.tool == "auth.login" and row.actor == "ada" and row.outcome == "ok"
+    ]
+    assert audit.get_call(session=session, audit_id=admins_login.id, reader=viewer) is None
+    assert audit.get_call(session=session, audit_id=admins_login.id, reader=admin) is not None
+    assert audit.get_call(session=session, audit_id=admins_login.id) is not None
