@@ -179,6 +179,12 @@ def _resolve_topic(
                 level=request.level,
             ),
         )
+        if decision.filtered == "noise":  # kept out as talk or work going: filtered, as with a topic named
+            raise AppError(
+                "filtered_noise",
+                f"topic_route would not publish this: {decision.reason}; keep it in the chat",
+                noise_kind="conversation" if "conversation" in decision.reason else "progress",
+            )
         if not decision.should_publish or decision.topic_key is None:
             raise AppError("not_routed", f"no topic_key given and topic_route says not to publish: {decision.reason}")
         topic = session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == decision.topic_key)).one()

@@ -331,6 +331,18 @@ def test_without_topic_key_unmatched_content_goes_to_the_fallback_under_policy_i
     assert [item.topic_key for item in _items(session, bot_id)] == ["inbox"]
 
 
+def test_without_topic_key_what_routing_reads_as_talk_is_filtered_not_refused(session: Session) -> None:
+    """A walkthrough's "Thanks, that fixed it!" (no topic_key) came back not_routed, which Insights counts as a
+    refusal and the failure rate as a failure: talk kept out is filtered_noise, as with a topic named."""
+    bot_id = _bot(session)
+    title, content = "Thanks", "Thanks, that fixed it!"
+    assert classify_item(normalize(title), normalize(content)) is None  # the model's reading, not a pattern's
+    error = _refused(session, bot_id, topic_key=None, title=title, content=content)
+    assert (error.code, error.details["noise_kind"]) == ("filtered_noise", "conversation")
+    assert "reads as conversation" in error.message
+    assert _items(session, bot_id) == []
+
+
 def test_without_topic_key_unmatched_content_is_not_routed_under_policy_skip(session: Session) -> None:
     bot_id = _bot(session, fallback_policy="skip")
     error = _refused(session, bot_id, topic_key="  ", title="Bakery sales report", content=UNMATCHED_CONTENT)
