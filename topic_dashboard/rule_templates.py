@@ -228,6 +228,8 @@ _ENGINEERING_TEMPLATES: dict[str, dict[str, Any]] = {
             "exclude_when": [
                 "incident resolved or service recovered, back to normal, nothing left to do",
                 "alerts from a staging environment, a test environment or a local machine, not from production",
+                "a routine job that finished fine: a backup completed, a certificate renewed, a scheduled task done",
+                "例行任务正常完成：备份完成、证书续期成功、定时任务跑完",
             ],
             "examples": {
                 "positive": [
@@ -239,6 +241,8 @@ _ENGINEERING_TEMPLATES: dict[str, dict[str, Any]] = {
                     "Build #88 passed",
                     "Resolved at 03:10: all clear, nothing left to do",
                     "Staging smoke test: 3 endpoints returned 500, production unaffected",
+                    "Weekly snapshot of the orders volume finished: 48 GB, checksum verified",
+                    "TLS 证书已自动续期，有效期至明年 3 月",
                 ],
             },
             "priority": 90,
@@ -262,6 +266,7 @@ _ENGINEERING_TEMPLATES: dict[str, dict[str, Any]] = {
             "exclude_when": [
                 "incident resolved or service recovered, back to normal, nothing left to do",
                 "alerts from a staging environment, a test environment or a local machine, not from production",
+                "a routine job that finished fine: a backup completed, a certificate renewed, a scheduled task done",
             ],
             "examples": {
                 "positive": [
@@ -273,6 +278,7 @@ _ENGINEERING_TEMPLATES: dict[str, dict[str, Any]] = {
                     "Build #88 passed",
                     "Resolved at 03:10: all clear, nothing left to do",
                     "Staging smoke test: 3 endpoints returned 500, production unaffected",
+                    "Weekly snapshot of the orders volume finished: 48 GB, checksum verified",
                 ],
             },
             "priority": 90,
@@ -295,6 +301,7 @@ _ENGINEERING_TEMPLATES: dict[str, dict[str, Any]] = {
             "exclude_when": [
                 "事故已解决：告警解除，服务已恢复，一切正常",
                 "测试环境、预发环境或本地环境的报错，不包括生产环境",
+                "例行任务正常完成：备份完成、证书续期成功、定时任务跑完",
             ],
             "examples": {
                 "positive": [
@@ -306,6 +313,7 @@ _ENGINEERING_TEMPLATES: dict[str, dict[str, Any]] = {
                     "构建 #88 通过",
                     "03:10 已恢复：一切正常，不用再处理",
                     "预发环境冒烟测试：3 个接口返回 500，生产环境未受影响",
+                    "TLS 证书已自动续期，有效期至明年 3 月",
                 ],
             },
             "priority": 90,

@@ -97,6 +97,9 @@ STAYS_OUT_OF: dict[str, dict[str, str]] = {
         "en-resolved": "Incident resolved at 14:05, no action needed",
         "zh-resolved": RESOLVED_ZH,
         "en-staging": "Staging API returned 500s during my local test run, not affecting production",
+        # a routine job that went fine asks nobody to act (a walkthrough's backups were filed as incidents, 0.96)
+        "en-backup-done": "The weekly backup of the production database completed in 14 minutes",
+        "zh-cert-renewed": "生产环境的 TLS 证书已自动续期成功，新证书有效期一年",
     },
     "research_notes": {
         "en-plan": "I plan to start researching vector databases next week",
@@ -123,6 +126,14 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
     ("mixed", "Cloud bill for November: $4,210, up 12% on October"): _DESIGN_AS_WRITTEN,
     ("english", "11 月云服务账单 4.2 万元，比上月增加 12%"): _OTHER_LANGUAGE,
     ("chinese", "Cloud bill for November: $4,210, up 12% on October"): _OTHER_LANGUAGE,
+    ("mixed", "The weekly backup of the production database completed in 14 minutes"): (
+        "'production database' meets include_when[2]; the exclusion 'a routine job that finished fine: a backup "
+        "completed' shares its words, but the model does not hold its meaning close enough to veto (the English "
+        "template does: session 44)"
+    ),
+    ("chinese", "The weekly backup of the production database completed in 14 minutes"): (
+        "the exclusion is in the other language ('例行任务正常完成：备份完成'): its words are not in the message"
+    ),
 }
 
 
