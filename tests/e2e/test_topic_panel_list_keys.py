@@ -92,7 +92,7 @@ def test_m_with_rows_ticked_marks_the_ticked_rows_not_the_cursors_row(page: Page
     panel.row_checkbox(newest_first[2]).click()
     expect(panel.bulk_count()).to_have_text("2 selected")
     page.keyboard.press("m")
-    expect(panel.toast("2 items: read")).to_be_visible()
+    expect(panel.toast("Marked 2 items read")).to_be_visible()
     expect(panel.bulk_bar()).to_have_count(0)  # done, as the bulk bar's Read is
     expect_unread({newest_first[0], newest_first[3], newest_first[4]})
     expect(panel.cursor_row()).to_have_id(f"item-{newest_first[0]}")
@@ -108,14 +108,14 @@ def test_m_with_rows_ticked_marks_the_ticked_rows_not_the_cursors_row(page: Page
     panel.expect_filled_rows([newest_first[3]])  # the cursor's row alone reads as current, not the ticked one
     page.screenshot(path=str(screenshot_path("panel-m-ticked-rows.png")))
     page.keyboard.press("m")
-    expect(panel.toast("2 items: read")).to_be_visible()
+    expect(panel.toast("Marked 2 items read")).to_be_visible()
     expect_unread({newest_first[0], newest_first[4]})
 
     # Every ticked row read already: m marks them unread (it toggles, as it does for one row).
     panel.row_checkbox(newest_first[1]).click()
     panel.row_checkbox(newest_first[2]).click()
     page.keyboard.press("m")
-    expect(panel.toast("2 items: unread")).to_be_visible()
+    expect(panel.toast("Marked 2 items unread")).to_be_visible()
     expect_unread({newest_first[0], newest_first[1], newest_first[2], newest_first[4]})
 
     # An item open (opening reads it) and a row ticked: m marks the ticked row, not the open item.
@@ -124,7 +124,7 @@ def test_m_with_rows_ticked_marks_the_ticked_rows_not_the_cursors_row(page: Page
     panel.row_checkbox(newest_first[0]).click()
     expect(panel.bulk_count()).to_have_text("1 selected")
     page.keyboard.press("m")
-    expect(panel.toast("1 item: read")).to_be_visible()
+    expect(panel.toast("Marked 1 item read")).to_be_visible()
     expect_unread({newest_first[1], newest_first[2]})
     expect(panel.read_button()).to_have_text("Mark unread")  # the open item kept its state
 

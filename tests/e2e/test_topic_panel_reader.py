@@ -435,7 +435,7 @@ def test_bulk_select_with_shift_click_and_x_then_read_pin_archive_for_yourself(p
     expect(panel.detail()).to_have_count(0)  # ticking never opens the row
     page.screenshot(path=str(screenshot_path("panel-bulk-selection.png")))
     panel.bulk_read().click()
-    expect(page.get_by_text("4 items: read")).to_be_visible()
+    expect(page.get_by_text("Marked 4 items read")).to_be_visible()
     expect(panel.bulk_bar()).to_have_count(0)
     assert unread_of(e2e_app, bot_id) == set(newest_first[4:])
     assert team_unread(e2e_app, bot_id) == set(ids)  # the admin's own reading, no one else's
@@ -446,7 +446,7 @@ def test_bulk_select_with_shift_click_and_x_then_read_pin_archive_for_yourself(p
     page.keyboard.press("x")
     expect(panel.bulk_count()).to_have_text("1 selected")
     panel.bulk_archive().click()
-    expect(page.get_by_text("1 item: archive")).to_be_visible()
+    expect(page.get_by_text("Archived 1 item")).to_be_visible()
     expect(panel.rows()).to_have_count(5)
     expect(panel.row(newest_first[1])).to_have_count(0)
     # m toggles the read state of the row the cursor marks, o opens that row. The archived row left; the
@@ -478,7 +478,7 @@ def test_bulk_pin_unpin_and_unread_act_on_the_ticked_rows_for_this_person_only(p
     panel.row_checkbox(newest_first[2]).click(modifiers=["Shift"])
     expect(panel.bulk_count()).to_have_text("3 selected")
     panel.bulk_pin().click()
-    expect(page.get_by_text("3 items: pin")).to_be_visible()
+    expect(page.get_by_text("Pinned 3 items")).to_be_visible()
     assert pinned_of(e2e_app, bot_id, ids, VIEWER) == set(newest_first[:3])
     expect(panel.pin_marks()).to_have_count(3)
     panel.view("pinned")
@@ -489,7 +489,7 @@ def test_bulk_pin_unpin_and_unread_act_on_the_ticked_rows_for_this_person_only(p
     panel.row_checkbox(newest_first[1]).click()
     expect(panel.bulk_count()).to_have_text("2 selected")
     panel.bulk_unpin().click()
-    expect(page.get_by_text("2 items: unpin")).to_be_visible()
+    expect(page.get_by_text("Unpinned 2 items")).to_be_visible()
     expect(panel.rows()).to_have_count(1)  # the Pinned view follows
     expect(panel.rows().first).to_have_id(f"item-{newest_first[2]}")
     assert pinned_of(e2e_app, bot_id, ids, VIEWER) == {newest_first[2]}
@@ -503,7 +503,7 @@ def test_bulk_pin_unpin_and_unread_act_on_the_ticked_rows_for_this_person_only(p
     assert unread_of(e2e_app, bot_id, VIEWER) == set(newest_first[:3])
     panel.row_checkbox(newest_first[4]).click()
     panel.bulk_unread().click()
-    expect(page.get_by_text("1 item: unread")).to_be_visible()
+    expect(page.get_by_text("Marked 1 item unread")).to_be_visible()
     expect(panel.row(newest_first[4])).to_have_class(re.compile(r"\bitem-unread\b"))
     expect(panel.row(newest_first[3])).to_have_class(re.compile(r"\bitem-read\b"))
     assert unread_of(e2e_app, bot_id, VIEWER) == {*newest_first[:3], newest_first[4]}

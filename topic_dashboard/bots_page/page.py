@@ -62,7 +62,7 @@ def _bot_row(bot: BotRow) -> rx.Component:
                 rx.badge("delivery off", color_scheme="amber", size="1"),
             ),
         ),
-        _cell("Token age", bot.token_age_days.to_string() + " d", white_space="nowrap"),
+        _cell("Token age", bot.token_age, white_space="nowrap"),
         _cell(
             "Last MCP call",
             rx.cond(bot.last_mcp_call_at != "", rx.moment(bot.last_mcp_call_at, from_now=True), "never"),

@@ -65,12 +65,21 @@ SETTING_LABELS = {
 }
 
 
+def age_in_words(days: float) -> str:
+    """A token's age as a person reads it: "under 1 h", whole hours under a day, whole days after."""
+    hours = days * 24
+    if hours < 1:
+        return "under 1 h"
+    return f"{int(hours)} h" if hours < 24 else f"{int(days)} d"
+
+
 @dataclasses.dataclass
 class BotRow:
     id: str = ""
     name: str = ""
     config_path: str = ""
     token_age_days: float = 0.0
+    token_age: str = ""  # in words: "under 1 h", "5 h", "12 d" (a walkthrough read "0.01 d")
     last_mcp_call_at: str = ""
     items_today: int = 0
     items_total: int = 0
@@ -199,6 +208,7 @@ class BotsState(SignedInState):
                 name=s.name,
                 config_path=s.config_path or "",
                 token_age_days=s.token_age_days,
+                token_age=age_in_words(s.token_age_days),
                 last_mcp_call_at=s.last_mcp_call_at or "",
                 items_today=s.items_today,
                 items_total=s.items_total,

@@ -66,6 +66,21 @@ def read_key_action(ticked: list[int], rows: list[ItemRow]) -> str:
     return "unread" if ticked and all(read.get(item_id, False) for item_id in ticked) else "read"
 
 
+_BULK_DONE = {
+    "read": "Marked {} read",
+    "unread": "Marked {} unread",
+    "pin": "Pinned {}",
+    "unpin": "Unpinned {}",
+    "archive": "Archived {}",
+    "unarchive": "Unarchived {}",
+}
+
+
+def bulk_done_text(action: str, count: int) -> str:
+    """What the bulk bar (and m on ticked rows) says it did: "Archived 2 items", not "2 items: archive"."""
+    return _BULK_DONE.get(action, action.capitalize() + " {}").format(f"{count} item{'s' if count != 1 else ''}")
+
+
 @dataclasses.dataclass
 class LabelValue:
     label: str = ""

@@ -33,7 +33,14 @@ from topic_dashboard.services.audit import actor_of
 from topic_dashboard.settings import get_settings
 from topic_dashboard.topic_panel.address import PanelAddress, panel_url, read_address
 from topic_dashboard.topic_panel.detail import item_detail, item_row, plain_preview, search_row
-from topic_dashboard.topic_panel.rows import ItemDetail, ItemRow, NotifyPrefs, TopicRow, read_key_action
+from topic_dashboard.topic_panel.rows import (
+    ItemDetail,
+    ItemRow,
+    NotifyPrefs,
+    TopicRow,
+    bulk_done_text,
+    read_key_action,
+)
 
 PAGE_SIZE = 40
 # The rows the list holds at most (in the state and in the page): a window that "Load more" moves
@@ -641,8 +648,7 @@ class TopicPanelState(SignedInState):
         if self.detail.id in done:  # the open item was ticked: its pane says what its row says
             self.detail = dataclasses.replace(self.detail, **flags)
         self.selected_ids = []
-        count = len(done)
-        return rx.toast.success(f"{count} item{'s' if count != 1 else ''}: {action}")
+        return rx.toast.success(bulk_done_text(action, len(done)))
 
     @rx.event
     def export_view(self, kind: str) -> rx.event.EventSpec | None:

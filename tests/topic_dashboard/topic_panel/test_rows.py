@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from topic_dashboard.topic_panel.rows import ItemRow, read_key_action
+from topic_dashboard.topic_panel.rows import ItemRow, bulk_done_text, read_key_action
 
 ROWS = [ItemRow(id=1, is_read=True), ItemRow(id=2, is_read=False), ItemRow(id=3, is_read=True)]
 
@@ -22,3 +22,18 @@ ROWS = [ItemRow(id=1, is_read=True), ItemRow(id=2, is_read=False), ItemRow(id=3,
 )
 def test_m_marks_the_ticked_rows_read_unless_every_one_is_read_already(ticked: list[int], action: str) -> None:
     assert read_key_action(ticked, ROWS) == action
+
+
+@pytest.mark.parametrize(
+    ("action", "count", "said"),
+    [
+        ("archive", 2, "Archived 2 items"),
+        ("read", 1, "Marked 1 item read"),
+        ("unread", 3, "Marked 3 items unread"),
+        ("pin", 1, "Pinned 1 item"),
+        ("unarchive", 2, "Unarchived 2 items"),
+    ],
+)
+def test_the_bulk_bar_says_what_it_did_in_words(action: str, count: int, said: str) -> None:
+    """A walkthrough read "2 items: archive" after archiving two rows."""
+    assert bulk_done_text(action, count) == said
