@@ -189,3 +189,27 @@ def test_a_viewer_reads_their_own_log_ins_and_no_one_elses(page: Page, e2e_app: 
     expect(audit.rows()).to_have_count(0)
     audit.filter_actor(viewer)
     expect(audit.rows().filter(has_text="auth.login")).not_to_have_count(0)
+
+
+def test_an_address_that_names_a_bot_opens_on_its_rows(page: Page, e2e_app: E2EApp) -> None:
+    """Insights' "Failure rate per bot" links each bot to its trail; it opened the whole trail (a walkthrough)."""
+    bot_id, token = make_bot(e2e_app, "builds")
+    other_id, other_token = make_bot(e2e_app, "builds")
+    assert mcp_publish(e2e_app, token, title="still going", content="...", message_type="progress")[0]
+    assert mcp_publish(e2e_app, other_token, title="still going", content="...", message_type="progress")[0]
+    with Session(e2e_app.engine) as session:
+        bot_name = (session.get(Bot, bot_id) or Bot(name="?")).name
+    log_in(page, e2e_app, unique("audit-viewer"), role="viewer")
+    audit = AuditPage(page, e2e_app.url).open(f"?bot={bot_id}")
+    expect(audit.bot_select()).to_contain_text(bot_name)
+    expect(audit.rows()).to_have_count(2)  # its topic's creation and its refused call; the other bot's are not
+    for index in range(2):
+        expect(audit.rows().nth(index)).to_contain_text(bot_name)
+    expect(audit.rows().filter(has_text="filtered_progress")).to_have_count(1)
+    assert other_id != bot_id
+    # The chart's scale reads evenly: every tick labelled (a walkthrough read 0, 30, 60, 120: 90 was dropped)
+    ticks = page.locator("#audit-chart .recharts-yAxis-tick-labels text")
+    expect(ticks.first).to_be_visible()
+    values = [int(text) for text in ticks.all_text_contents()]
+    steps = {b - a for a, b in zip(values, values[1:], strict=False)}
+    assert len(values) >= 3 and len(steps) == 1, values

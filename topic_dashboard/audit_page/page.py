@@ -99,7 +99,7 @@ def chart() -> rx.Component:
                 rx.recharts.bar(data_key="ok", stack_id="a", fill=rx.color("green", 8), name="accepted"),
                 rx.recharts.bar(data_key="refused", stack_id="a", fill=rx.color("red", 8), name="refused"),
                 rx.recharts.x_axis(data_key="hour", font_size=11),
-                rx.recharts.y_axis(allow_decimals=False, font_size=11, width=30),
+                rx.recharts.y_axis(allow_decimals=False, font_size=11, width=30, interval=0),
                 rx.recharts.graphing_tooltip(),
                 rx.recharts.legend(),
                 data=S.chart,

@@ -80,6 +80,9 @@ class AuditState(SignedInState):
         """on_load: the whole trail. A trail narrowed to the bot last chosen would hide what people and tokens
         did (they have no bot): this page opens on all bots, and uses `bot_choice` for its options only."""
         self.bots, _ = bot_choice("", reader=self._principal().user_id, fallback=False)
+        wanted = self.router.url.query_parameters.get("bot", "")
+        if any(bot.id == wanted for bot in self.bots):  # a link that names a bot (Insights' failure rate per bot)
+            self.bot_id = wanted
         self._load()
 
     def _reader(self) -> audit_service.AuditReader:

@@ -95,7 +95,7 @@ def kpis() -> rx.Component:
 
 def _series_bar(key: SeriesKey) -> rx.Component:
     return rx.recharts.bar(
-        data_key=key.key, stack_id="topics", fill=rx.color(key.colour, 9), name=key.key, is_animation_active=False
+        data_key=key.key, stack_id="topics", fill=rx.color(key.colour, 9), name=key.label, is_animation_active=False
     )
 
 
@@ -108,7 +108,7 @@ def publishes_chart() -> rx.Component:
                 rx.recharts.bar_chart(
                     rx.foreach(S.series_keys, _series_bar),
                     rx.recharts.x_axis(data_key="bucket", font_size=11),
-                    rx.recharts.y_axis(allow_decimals=False, font_size=11, width=36),
+                    rx.recharts.y_axis(allow_decimals=False, font_size=11, width=36, interval=0),
                     rx.recharts.graphing_tooltip(),
                     rx.recharts.legend(),
                     data=S.series,
@@ -148,7 +148,7 @@ def decisions_chart() -> rx.Component:
 
 def _failure_row(row: BotFailure) -> rx.Component:
     return rx.table.row(
-        rx.table.row_header_cell(rx.link(row.name, href="/audit")),
+        rx.table.row_header_cell(rx.link(row.name, href="/audit?bot=" + row.bot_id)),
         rx.table.cell(row.calls),
         rx.table.cell(row.failed),
         rx.table.cell(

@@ -16,6 +16,7 @@ from topic_dashboard.db import read_session, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.services import alerts as alert_service
 from topic_dashboard.services import insights as insights_service
+from topic_dashboard.services import topics as topic_service
 from topic_dashboard.services.audit import actor_of
 
 ALL = "all"
@@ -37,6 +38,7 @@ DECISION_LABELS = {
 class SeriesKey:
     key: str = ""
     colour: str = ""
+    label: str = ""  # the topic's name ("other" for the rest)
 
 
 @dataclasses.dataclass
@@ -141,10 +143,17 @@ class InsightsState(SignedInState):
         scope = None if self.bot_id == ALL else [self.bot_id]
         with read_session() as session:
             seen = insights_service.insights(session=session, bot_ids=scope, range_key=self.range_key)
+            # The legend names topics as the panel does, not by key (a walkthrough read "deploys"); across bots
+            # one key is one series, named by the first bot's topic of that key.
+            topic_names = topic_service.topic_names(session=session, bot_ids=scope or [bot.id for bot in self.bots])
         names = {bot.id: bot.name for bot in self.bots}
         self.series = seen.series
         self.series_keys = [
-            SeriesKey(key=key, colour=SERIES_COLOURS[-1] if key == "other" else SERIES_COLOURS[i % 6])
+            SeriesKey(
+                key=key,
+                colour=SERIES_COLOURS[-1] if key == "other" else SERIES_COLOURS[i % 6],
+                label=topic_names.get(key, key),
+            )
             for i, key in enumerate(seen.series_keys)
         ]
         self.decisions = [

@@ -200,6 +200,19 @@ def topic_rows(*, session: Session, bot_id: str, active_only: bool = False) -> l
     return list(session.exec(query.order_by(col(Topic.is_default_fallback).desc(), col(Topic.topic_key))))
 
 
+def topic_names(*, session: Session, bot_ids: list[str]) -> dict[str, str]:
+    """Topic key -> name over `bot_ids` (one query); a key several bots use is named by the first bot's (by id)."""
+    rows = session.exec(
+        select(Topic.topic_key, Topic.name)
+        .where(col(Topic.bot_id).in_(bot_ids))
+        .order_by(col(Topic.bot_id), col(Topic.id))
+    ).all()
+    names: dict[str, str] = {}
+    for key, name in rows:
+        names.setdefault(key, name)
+    return names
+
+
 def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> list[TopicPublic]:
     """A bot's topics, fallback first, then by key. Raises bot_not_found."""
     return [topic_public(row) for row in topic_rows(session=session, bot_id=bot_id, active_only=active_only)]

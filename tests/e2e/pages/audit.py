@@ -16,8 +16,8 @@ class AuditPage(Shell):
     # For checks that take a selector: the bot filter has no name of its own, it is the page's first select.
     BOT_SELECT = "[role=combobox] >> nth=0"
 
-    def open(self) -> AuditPage:
-        self.page.goto(self.path("/audit"))
+    def open(self, query: str = "") -> AuditPage:
+        self.page.goto(self.path("/audit" + query))
         self.expect_title("Audit")
         return self
 

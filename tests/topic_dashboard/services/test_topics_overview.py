@@ -28,3 +28,20 @@ def test_archived_items_are_counted_apart(session: Session) -> None:
     assert (rows["builds"].item_count, rows["builds"].archived_count) == (3, 2)
     assert (rows["inbox"].item_count, rows["inbox"].archived_count, rows["inbox"].last_item_at) == (0, 0, None)
     assert rows["builds"].last_item_at is not None
+
+
+def test_topic_names_name_each_key_once_over_several_bots(session: Session) -> None:
+    """Insights' legend names a topic as the panel does; across bots one key is named by the first bot's topic."""
+    from topic_dashboard.services.bots import create_bot
+    from topic_dashboard.services.topics import TopicCreate, create_topic, topic_names
+
+    first, _ = create_bot(session=session, name="first")
+    second, _ = create_bot(session=session, name="second")
+    for bot, name in ((first, "Builds"), (second, "CI runs")):
+        create_topic(session=session, bot_id=bot.bot_id, actor="t", data=TopicCreate(topic_key="builds", name=name))
+    create_topic(session=session, bot_id=second.bot_id, actor="t", data=TopicCreate(topic_key="alerts", name="Pager"))
+    both = topic_names(session=session, bot_ids=sorted([first.bot_id, second.bot_id]))
+    builds_of_first = "Builds" if first.bot_id < second.bot_id else "CI runs"
+    assert both["builds"] == builds_of_first and both["alerts"] == "Pager" and "inbox" in both
+    assert topic_names(session=session, bot_ids=[second.bot_id])["builds"] == "CI runs"
+    assert topic_names(session=session, bot_ids=[]) == {}
