@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -211,5 +212,5 @@ def test_an_address_that_names_a_bot_opens_on_its_rows(page: Page, e2e_app: E2EA
     ticks = page.locator("#audit-chart .recharts-yAxis-tick-labels text")
     expect(ticks.first).to_be_visible()
     values = [int(text) for text in ticks.all_text_contents()]
-    steps = {b - a for a, b in zip(values, values[1:], strict=False)}
+    steps = {b - a for a, b in pairwise(values)}
     assert len(values) >= 3 and len(steps) == 1, values
