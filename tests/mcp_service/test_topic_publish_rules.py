@@ -217,12 +217,13 @@ def test_fallback_under_policy_inbox(server: LiveServer, server_session: Session
         session=server_session, bot_id=bot_id, topic_key="old", actor="test", data=TopicUpdate(is_active=False)
     )
 
-    unknown = _publish(server, token, topic_key="deploys")
-    inactive = _publish(server, token, topic_key="old", title="build 2")
-    again = _publish(server, token, topic_key="deploys")  # the very same result: the first item, said again
+    unknown = _publish(server, token, topic_key="deploys", title="Bakery sales", content=UNMATCHED_CONTENT)
+    inactive = _publish(server, token, topic_key="old", title="Bakery sales, again", content=UNMATCHED_CONTENT)
+    # the very same result: the first item, said again
+    again = _publish(server, token, topic_key="deploys", title="Bakery sales", content=UNMATCHED_CONTENT)
     assert (again["item_id"], again["deduplicated"], again["fallback"]) == (unknown["item_id"], True, True)
     assert "deploys" in again["fallback_reason"]
-    unrouted = _publish(server, token, topic_key=None, title="Bakery sales", content=UNMATCHED_CONTENT)
+    unrouted = _publish(server, token, topic_key=None, title="Bakery sales report", content=UNMATCHED_CONTENT)
     _, route = _call(server, token, "topic_route", {"content": UNMATCHED_CONTENT})
 
     for answer, named in ((unknown, "deploys"), (inactive, "old"), (unrouted, None)):

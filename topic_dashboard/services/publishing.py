@@ -163,22 +163,22 @@ def _check_not_noise(title: str, content: str, overruled: bool) -> None:
         )
 
 
+def _route_request(request: PublishRequest) -> RouteRequest:
+    return RouteRequest(
+        content=request.content,
+        title=request.title,
+        message_type=request.message_type,
+        tags=tuple(request.tags or ()),
+        level=request.level,
+    )
+
+
 def _resolve_topic(
-    session: Session, bot_id: str, request: PublishRequest, policy: str
-) -> tuple[Topic, bool, str | None]:
-    """The topic to store into, whether it is the fallback, and why."""
+    session: Session, bot_id: str, request: PublishRequest, policy: str, view: dict[str, Any] | None
+) -> tuple[Topic, bool, str | None, list[str]]:
+    """The topic to store into, whether it is the fallback, why, and what the bot should be told."""
     if request.topic_key is None or not request.topic_key.strip():
-        decision = route_for_bot(
-            session=session,
-            bot_id=bot_id,
-            request=RouteRequest(
-                content=request.content,
-                title=request.title,
-                message_type=request.message_type,
-                tags=tuple(request.tags or ()),
-                level=request.level,
-            ),
-        )
+        decision = route_for_bot(session=session, bot_id=bot_id, request=_route_request(request))
         if decision.filtered == "noise":  # kept out as talk or work going: filtered, as with a topic named
             raise AppError(
                 "filtered_noise",
@@ -188,7 +188,7 @@ def _resolve_topic(
         if not decision.should_publish or decision.topic_key is None:
             raise AppError("not_routed", f"no topic_key given and topic_route says not to publish: {decision.reason}")
         topic = session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == decision.topic_key)).one()
-        return topic, decision.fallback, decision.reason if decision.fallback else None
+        return topic, decision.fallback, decision.reason if decision.fallback else None, []
     key = request.topic_key.strip()
     # No topic key has control characters, and PostgreSQL cannot even compare text holding NUL.
     named = (
@@ -197,12 +197,23 @@ def _resolve_topic(
         else session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == key)).first()
     )
     if named is not None and named.is_active:
-        return named, False, None
+        return named, False, None, []
     why = f"topic {key!r} is inactive" if named is not None else f"there is no topic {key!r}"
     if policy == "skip":
         raise AppError("topic_not_found", f"{why}; call topic_list_topics for the topics you can publish to")
+    # A key the bot guessed wrong (or a topic the owner switched off): the owner's rules place the result, as
+    # topic_route would have; only what they place nowhere goes to the fallback (a walkthrough's "Garden shed
+    # quote", sent to a key that did not exist, went straight to the inbox beside a Bills topic).
+    decision = route_for_bot(session=session, bot_id=bot_id, request=_route_request(request))
+    if decision.should_publish and decision.topic_key is not None and not decision.fallback:
+        chosen = session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == decision.topic_key)).one()
+        allowed = parse_allowed_view_types(chosen.view_schema_json)
+        if view is not None and view.get("type") not in allowed:
+            return fallback_topic_row(session=session, bot_id=bot_id), True, why, []
+        note = f"{why}: the rules placed it in {chosen.topic_key!r} ({decision.reason}); call topic_list_topics"
+        return chosen, False, None, [note]
     fallback = fallback_topic_row(session=session, bot_id=bot_id)
-    return fallback, True, why
+    return fallback, True, why, []
 
 
 def publish_item(
@@ -254,7 +265,9 @@ def publish_item(
     # A bad view is the input's own error, named before routing judges the content; which types the
     # topic allows is checked once the topic is known.
     view = validate_view(request.view)
-    topic, is_fallback, fallback_reason = _resolve_topic(session, bot_id, request, settings.fallback_policy)
+    topic, is_fallback, fallback_reason, placed = _resolve_topic(
+        session, bot_id, request, settings.fallback_policy, view
+    )
     check_view_allowed(view, parse_allowed_view_types(topic.view_schema_json))
 
     # Under the bot's write lock from here: dedupe and rate checks below cannot race. Refreshed, not
@@ -310,7 +323,7 @@ def publish_item(
                 deduplicated=True,
                 fallback=is_fallback,  # as this call named it: the bot learns its topic_key did not exist
                 fallback_reason=fallback_reason,
-                notes=[note, *title_notes(request.title)],
+                notes=[note, *placed, *title_notes(request.title)],
             )
     recent = session.exec(
         select(sa.func.count(), sa.func.min(TopicItem.created_at)).where(
@@ -349,7 +362,7 @@ def publish_item(
         topic_key=topic.topic_key,
         fallback=is_fallback,
         fallback_reason=fallback_reason,
-        notes=title_notes(request.title),
+        notes=[*placed, *title_notes(request.title)],
     )
 
 

@@ -286,14 +286,37 @@ def test_the_rate_limit_is_per_bot(session: Session) -> None:
 
 @pytest.mark.parametrize("inactive", [False, True], ids=["unknown", "inactive"])
 def test_an_unknown_or_inactive_topic_goes_to_the_fallback_under_policy_inbox(session: Session, inactive: bool) -> None:
+    """What the rules place nowhere goes to the fallback (the inactive topic is the only one that fits here)."""
     bot_id = _bot(session)
     key = "ci" if inactive else "deploys"
     if inactive:
         update_topic(session=session, bot_id=bot_id, topic_key="ci", data=TopicUpdate(is_active=False), actor="test")
-    result = _publish(session, bot_id, topic_key=key)
+    content = CI_CONTENT if inactive else UNMATCHED_CONTENT
+    result = _publish(session, bot_id, topic_key=key, title="Bakery sales", content=content)
     assert (result.topic_key, result.fallback) == ("inbox", True)
     assert result.fallback_reason and key in result.fallback_reason
     assert [item.topic_key for item in _items(session, bot_id)] == ["inbox"]
+
+
+def test_a_result_sent_to_a_topic_that_does_not_exist_is_placed_by_the_rules(session: Session) -> None:
+    """A walkthrough's bot named a key that did not exist and its result went straight to the inbox beside the
+    topic it belonged in: the owner's rules place it, as topic_route would, and the bot is told."""
+    bot_id = _bot(session)
+    result = _publish(session, bot_id, topic_key="deploys")
+    assert (result.topic_key, result.fallback, result.fallback_reason) == ("ci", False, None)
+    assert result.notes and result.notes[0].startswith("there is no topic 'deploys': the rules placed it in 'ci'")
+    assert [item.topic_key for item in _items(session, bot_id)] == ["ci"]
+    # a view the placed topic does not take goes to the fallback rather than being refused
+    update_topic(
+        session=session,
+        bot_id=bot_id,
+        topic_key="ci",
+        data=TopicUpdate(view_schema_json={"allowed_types": ["card"]}),
+        actor="t",
+    )
+    table = {"type": "table", "columns": ["test"], "rows": [["test_login"]]}
+    other = _publish(session, bot_id, topic_key="deploys", title="CI build #43 failed", view=table)
+    assert (other.topic_key, other.fallback) == ("inbox", True)
 
 
 @pytest.mark.parametrize("inactive", [False, True], ids=["unknown", "inactive"])
@@ -311,9 +334,9 @@ def test_a_malformed_topic_key_is_an_unknown_topic(session: Session, key: str) -
     inbox_bot = _bot(session, name="inbox-policy")
     skip_bot = _bot(session, name="skip-policy", fallback_policy="skip")
     result = _publish(session, inbox_bot, topic_key=key)
-    expected = ("ci", False) if key.strip() == "ci" else ("inbox", True)
-    assert (result.topic_key, result.fallback) == expected
+    assert (result.topic_key, result.fallback) == ("ci", False)  # a CI result: named, or placed by the rules
     if key.strip() != "ci":
+        assert result.notes[0].startswith("there is no topic")
         assert _refused(session, skip_bot, topic_key=key).code == "topic_not_found"
         assert _items(session, skip_bot) == []
 
