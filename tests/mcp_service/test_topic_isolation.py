@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from tests.support.mcp import mcp_client, result_json, run_async
 from tests.support.server import LiveServer
-from tests.support.topics import CI_CONTENT
+from tests.support.topics import CI_CONTENT, UNMATCHED_CONTENT
 from topic_dashboard.models import Topic, TopicBotSettings, TopicItem
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.topics import TopicCreate, TopicSettingsUpdate, create_topic, update_topic_settings
@@ -135,8 +135,10 @@ def test_publishing_to_the_other_bots_topic_key_stays_with_the_publisher(
     me, other = pair
     others_rows = _rows_of(server_session, other.bot_id)
 
+    # content the publisher's rules place nowhere (what they place goes to the publisher's own topic: tested
+    # in test_publishing.py): the fallback that takes it is the publisher's
     _, fell_back = _call(
-        server, me.token, "topic_publish", {"title": "t", "content": CI_CONTENT, "topic_key": other.topic_key}
+        server, me.token, "topic_publish", {"title": "t", "content": UNMATCHED_CONTENT, "topic_key": other.topic_key}
     )
     update_topic_settings(session=server_session, bot_id=me.bot_id, update=TopicSettingsUpdate(fallback_policy="skip"))
     is_error, refused = _call(
@@ -188,7 +190,7 @@ def test_the_other_bots_settings_do_not_apply(
 
     _, listed = _call(server, me.token, "topic_list_topics", {})
     answers = [
-        _call(server, me.token, "topic_publish", {"title": f"t{n}", "content": CI_CONTENT, "topic_key": "nope"})
+        _call(server, me.token, "topic_publish", {"title": f"t{n}", "content": UNMATCHED_CONTENT, "topic_key": "nope"})
         for n in range(2)
     ]
     other_error, other_body = _call(

@@ -176,7 +176,7 @@ def test_flip_topic_enabled(new_context: CreateContextCallback, dashboard: Dashb
         _signed_in(panel.page, dashboard)
         panel.open(bot.bot_id)
         panel.expect_delivery(True)
-    admin.switch().click()
+    admin.turn_delivery_off()  # it asks first
     admin.expect_delivery(False)
     other.expect_delivery(False)
     failed, refused = dashboard.call(bot.token, "topic_publish", topic_key="ci", title="refused", content="x")
