@@ -204,3 +204,18 @@ def test_search_results_page_with_load_more_in_the_services_order_with_none_miss
     titles = panel.title_in(panel.rows()).all_inner_texts()
     assert all("canary" in title for title in titles[:60])
     assert all(title.startswith("rollback") for title in titles[60:])
+
+
+def test_search_finds_a_name_that_stands_only_in_an_items_table(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough searched for "Bauhaus", which stood only in a table cell of an item, and got nothing."""
+    bot_id, _ = make_bot(e2e_app, "bills")
+    table = {"type": "table", "columns": ["Supplier", "Total"], "rows": [["Bauhaus", "€412"], ["Obi", "€88"]]}
+    found = seed(e2e_app, bot_id, topic_key="bills", title="Materials ordered", content="For the hall.", view=table)
+    seed(e2e_app, bot_id, topic_key="bills", title="Paint dried", content="Second coat done.")
+    log_in(page, e2e_app)
+    panel = open_panel(page, e2e_app, bot_id)
+    panel.search("Bauhaus")
+    _shows(panel, [found])
+    assert _expected(e2e_app, bot_id, "Bauhaus") == [found]
+    expect(panel.search_hits().first).to_have_text(re.compile("bauhaus", re.IGNORECASE))
+    page.screenshot(path=str(screenshot_path("panel-search-in-a-table.png")))

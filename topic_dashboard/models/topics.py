@@ -55,6 +55,8 @@ class TopicItem(SQLModel, table=True):
     level: str = Field(default="info", max_length=16)  # info | warn | error | success
     tags_json: list[str] = json_field(default_factory=list)
     view_json: dict[str, Any] | None = json_field(nullable=True)
+    # The view's visible words, for search (item_views/search_text.py; migration 0016): "" without a view.
+    view_text: str = Field(default="", sa_column=sa.Column(sa.Text, nullable=False, server_default=""))
     source: str = Field(default="mcp", max_length=16)  # mcp | manual | system
     message_type: str | None = Field(default=None, max_length=32)
     dedupe_key: str | None = Field(default=None, max_length=200)

@@ -25,6 +25,7 @@ from topic_dashboard.item_views import (
     validate_item_fields,
     validate_view,
 )
+from topic_dashboard.item_views.search_text import view_search_text
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
 from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, classify_item
@@ -346,6 +347,7 @@ def publish_item(
         level=level,
         tags_json=tags,
         view_json=view,
+        view_text=view_search_text(view),
         source=source if source in SOURCES else "system",
         message_type=request.message_type,
         dedupe_key=dedupe_key,
@@ -408,6 +410,7 @@ def _update_in_place(
     view = validate_view(request.view, allowed_types=allowed)
     item.title, item.content, item.level, item.tags_json = fields
     item.view_json = view
+    item.view_text = view_search_text(view)
     item.updated_at = now
     item.update_count = (item.update_count or 0) + 1
     item.is_read = False

@@ -47,7 +47,10 @@ MAX_TERMS = 8
 MIN_INDEXED_CHARS = 3  # the trigram tokenizer's unit: shorter terms cannot use the index
 SNIPPET_CHARS = 160
 # The expression the PostgreSQL trigram index covers (migration 0007): must match it exactly.
-PG_SEARCH_TEXT = "(topic_item.title || ' ' || topic_item.content || ' ' || coalesce(topic_item.tags_json::text, ''))"
+PG_SEARCH_TEXT = (
+    "(topic_item.title || ' ' || topic_item.content || ' ' || coalesce(topic_item.tags_json::text, '') || ' ' "
+    "|| topic_item.view_text)"
+)
 _TERM = re.compile(r'"([^"]+)"|(\S+)')
 
 
@@ -145,11 +148,20 @@ def search_items(
         SearchHit(
             item=item_public(item, state),
             title_parts=highlight(item.title, terms),
-            snippet_parts=highlight(snippet(item.content, terms), terms),
+            snippet_parts=highlight(snippet(_snippet_source(item, terms), terms), terms),
         )
         for _, item, state in page
     ]
     return SearchPage(hits=hits, next_cursor=next_cursor, terms=terms)
+
+
+def _snippet_source(item: TopicItem, terms: list[str]) -> str:
+    """The text a hit's snippet is cut from: its content, or its view's words when only they hold a term the
+    title and content do not (a name in a table cell shows the cell's line, not an unrelated opening)."""
+    known = (item.title + " " + item.content).lower()
+    if item.view_text and any(term not in known for term in terms):
+        return item.view_text.replace("\n", " · ")
+    return item.content
 
 
 def _tier(
@@ -181,7 +193,15 @@ def _tier(
             newest = fts.c.rowid  # the index's own order and bound: read newest first, stop at a page
         else:
             newest = col(TopicItem.id)
-        haystack = col(TopicItem.title) + " " + col(TopicItem.content) + " " + sa.cast(TopicItem.tags_json, sa.Text)
+        haystack = (
+            col(TopicItem.title)
+            + " "
+            + col(TopicItem.content)
+            + " "
+            + sa.cast(TopicItem.tags_json, sa.Text)
+            + " "
+            + col(TopicItem.view_text)
+        )
         statement = statement.where(
             *(_contains(haystack, term, postgres) for term in terms if len(term) < MIN_INDEXED_CHARS)
         )

@@ -245,3 +245,33 @@ def test_pages_run_through_both_tiers_without_a_gap_or_a_repeat(session: Session
             break
         cursor = page.next_cursor
     assert seen == ["melon 6", "melon 3", "melon 0", "note 8", "note 7", "note 5", "note 4", "note 2", "note 1"]
+
+
+def test_search_finds_the_words_of_a_view_and_follows_its_updates(session: Session) -> None:
+    """A walkthrough searched for "Bauhaus", which stood only in an item's table, and found nothing: a view's
+    visible words are searched too (its cells, a card's facts; never its JSON keys or a link's address), the
+    snippet shows them, and an update in place that changes the view changes what is found."""
+    bot_id, _ = _bot(session)
+    table = {"type": "table", "columns": ["Supplier", "Total"], "rows": [["Bauhaus", "€412"], ["Obi", "€88"]]}
+    request = PublishRequest(
+        topic_key="ci",
+        title="Materials ordered",
+        content="Paint and tiles for the hall.",
+        view=table,
+        dedupe_key="materials",
+        message_type="result",
+    )
+    publish_item(session=session, bot_id=bot_id, request=request)
+    page = search_items(session=session, bot_id=bot_id, query="bauhaus")
+    assert [hit.item.title for hit in page.hits] == ["Materials ordered"]
+    assert any(part.hit and part.text.lower() == "bauhaus" for part in page.hits[0].snippet_parts)
+    assert _titles(session, bot_id, "rows") == [] and _titles(session, bot_id, "table") == []  # no JSON keys
+    assert _titles(session, bot_id, "obi") == ["Materials ordered"]  # a short term too
+    updated = {**table, "rows": [["Hornbach", "€412"]]}
+    publish_item(
+        session=session,
+        bot_id=bot_id,
+        request=request.model_copy(update={"view": updated, "update": True}),
+    )
+    assert _titles(session, bot_id, "bauhaus") == []
+    assert _titles(session, bot_id, "hornbach") == ["Materials ordered"]

@@ -1,0 +1,67 @@
+"""Migration 0016 (a view's words for search) on a database that already holds items: their words are filled
+in, search finds them, and a downgrade leaves search on titles and content working. On every backend."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from sqlmodel import Session
+
+from tests.support.databases import backends, postgres_database
+from topic_dashboard.db import create_db_engine
+from topic_dashboard.migrate import alembic_config, upgrade_database
+from topic_dashboard.services.bots import create_bot
+from topic_dashboard.services.search import search_items
+
+TABLE = {"type": "table", "columns": ["Supplier"], "rows": [["Bauhaus"]], "caption": "Hall"}
+
+
+@contextmanager
+def _empty_database(backend: str, tmp_path: Path) -> Iterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path}/upgrade.db"
+        return
+    with postgres_database() as url:
+        yield url
+
+
+def _found(engine: sa.Engine, bot_id: str, query: str) -> list[str]:
+    with Session(engine) as session:
+        return [hit.item.title for hit in search_items(session=session, bot_id=bot_id, query=query).hits]
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_items_stored_before_get_their_views_words_and_a_downgrade_keeps_search(backend: str, tmp_path: Path) -> None:
+    with _empty_database(backend, tmp_path) as url:
+        upgrade_database(url, "0015")
+        engine = create_db_engine(url)
+        try:
+            with Session(engine) as session:  # the models of bots and topics are as they were at 0015
+                bot, _ = create_bot(session=session, name="b", write_config=False)
+            with engine.begin() as conn:
+                now = datetime(2026, 12, 1)
+                for title, view in (("Materials ordered", json.dumps(TABLE)), ("Paint dried", None)):
+                    conn.execute(
+                        sa.text(
+                            "INSERT INTO topic_item (bot_id, topic_key, title, content, level, tags_json, view_json, "
+                            "source, is_read, is_pinned, is_archived, created_at, update_count) VALUES (:bot, 'inbox', "
+                            ":title, 'for the hall', 'info', '[]', :view, 'mcp', false, false, false, :t, 0)"
+                        ),
+                        {"bot": bot.bot_id, "title": title, "view": view, "t": now},
+                    )
+            upgrade_database(url)
+            assert _found(engine, bot.bot_id, "bauhaus") == ["Materials ordered"]
+            assert _found(engine, bot.bot_id, "hall") == ["Paint dried", "Materials ordered"]
+            command.downgrade(alembic_config(url), "0015")
+            assert "view_text" not in {c["name"] for c in sa.inspect(engine).get_columns("topic_item")}
+            upgrade_database(url)
+            assert _found(engine, bot.bot_id, "bauhaus") == ["Materials ordered"]
+        finally:
+            engine.dispose()
