@@ -415,6 +415,15 @@ def test_on_a_phone_the_open_item_takes_the_screen_and_topics_are_a_menu(page: P
     panel = open_panel(page, e2e_app, bot_id)
     expect(panel.phone_topic_picker()).to_be_visible()
     expect(panel.row(item)).to_be_visible()
+    # The menu says what is unread, as the sidebar's badges do, and stays on the screen (a walkthrough's ran off)
+    panel.phone_topic_picker().click()
+    menu = page.get_by_role("listbox")
+    expect(menu.get_by_role("option", name="Ci (1)", exact=True)).to_be_visible()
+    expect(menu.get_by_role("option", name="Unread (1)", exact=True)).to_be_visible()
+    box = menu.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    page.screenshot(path=str(screenshot_path("panel-phone-topic-menu.png")))
+    page.keyboard.press("Escape")
     panel.row(item).click()
     expect(panel.detail_title()).to_have_text("Build 7 passed")
     expect(panel.item_list()).to_be_hidden()
@@ -493,3 +502,19 @@ def test_the_key_legend_shows_with_a_keyboard_but_not_on_a_touch_screen(
         "Click an item, or move with j / k and open it with o.", use_inner_text=True
     )
     desktop.page.screenshot(path=str(screenshot_path("key-legend-desktop.png")))
+
+
+def test_a_topic_with_nothing_unread_says_its_count_is_read(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough took a topic's grey total ("11") for 11 unread: a badge counts what is unread; once all is
+    read the entry says so ("2 read"); an empty topic says 0."""
+    bot_id, _ = make_bot(e2e_app, "ci", "deploys")
+    for n in range(2):
+        seed(e2e_app, bot_id, topic_key="ci", title=f"Build {n} passed")
+    log_in(page, e2e_app)
+    panel = open_panel(page, e2e_app, bot_id)
+    expect(panel.topic_unread("ci")).to_have_text("2")
+    panel.mark_all_read(2)
+    expect(panel.topic_unread("ci")).to_have_count(0)
+    expect(panel.topic("ci")).to_contain_text("2 read")
+    expect(panel.topic("deploys")).to_contain_text("0")
+    expect(panel.topic("deploys")).not_to_contain_text("read")

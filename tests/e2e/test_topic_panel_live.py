@@ -223,6 +223,12 @@ def test_a_viewer_cannot_flip_the_switch(page: Page, e2e_app: E2EApp) -> None:
     switch = panel.switch()
     expect(switch).to_be_disabled()
     expect(switch).to_have_attribute("aria-checked", "true")
+    # drawn on (green), not washed out as if off: a walkthrough's viewer read it as off
+    track = switch.evaluate("(el) => getComputedStyle(el, '::before').backgroundColor")
+    red, green, blue = (float(part) for part in re.findall(r"[\d.]+", track)[:3])
+    assert green > red + 40 and green > blue, track
+    page.locator("#topic-enabled-state").screenshot(path=str(screenshot_path("panel-viewer-switch-state.png")))
+    switch.screenshot(path=str(screenshot_path("panel-viewer-switch.png")))
     switch.click(force=True)
     expect(switch).to_have_attribute("aria-checked", "true")
 

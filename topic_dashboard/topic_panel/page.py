@@ -244,7 +244,7 @@ def _topic_entry(topic: TopicRow) -> rx.Component:
         rx.cond(
             topic.unread > 0,
             rx.badge(topic.unread, variant="solid", radius="full", size="1", id="unread-" + topic.key),
-            rx.text(topic.total, size="1", color=rx.color("gray", 11)),
+            _all_read(topic.total),
         ),
         on_click=S.select_view(value),
         **_keyboard_entry(active),
@@ -261,6 +261,12 @@ def _topic_entry(topic: TopicRow) -> rx.Component:
     )
 
 
+def _all_read(total: rx.Var[int]) -> rx.Component:
+    """Where nothing is unread: how many items there are, said as read ("11 read"), so a grey number is not
+    taken for 11 unread (a walkthrough did); an empty topic shows 0."""
+    return rx.text(total, rx.cond(total > 0, " read", ""), size="1", color=rx.color("gray", 11), white_space="nowrap")
+
+
 def _bot_entry(bot: TopicRow) -> rx.Component:
     """The "All bots" view's sidebar: a bot, with its unread (or total) count; a click shows that bot."""
     return rx.hstack(
@@ -270,7 +276,7 @@ def _bot_entry(bot: TopicRow) -> rx.Component:
         rx.cond(
             bot.unread > 0,
             rx.badge(bot.unread, variant="solid", radius="full", size="1"),
-            rx.text(bot.total, size="1", color=rx.color("gray", 11)),
+            _all_read(bot.total),
         ),
         on_click=S.select_bot(bot.key),
         **_keyboard_entry(),
@@ -705,13 +711,25 @@ def _mobile_topic_picker() -> rx.Component:
             rx.select.trigger(width="100%", id="mobile-topic-picker", aria_label="Show"),
             rx.select.content(
                 rx.select.item("All items", value="all"),
-                rx.select.item("Unread", value="unread"),
+                rx.select.item(
+                    rx.cond(S.unread_total > 0, "Unread (" + S.unread_total.to_string() + ")", "Unread"),
+                    value="unread",
+                ),
                 rx.select.item("Pinned", value="pinned"),
                 rx.cond(
                     S.all_bots,
                     rx.fragment(),
-                    rx.foreach(S.topics, lambda topic: rx.select.item(topic.name, value="topic:" + topic.key)),
+                    rx.foreach(
+                        S.topics,
+                        # with its unread count, as the sidebar's badge says it (a walkthrough's phone had none)
+                        lambda topic: rx.select.item(
+                            rx.cond(topic.unread > 0, topic.name + " (" + topic.unread.to_string() + ")", topic.name),
+                            value="topic:" + topic.key,
+                        ),
+                    ),
                 ),
+                position="popper",  # under the trigger, as wide as it: the menu ran off a phone's right edge
+                width="var(--radix-select-trigger-width)",
             ),
             value=S.selection,
             on_change=S.select_view,

@@ -205,7 +205,8 @@ class TopicPanel(Shell):
     def choose_phone_view(self, name: str) -> None:
         """At phone size: the topic menu, then the view or topic shown as `name`."""
         self.phone_topic_picker().click()
-        self.page.get_by_role("option", name=name, exact=True).click()
+        # an entry with unread items says how many: "Alerts (2)"
+        self.page.get_by_role("option", name=re.compile(rf"^{re.escape(name)}( \(\d+\))?$")).click()
 
     def heading(self) -> Locator:
         return self.page.locator(self.STREAM_HEADING)
@@ -507,6 +508,12 @@ class TopicPanel(Shell):
     def switch_state(self) -> Locator:
         """The switch's state in words ("On", "Off"; a viewer's adds who changes it)."""
         return self.page.locator("#topic-enabled-state")
+
+    def turn_delivery_off(self) -> None:
+        """The switch, then "Turn off" in the question it asks (on is one click)."""
+        self.switch().click()
+        expect(self.delivery_off_confirm()).to_be_visible()
+        self.page.locator("#delivery-off-ok").click()
 
     def delivery_off_confirm(self) -> Locator:
         """The "Turn off topic delivery for <bot>?" dialog the switch opens before turning delivery off."""
