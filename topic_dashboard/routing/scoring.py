@@ -17,11 +17,14 @@ in sorted order so float sums, and so decisions, never depend on hash order.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from topic_dashboard.routing.analysis import CONCEPT_MATCH, Message
 from topic_dashboard.routing.compiled import Alt, CompiledRules, CompiledTopic, Condition
-from topic_dashboard.routing.text import cosine
+from topic_dashboard.routing.text import cosine, stem
+
+_WORD = re.compile(r"[a-z]+")
 
 DOMAIN_WEIGHT = 0.3
 DOMAIN_CAP = 3
@@ -114,7 +117,8 @@ def _rule_evidence(
     for k, (s, cond, matched) in enumerate(conds):
         evidence += CONDITION_DECAY[min(k, len(CONDITION_DECAY) - 1)] * s
         result.anchored = result.anchored or any(not h.startswith("~") for h in matched)
-        result.matched.append(f'{cond.label} "{cond.text}" ({", ".join(dict.fromkeys(matched))})')
+        shown = (shown_term(key, cond.text) for key in matched)
+        result.matched.append(f'{cond.label} "{cond.text}" ({", ".join(dict.fromkeys(shown))})')
     best_ex, best_label = 0.0, ""
     for e in sorted(hits.examples):
         ex = topic.positives[e]
@@ -136,6 +140,21 @@ def _rule_evidence(
     elif result.matched:
         result.decisive = result.matched[0]
     return evidence
+
+
+def shown_term(key: str, text: str) -> str:
+    """A matched term as the rule text spells it: its word for a stem ("database" for "databas", "on site" for
+    "on sit"; a walkthrough's rule test read "(material, til)"); "~" (matched through a concept) is kept, and a
+    key the text does not spell (Chinese, a number) is shown as it is."""
+    if key.startswith("~"):
+        return "~" + shown_term(key[1:], text)
+    words = _WORD.findall(text.lower())
+
+    def spelled(part: str) -> str:
+        same = next((word for word in words if stem(word) == part), None)
+        return same or next((word for word in words if len(part) >= 3 and word.startswith(part)), part)
+
+    return " ".join(spelled(part) for part in key.split(" "))
 
 
 def _alt_score(compiled: CompiledRules, alt: Alt, values: dict[int, float]) -> tuple[float, float, list[str]]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from topic_dashboard.routing.conditions import parse_condition, text_terms
+from topic_dashboard.routing.scoring import shown_term
 from topic_dashboard.routing.text import latin_stems, normalize, stem
 
 
@@ -71,3 +74,20 @@ def test_kinds_of_message_become_meta_checks() -> None:
 def test_example_terms_come_from_segmenting_not_whitespace() -> None:
     terms = text_terms("美联储议息后，10Y美债收益率上行20bp，成长股承压")
     assert {"美联储", "美债", "收益率"} <= set(terms)
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "shown"),
+    [
+        ("databas", "a production database or server almost out of disk", "database"),
+        ("~databas", "production databases", "~databases"),
+        ("on sit", "work on site today", "on site"),
+        ("til", "tiles, paint and materials", "tiles"),
+        ("materi", "tiles, paint and materials", "materials"),
+        ("材料", "装修材料", "材料"),
+        ("500", "500 errors", "500"),
+    ],
+)
+def test_a_matched_term_is_shown_as_the_rule_spells_it(key: str, text: str, shown: str) -> None:
+    """A walkthrough's rule test read "(material, til)" and "(on sit)": stems are the engine's, words the reader's."""
+    assert shown_term(key, text) == shown
