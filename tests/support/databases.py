@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
@@ -112,4 +113,15 @@ def migrated_database(backend: str, tmp_dir: str) -> Iterator[str]:
         if MIGRATE_EACH:
             upgrade_database(url)
             dispose_engines()
+        yield url
+
+
+@contextmanager
+def empty_database(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A database with no schema yet, for a migration test: an SQLite file in `tmp_path`, or a PostgreSQL
+    database of its own (dropped after)."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path}/upgrade.db"
+        return
+    with postgres_database() as url:
         yield url

@@ -4,8 +4,6 @@ in, search finds them, and a downgrade leaves search on titles and content worki
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -14,22 +12,13 @@ import sqlalchemy as sa
 from alembic import command
 from sqlmodel import Session
 
-from tests.support.databases import backends, postgres_database
+from tests.support.databases import backends, empty_database
 from topic_dashboard.db import create_db_engine
 from topic_dashboard.migrate import alembic_config, upgrade_database
 from topic_dashboard.services.bots import create_bot
 from topic_dashboard.services.search import search_items
 
 TABLE = {"type": "table", "columns": ["Supplier"], "rows": [["Bauhaus"]], "caption": "Hall"}
-
-
-@contextmanager
-def _empty_database(backend: str, tmp_path: Path) -> Iterator[str]:
-    if backend == "sqlite":
-        yield f"sqlite:///{tmp_path}/upgrade.db"
-        return
-    with postgres_database() as url:
-        yield url
 
 
 def _found(engine: sa.Engine, bot_id: str, query: str) -> list[str]:
@@ -39,7 +28,7 @@ def _found(engine: sa.Engine, bot_id: str, query: str) -> list[str]:
 
 @pytest.mark.parametrize("backend", backends())
 def test_items_stored_before_get_their_views_words_and_a_downgrade_keeps_search(backend: str, tmp_path: Path) -> None:
-    with _empty_database(backend, tmp_path) as url:
+    with empty_database(backend, tmp_path) as url:
         upgrade_database(url, "0015")
         engine = create_db_engine(url)
         try:

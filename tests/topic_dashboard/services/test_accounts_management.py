@@ -4,8 +4,6 @@ changes, the last active admin who can never be locked out, and the migration th
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -15,7 +13,7 @@ from alembic import command
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from tests.support.databases import backends, postgres_database
+from tests.support.databases import backends, empty_database
 from topic_dashboard.db import create_db_engine, write_session
 from topic_dashboard.errors import AppError
 from topic_dashboard.migrate import alembic_config, upgrade_database
@@ -304,7 +302,7 @@ def test_a_disabled_user_cannot_change_their_password(team: Session) -> None:
 
 @pytest.mark.parametrize("backend", backends())
 def test_the_upgrade_keeps_existing_accounts_and_their_passwords(backend: str, tmp_path: Path) -> None:
-    with _empty_database(backend, tmp_path) as url:
+    with empty_database(backend, tmp_path) as url:
         upgrade_database(url, "0009")
         engine = create_db_engine(url)
         try:
@@ -329,12 +327,3 @@ def test_the_upgrade_keeps_existing_accounts_and_their_passwords(backend: str, t
                 assert _user(session, "ada").must_change_password is False
         finally:
             engine.dispose()
-
-
-@contextmanager
-def _empty_database(backend: str, tmp_path: Path) -> Iterator[str]:
-    if backend == "sqlite":
-        yield f"sqlite:///{tmp_path}/upgrade.db"
-        return
-    with postgres_database() as url:
-        yield url

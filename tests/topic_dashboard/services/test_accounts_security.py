@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 import statistics
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from tests.support.databases import backends, postgres_database
+from tests.support.databases import backends, empty_database
 from topic_dashboard.db import create_db_engine
 from topic_dashboard.errors import AppError
 from topic_dashboard.migrate import upgrade_database
@@ -448,7 +446,7 @@ def _last_used(session: Session, token_id: int) -> datetime | None:
 
 @pytest.mark.parametrize("backend", backends())
 def test_upgrading_keeps_existing_api_tokens_working_for_the_grace_period(backend: str, tmp_path: Path) -> None:
-    with _empty_database(backend, tmp_path) as url:
+    with empty_database(backend, tmp_path) as url:
         upgrade_database(url, "0002")
         engine = create_db_engine(url)
         try:
@@ -468,12 +466,3 @@ def test_upgrading_keeps_existing_api_tokens_working_for_the_grace_period(backen
             assert sa.inspect(engine).has_table("login_throttle")
         finally:
             engine.dispose()
-
-
-@contextmanager
-def _empty_database(backend: str, tmp_path: Path) -> Iterator[str]:
-    if backend == "sqlite":
-        yield f"sqlite:///{tmp_path}/upgrade.db"
-        return
-    with postgres_database() as url:
-        yield url
