@@ -219,3 +219,18 @@ def test_the_first_start_does_not_tell_the_person_to_run_reflex(caplog: pytest.L
         cli_logger.log(logging.INFO + 1, "Initialized %s. Run `uv run reflex run` to start the app.", "topic_dashboard")
         cli_logger.info("Compiling the app.")
     assert [record.getMessage() for record in caplog.records] == ["Initialized topic_dashboard.", "Compiling the app."]
+
+
+def test_reflexs_node_warning_says_the_build_runs_on_bun(caplog: pytest.LogCaptureFixture) -> None:
+    """Reflex warns that Debian's Node.js 20 is out of date, then builds on bun's runtime (which make run
+    installs): a walkthrough read the warning as a step left to do."""
+    from reflex.utils import js_runtimes
+
+    launcher.quiet_next_steps()
+    runtime_logger = logging.getLogger(js_runtimes.__name__)
+    assert sum(isinstance(f, launcher._NodeIsEnough) for f in runtime_logger.filters) == 1
+    with caplog.at_level(logging.INFO, logger=runtime_logger.name):
+        runtime_logger.warning("Your version (20.20.2) of Node.js is out of date. Upgrade to 22.22.0 or higher.")
+    [record] = caplog.records
+    assert record.levelno == logging.INFO
+    assert record.getMessage() == "Node.js 20.20.2 is older than Reflex asks for: the build runs on bun's runtime."
