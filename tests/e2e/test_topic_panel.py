@@ -518,3 +518,17 @@ def test_a_topic_with_nothing_unread_says_its_count_is_read(page: Page, e2e_app:
     expect(panel.topic("ci")).to_contain_text("2 read")
     expect(panel.topic("deploys")).to_contain_text("0")
     expect(panel.topic("deploys")).not_to_contain_text("read")
+
+
+def test_a_link_to_an_item_shows_its_row_too(page: Page, e2e_app: E2EApp) -> None:
+    """A walkthrough's ?item= link opened the item while its row stayed below the fold: the row is scrolled into
+    view, marked as the open one."""
+    bot_id, _ = make_bot(e2e_app, "ci")
+    oldest = seed(e2e_app, bot_id, topic_key="ci", title="Build 0 passed")
+    for n in range(1, 30):
+        seed(e2e_app, bot_id, topic_key="ci", title=f"Build {n} passed")
+    page.set_viewport_size({"width": 1280, "height": 640})
+    log_in(page, e2e_app)
+    panel = open_panel(page, e2e_app, bot_id, f"&item={oldest}")
+    expect(panel.detail_title()).to_have_text("Build 0 passed")
+    expect(panel.row(oldest)).to_be_in_viewport()

@@ -43,6 +43,11 @@ from topic_dashboard.topic_panel.rows import (
 )
 
 PAGE_SIZE = 40
+# Scroll a row into view once it is drawn (up to 30 frames).
+_SCROLL_TO_ROW = (
+    "(function go(n){const row=document.getElementById('item-%d');"
+    "if(row){row.scrollIntoView({block:'center'});}else if(n>0){requestAnimationFrame(()=>go(n-1));}})(30)"
+)
 # The rows the list holds at most (in the state and in the page): a window that "Load more" moves
 # down and "Back to newest" resets, so a session that sees 10,000 items answers as fast as one of 40.
 LIST_WINDOW = 500
@@ -537,9 +542,14 @@ class TopicPanelState(SignedInState):
             return rx.toast.error(error.message)
         self.loading = False
         self._kick_live()
-        if notices:
-            return [rx.toast.warning(notice, id=f"notice-{index}") for index, notice in enumerate(notices)]  # type: ignore[return-value]
-        return None
+        events: list[rx.event.EventSpec] = [
+            rx.toast.warning(notice, id=f"notice-{index}") for index, notice in enumerate(notices)
+        ]
+        if address.item_id and any(row.id == address.item_id for row in self.items):
+            # A link to an item shows its row too, wherever it is in the list (a walkthrough's ?item= opened the
+            # item while its row stayed below the fold); tried for a few frames, until the list is drawn.
+            events.append(rx.call_script(_SCROLL_TO_ROW % int(address.item_id)))
+        return events or None  # type: ignore[return-value]
 
     @rx.event
     async def select_bot(self, bot_id: str) -> rx.event.EventSpec | None:
