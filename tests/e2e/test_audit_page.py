@@ -127,6 +127,9 @@ def test_a_refused_bot_call_opens_to_say_what_was_refused_and_why_as_text(page: 
     expect(audit.rows()).to_have_count(2)
 
     progress = audit.rows().filter(has_text="filtered_progress")
+    # progress kept out is the product doing its job: said so, not in a failure's red (as Insights counts it)
+    expect(progress).to_contain_text("refused: filtered")
+    expect(audit.rows().filter(has_text="topic_not_found")).not_to_contain_text("filtered")
     detail = audit.open_detail(progress)
     expect(page.get_by_role("dialog")).to_contain_text("topic_publish refused")
     expect(audit.detail_fact("tool")).to_contain_text("topic_publish")

@@ -29,7 +29,12 @@ def _outcome(row: AuditRow) -> rx.Component:
                 title="refusals beyond the per-minute cap, counted in one row",
             ),
         ),
-        rx.badge(row.outcome, color_scheme="red", size="1"),
+        rx.cond(
+            row.filtered,
+            # chat, progress or noise kept out: the product doing its job, not a failure (as Insights counts it)
+            rx.badge("refused: filtered", color_scheme="gray", size="1", title="kept out of the topics: not a failure"),
+            rx.badge(row.outcome, color_scheme="red", size="1"),
+        ),
     )
 
 
@@ -97,6 +102,7 @@ def chart() -> rx.Component:
             rx.text("Tool calls per hour, last 24 h", size="2", weight="medium"),
             rx.recharts.bar_chart(
                 rx.recharts.bar(data_key="ok", stack_id="a", fill=rx.color("green", 8), name="accepted"),
+                rx.recharts.bar(data_key="filtered", stack_id="a", fill=rx.color("gray", 8), name="filtered"),
                 rx.recharts.bar(data_key="refused", stack_id="a", fill=rx.color("red", 8), name="refused"),
                 rx.recharts.x_axis(data_key="hour", font_size=11),
                 rx.recharts.y_axis(allow_decimals=False, font_size=11, width=30, interval=0),

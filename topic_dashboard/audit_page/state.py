@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -37,6 +38,7 @@ class AuditRow:
     latency_ms: float = 0.0
     calls: int = 1
     has_detail: bool = False
+    filtered: bool = False  # a refusal that kept chat, progress or noise out: not a failure
 
 
 def _day(text: str, field: str) -> datetime | None:
@@ -55,6 +57,22 @@ def _call_target(row: audit_service.AuditPublic) -> str:
     if row.item_id:
         return f"item:{row.item_id}" + (f" in {row.topic_key}" if row.topic_key else "")
     return f"topic:{row.topic_key}" if row.topic_key else ""
+
+
+def _target_text(row: audit_service.AuditPublic, names: dict[str, str]) -> str:
+    """What a row changed, as a person reads it: a bot by its name ("bot Shop ops", not "bot:d91d4143fa60"), and
+    the switch's new state ("bot Shop ops: delivery off"), which a walkthrough could read only in the Detail."""
+    target = row.target or _call_target(row)
+    if target.startswith("bot:") and (name := names.get(target.removeprefix("bot:"))):
+        target = f"bot {name}"
+    if row.tool == "bot.set_topic_enabled" and row.detail:
+        try:
+            after = json.loads(row.detail).get("topic_enabled", {}).get("after")
+        except (ValueError, AttributeError):
+            after = None
+        if isinstance(after, bool):
+            target += ": delivery on" if after else ": delivery off"
+    return target
 
 
 class AuditState(SignedInState):
@@ -117,7 +135,7 @@ class AuditState(SignedInState):
             bot_id=row.bot_id or "",
             bot_name=bot_name,
             tool=row.tool,
-            target=row.target or _call_target(row),
+            target=_target_text(row, names),
             outcome=row.outcome,
             error_code=row.error_code or "",
             topic_key=row.topic_key or "",
@@ -125,6 +143,7 @@ class AuditState(SignedInState):
             latency_ms=row.latency_ms,
             calls=row.calls,
             has_detail=opens(row),
+            filtered=row.outcome == "refused" and (row.error_code or "").startswith(audit_service.FILTERED_PREFIX),
         )
 
     def _load(self, before_id: int | None = None) -> None:

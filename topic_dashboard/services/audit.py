@@ -542,8 +542,8 @@ def as_csv(rows: list[AuditPublic], bot_names: Mapping[str, str]) -> str:
 
 
 def hourly_counts(*, session: Session, bot_id: str | None = None, hours: int = 24) -> list[dict[str, object]]:
-    """Tool calls per hour (UTC) over the last `hours`, split into accepted and refused (a suppressed row
-    counts the refusals it stands for), oldest first, for the chart; people's actions are not counted.
+    """Tool calls per hour (UTC) over the last `hours`, split into accepted, filtered (chat, progress or noise
+    kept out: the product doing its job) and refused (a suppressed row counts the refusals it stands for), oldest first, for the chart; people's actions are not counted.
     Counted in the database, one row per hour (1,000,000 rows: docs/PERFORMANCE.md)."""
     now = utcnow().replace(minute=0, second=0, microsecond=0)
     start = now - timedelta(hours=hours - 1)
@@ -553,21 +553,26 @@ def hourly_counts(*, session: Session, bot_id: str | None = None, hours: int = 2
     else:  # SQLite keeps UTC date-times as text
         hour = sa.func.strftime("%Y-%m-%d %H", created)
     outcome = col(AuditLog.outcome)
+    # A `filtered_*` refusal kept chat, progress or noise out: counted apart, as Insights does (not a failure).
+    kept_out = sa.and_(outcome == "refused", sa.not_(failed_call(outcome, col(AuditLog.error_code))))
+    filtered = sa.case((kept_out, 1), else_=0)
     refused = sa.case(
-        (outcome == SUPPRESSED, sa.func.coalesce(col(AuditLog.item_id), 1)), (outcome == "refused", 1), else_=0
+        (outcome == SUPPRESSED, sa.func.coalesce(col(AuditLog.item_id), 1)),
+        (sa.and_(outcome == "refused", sa.not_(kept_out)), 1),
+        else_=0,
     )
     accepted = sa.case((outcome.in_(("refused", SUPPRESSED)), 0), else_=1)
     query = (
-        select(hour.label("hour"), sa.func.sum(accepted), sa.func.sum(refused))
+        select(hour.label("hour"), sa.func.sum(accepted), sa.func.sum(filtered), sa.func.sum(refused))
         .where(created >= start, col(AuditLog.actor_kind) == "bot")
         .group_by(hour)
     )
     if bot_id:
         query = query.where(col(AuditLog.bot_id) == storable_text(bot_id))
-    counted = {str(key): (int(ok or 0), int(bad or 0)) for key, ok, bad in session.exec(query)}
+    counted = {str(key): (int(ok or 0), int(kept or 0), int(bad or 0)) for key, ok, kept, bad in session.exec(query)}
     buckets = []
     for i in range(hours):
         at = start + timedelta(hours=i)
-        ok, bad = counted.get(at.strftime("%Y-%m-%d %H"), (0, 0))
-        buckets.append({"hour": at.strftime("%H:00"), "ok": ok, "refused": bad})
+        ok, kept, bad = counted.get(at.strftime("%Y-%m-%d %H"), (0, 0, 0))
+        buckets.append({"hour": at.strftime("%H:00"), "ok": ok, "filtered": kept, "refused": bad})
     return buckets

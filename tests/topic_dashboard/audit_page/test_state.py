@@ -47,3 +47,37 @@ def test_a_tool_call_row_names_the_topic_and_item_it_reached() -> None:
     assert _call_target(call("builds", 42)) == "item:42 in builds"
     assert _call_target(call("builds", None)) == "topic:builds"
     assert _call_target(call(None, None)) == ""
+
+
+def test_a_bot_target_is_named_and_the_switch_says_its_new_state() -> None:
+    """A walkthrough read "bot:d91d4143fa60" and had to open the Detail to learn whether delivery went on or off."""
+    from topic_dashboard.audit_page.state import _target_text
+    from topic_dashboard.services.audit import AuditPublic
+
+    def action(tool: str, target: str, detail: str | None) -> AuditPublic:
+        return AuditPublic(
+            id=1,
+            bot_id="d91d",
+            tool=tool,
+            outcome="ok",
+            error_code=None,
+            topic_key=None,
+            item_id=None,
+            latency_ms=0.0,
+            created_at=None,
+            actor_kind="user",
+            actor="ada",
+            target=target,
+            detail=detail,
+        )
+
+    names = {"d91d": "Shop ops"}
+    off = action("bot.set_topic_enabled", "bot:d91d", '{"topic_enabled": {"before": true, "after": false}}')
+    assert _target_text(off, names) == "bot Shop ops: delivery off"
+    on = action("bot.set_topic_enabled", "bot:d91d", '{"topic_enabled": {"before": false, "after": true}}')
+    assert _target_text(on, names) == "bot Shop ops: delivery on"
+    assert _target_text(action("bot.rotate_token", "bot:d91d", None), names) == "bot Shop ops"
+    assert _target_text(action("bot.delete", "bot:gone", None), names) == "bot:gone"  # a bot no longer there
+    assert (
+        _target_text(action("bot.set_topic_enabled", "bot:d91d", '{"text":"xx…[9000 chars]'), names) == "bot Shop ops"
+    )

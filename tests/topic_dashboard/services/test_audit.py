@@ -457,6 +457,7 @@ def test_hourly_counts_split_accepted_and_refused_per_hour_for_bots_only(session
         AuditLog(bot_id="b1", tool="topic_publish", outcome="ok", created_at=now),
         AuditLog(bot_id="b1", tool="topic_publish", outcome="deduplicated", created_at=now),
         AuditLog(bot_id="b1", tool="topic_route", outcome="refused", created_at=now),
+        AuditLog(bot_id="b1", tool="topic_publish", outcome="refused", error_code="filtered_noise", created_at=now),
         AuditLog(bot_id="b2", tool="*", outcome="suppressed", item_id=7, created_at=hour_ago),
         AuditLog(bot_id="b2", tool="topic_publish", outcome="ok", created_at=hour_ago),
         AuditLog(bot_id="b2", tool="topic_publish", outcome="ok", created_at=now - timedelta(hours=30)),
@@ -467,12 +468,23 @@ def test_hourly_counts_split_accepted_and_refused_per_hour_for_bots_only(session
     chart = hourly_counts(session=session)
     by_hour = {bucket["hour"]: bucket for bucket in chart}  # by label: the test may run across an hour's end
     assert len(chart) == len(by_hour) == 24
-    assert by_hour[now.strftime("%H:00")] == {"hour": now.strftime("%H:00"), "ok": 2, "refused": 1}
-    assert by_hour[hour_ago.strftime("%H:00")] == {"hour": hour_ago.strftime("%H:00"), "ok": 1, "refused": 7}
-    assert sum(int(str(b["ok"])) + int(str(b["refused"])) for b in chart) == 11
+    # the filtered refusal (noise kept out) apart from the refusal, as Insights counts them
+    assert by_hour[now.strftime("%H:00")] == {"hour": now.strftime("%H:00"), "ok": 2, "filtered": 1, "refused": 1}
+    assert by_hour[hour_ago.strftime("%H:00")] == {
+        "hour": hour_ago.strftime("%H:00"),
+        "ok": 1,
+        "filtered": 0,
+        "refused": 7,
+    }
+    assert sum(int(str(b["ok"])) + int(str(b["filtered"])) + int(str(b["refused"])) for b in chart) == 12
     only_b2 = {bucket["hour"]: bucket for bucket in hourly_counts(session=session, bot_id="b2")}
     assert only_b2[now.strftime("%H:00")]["ok"] == 0
-    assert only_b2[hour_ago.strftime("%H:00")] == {"hour": hour_ago.strftime("%H:00"), "ok": 1, "refused": 7}
+    assert only_b2[hour_ago.strftime("%H:00")] == {
+        "hour": hour_ago.strftime("%H:00"),
+        "ok": 1,
+        "filtered": 0,
+        "refused": 7,
+    }
 
 
 # --- who reads what -------------------------------------------------------------------------------
