@@ -83,6 +83,7 @@ def test_search_finds_marks_and_combines_with_the_view_and_the_address_keeps_it(
     panel.topic("alerts").click()
     assert _expected(e2e_app, bot_id, "deploy", topic_key="alerts") == [ids["Deploy rolled back"]]
     _shows(panel, [ids["Deploy rolled back"]])
+    expect(panel.heading()).to_have_text("Search in Alerts: deploy")  # where it searches, said
     # The address follows a moment after the rows: wait for it before reloading (what the reload keeps).
     expect(page).to_have_url(re.compile(r"view=topic:alerts"))
     page.reload()

@@ -83,9 +83,9 @@ def delivery_off_dialog() -> rx.Component:
         rx.alert_dialog.content(
             rx.alert_dialog.title("Turn off topic delivery for " + S.bot_name + "?"),
             rx.alert_dialog.description(
-                "Until it is on again, this bot's topic_route answers should_publish=false and topic_publish is "
-                "refused: what it finishes stays in its chats and is not added here later. Everything already "
-                "here stays readable, and the bot keeps its topic_mcp entry.",
+                "Until it is on again, this bot's results are not published here: what it finishes stays in its "
+                "chats and is not added here later. Everything already here stays readable, and the bot keeps its "
+                "connection to the dashboard (topic_mcp).",
                 size="2",
             ),
             rx.hstack(
@@ -184,8 +184,8 @@ def delivery_banner() -> rx.Component:
     return rx.cond(
         ~S.topic_enabled,
         rx.callout(
-            "Topic delivery is off for this bot: topic_publish is refused and topic_route answers should_publish=false. "
-            "History below stays readable; the topic_mcp entry stays in the bot's config.",
+            "Topic delivery is off for this bot: what it finishes stays in its chats and is not added here "
+            "(topic_publish is refused, topic_route answers should_publish=false). History below stays readable.",
             icon="circle-pause",
             color_scheme="amber",
             id="delivery-off-banner",

@@ -308,11 +308,18 @@ class TopicPanelState(SignedInState):
 
     @rx.var
     def heading(self) -> str:
-        if self.search_query.strip():
-            return f"Search: {self.search_query.strip()}"
+        topic = ""
         if self.selection.startswith("topic:"):
             key = self.selection.removeprefix("topic:")
-            return next((topic.name for topic in self.topics if topic.key == key), key)
+            topic = next((row.name for row in self.topics if row.key == key), key)
+        if (
+            self.search_query.strip()
+        ):  # says where it searches: one topic's items, or all (a walkthrough could not tell)
+            return (
+                f"Search in {topic}: {self.search_query.strip()}" if topic else f"Search: {self.search_query.strip()}"
+            )
+        if topic:
+            return topic
         if self.bot_id == ALL_BOTS:
             return {"unread": "Unread in all bots", "pinned": "Pinned in all bots"}.get(self.selection, "All bots")
         return {"all": "All items", "unread": "Unread", "pinned": "Pinned"}.get(self.selection, "All items")

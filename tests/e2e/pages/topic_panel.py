@@ -453,7 +453,10 @@ class TopicPanel(Shell):
     # Search and reading many -------------------------------------------------------------------
     def search(self, text: str) -> None:
         self.search_input().fill(text)
-        expect(self.heading()).to_have_text(f"Search: {text}" if text else "All items")
+        if text:  # "Search: x", or "Search in <topic>: x" within a topic
+            expect(self.heading()).to_have_text(re.compile(rf"^Search( in .+)?: {re.escape(text)}$"))
+        else:
+            expect(self.heading()).to_have_text("All items")
 
     def search_input(self) -> Locator:
         return self.page.locator("#search-input")
