@@ -194,6 +194,10 @@ def test_without_a_chat_endpoint_the_hint_links_admins_to_its_setting_and_tells_
     bot and its settings alone. The hint links to the bot's chat endpoint; a viewer is told an admin sets it."""
     bot_id, _ = _bot(e2e_app)
     chats = _open_conversations(page, e2e_app, bot_id)
+    # said before anything is written (a walkthrough learned it only after sending)
+    banner = page.locator("#chat-endpoint-banner")
+    expect(banner).to_contain_text("kept in the record, not sent to the bot")
+    expect(banner.get_by_role("link", name="Set its chat endpoint")).to_have_attribute("href", f"/bots?bot={bot_id}")
     chats.start("Before the endpoint")
     expect(chats.heading("Before the endpoint")).to_be_visible()
     conversation_id = chats.opened_id()
@@ -215,3 +219,4 @@ def test_without_a_chat_endpoint_the_hint_links_admins_to_its_setting_and_tells_
     viewer.conversation(conversation_id).click()
     expect(viewer.chat_endpoint_note()).to_contain_text("an admin sets it in the bot's settings on the Bots page")
     expect(viewer.chat_endpoint_link()).to_have_count(0)
+    expect(page.locator("#chat-endpoint-banner")).to_contain_text("An admin sets it on the Bots page.")

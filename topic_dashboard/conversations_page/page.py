@@ -513,6 +513,27 @@ def conversations_page() -> rx.Component:
             padding_bottom="1rem",
         ),
         rx.cond(
+            (S.bots.length() > 0) & ~S.chat_ready,
+            # said before anyone writes (a walkthrough learned it only after sending): messages are kept, not sent
+            rx.callout(
+                rx.fragment(
+                    "This bot has no chat endpoint yet: what you write here is kept in the record, not sent to the "
+                    "bot. ",
+                    rx.cond(
+                        AuthState.is_admin,
+                        rx.link("Set its chat endpoint", href="/bots?bot=" + S.bot_id, underline="always"),
+                        "An admin sets it on the Bots page.",
+                    ),
+                ),
+                icon="unplug",
+                color_scheme="amber",
+                size="1",
+                id="chat-endpoint-banner",
+                margin_bottom="0.75rem",
+                width="100%",
+            ),
+        ),
+        rx.cond(
             S.bots.length() == 0,
             empty_state("bot", "No bots yet", "Conversations belong to a bot."),
             rx.hstack(
