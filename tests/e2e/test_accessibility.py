@@ -95,3 +95,22 @@ def test_every_page_has_no_serious_accessibility_violation(page: Page, e2e_app: 
             problems["a select's placeholder"] = _placeholder_violations(page)
     report = "\n".join(f"{path}: {problem}" for path, found in problems.items() for problem in found)
     assert not report, report
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_delivery_off_banner_reads_with_enough_contrast(page: Page, e2e_app: E2EApp, scheme: str) -> None:
+    """The pages are checked as they open; the banner shows only while a bot's delivery is off. Amber text on an
+    amber callout failed the contrast check on Conversations (session 44), so this state is checked too."""
+    from sqlmodel import Session
+
+    from topic_dashboard.services.topics import TopicSettingsUpdate, update_topic_settings
+
+    bot_id, _ = make_bot(e2e_app, "ci")
+    with Session(e2e_app.engine) as session:
+        update_topic_settings(session=session, bot_id=bot_id, update=TopicSettingsUpdate(topic_enabled=False))
+    page.emulate_media(color_scheme=scheme)
+    log_in(page, e2e_app, ADMIN)
+    page.goto(e2e_app.path(f"/?bot={bot_id}"))
+    expect(page.locator("#delivery-off-banner")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert not _violations(page)

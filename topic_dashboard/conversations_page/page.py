@@ -521,12 +521,19 @@ def conversations_page() -> rx.Component:
                     "bot. ",
                     rx.cond(
                         AuthState.is_admin,
-                        rx.link("Set its chat endpoint", href="/bots?bot=" + S.bot_id, underline="always"),
+                        rx.link(
+                            "Set its chat endpoint",
+                            href="/bots?bot=" + S.bot_id,
+                            underline="always",
+                            color="inherit",  # the callout's own text colour: the accent on amber fails contrast
+                            weight="medium",
+                        ),
                         "An admin sets it on the Bots page.",
                     ),
                 ),
                 icon="unplug",
                 color_scheme="amber",
+                high_contrast=True,  # amber's own text on amber fails WCAG contrast (the accessibility flow)
                 size="1",
                 id="chat-endpoint-banner",
                 margin_bottom="0.75rem",

@@ -188,6 +188,7 @@ def delivery_banner() -> rx.Component:
             "(topic_publish is refused, topic_route answers should_publish=false). History below stays readable.",
             icon="circle-pause",
             color_scheme="amber",
+            high_contrast=True,  # amber's own text on amber fails WCAG contrast (as the Conversations banner did)
             id="delivery-off-banner",
             margin_bottom="0.75rem",
         ),
