@@ -36,18 +36,23 @@ def test_items_stored_before_get_their_views_words_and_a_downgrade_keeps_search(
                 bot, _ = create_bot(session=session, name="b", write_config=False)
             with engine.begin() as conn:
                 now = datetime(2026, 12, 1)
-                for title, view in (("Materials ordered", json.dumps(TABLE)), ("Paint dried", None)):
-                    conn.execute(
-                        sa.text(
-                            "INSERT INTO topic_item (bot_id, topic_key, title, content, level, tags_json, view_json, "
-                            "source, is_read, is_pinned, is_archived, created_at, update_count) VALUES (:bot, 'inbox', "
-                            ":title, 'for the hall', 'info', '[]', :view, 'mcp', false, false, false, :t, 0)"
-                        ),
-                        {"bot": bot.bot_id, "title": title, "view": view, "t": now},
-                    )
+                # more than two of the backfill's pages of 500, then the two items the searches look for
+                older = [(f"Week {n}", json.dumps({**TABLE, "rows": [["Obi"]]})) for n in range(1_100)]
+                items = [*older, ("Materials ordered", json.dumps(TABLE)), ("Paint dried", None)]
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO topic_item (bot_id, topic_key, title, content, level, tags_json, view_json, "
+                        "source, is_read, is_pinned, is_archived, created_at, update_count) VALUES (:bot, 'inbox', "
+                        ":title, 'for the hall', 'info', '[]', :view, 'mcp', false, false, false, :t, 0)"
+                    ),
+                    [{"bot": bot.bot_id, "title": title, "view": view, "t": now} for title, view in items],
+                )
             upgrade_database(url)
+            with engine.connect() as conn:
+                filled = conn.execute(sa.text("SELECT count(*) FROM topic_item WHERE view_text <> ''")).scalar()
+            assert filled == 1_101  # every item with a view, across the pages; none without
             assert _found(engine, bot.bot_id, "bauhaus") == ["Materials ordered"]
-            assert _found(engine, bot.bot_id, "hall") == ["Paint dried", "Materials ordered"]
+            assert _found(engine, bot.bot_id, "hall")[:2] == ["Paint dried", "Materials ordered"]
             command.downgrade(alembic_config(url), "0015")
             assert "view_text" not in {c["name"] for c in sa.inspect(engine).get_columns("topic_item")}
             upgrade_database(url)

@@ -150,16 +150,17 @@ def _excerpt(content: str, limit: int = 40) -> str:
     return (cut[:space] if space >= limit // 2 else cut).rstrip(" ,;:，。；：") + "…"
 
 
+READS_AS_CONVERSATION = "reads as conversation (a greeting, thanks, question or remark)"
+READS_AS_WORK_GOING = "reads as work still going or a tool call"
+
+
 def models_read_noise(fitted: Calibration, reading: Vector, request: RouteRequest) -> tuple[str, float] | None:
     """What the fitted noise and stream models read in a message the patterns let through (`reading`, its
     `message_reading`): (what it reads as, probability) when one holds it for conversation or work still going,
     else None. topic_route refuses such a message; so does topic_publish naming its topic."""
     signals = noise_signals(content=request.content, title=request.title, message_type=request.message_type)
     grams = ngram_features(request.content)
-    models = (
-        (fitted.noise, "reads as conversation (a greeting, thanks, question or remark)"),
-        (fitted.stream, "reads as work still going or a tool call"),
-    )
+    models = ((fitted.noise, READS_AS_CONVERSATION), (fitted.stream, READS_AS_WORK_GOING))
     for model, reads_as in models:
         if model is None:
             continue
@@ -202,11 +203,17 @@ def route_message(
         return _filtered("chat", "message_type 'chat' is conversation, not a result: never published", 1.0, candidates)
     if noise is not None:
         excerpt = _excerpt(request.content)
-        return _filtered("noise", f"{NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates)
+        return _filtered("noise", f"{NOISE_REASONS[noise]}: {excerpt!r}", 0.9, candidates, noise_kind=noise)
     if vector is not None and (read := models_read_noise(fitted, vector, request)) is not None:
         reads_as, probability = read
         excerpt = _excerpt(request.content)
-        return _filtered("noise", f"{reads_as}, not a finished result: {excerpt!r}", round(probability, 3), candidates)
+        return _filtered(
+            "noise",
+            f"{reads_as}, not a finished result: {excerpt!r}",
+            round(probability, 3),
+            candidates,
+            noise_kind="conversation" if reads_as == READS_AS_CONVERSATION else "progress",
+        )
 
     kept, proposal, refused = None, None, None  # a topic that refused the bot's choice binds the engine too
     if request.proposed_topic_key is not None:
@@ -571,7 +578,9 @@ def _candidates(
     return out
 
 
-def _filtered(kind: str, reason: str, confidence: float, candidates: list[ScoredCandidate]) -> RouteDecision:
+def _filtered(
+    kind: str, reason: str, confidence: float, candidates: list[ScoredCandidate], noise_kind: str | None = None
+) -> RouteDecision:
     return RouteDecision(
         should_publish=False,
         topic_key=None,
@@ -580,6 +589,7 @@ def _filtered(kind: str, reason: str, confidence: float, candidates: list[Scored
         candidates=candidates,
         filtered=kind,
         fallback=False,
+        noise_kind=noise_kind,
     )
 
 

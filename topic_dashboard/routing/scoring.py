@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from topic_dashboard.routing.analysis import CONCEPT_MATCH, Message
 from topic_dashboard.routing.compiled import Alt, CompiledRules, CompiledTopic, Condition
@@ -142,6 +143,7 @@ def _rule_evidence(
     return evidence
 
 
+@lru_cache(maxsize=8192)  # asked for every matched term of every route: rule texts and their terms repeat
 def shown_term(key: str, text: str) -> str:
     """A matched term as the rule text spells it: its word for a stem ("database" for "databas", "on site" for
     "on sit"; a walkthrough's rule test read "(material, til)"); "~" (matched through a concept) is kept, and a

@@ -85,6 +85,9 @@ class RouteDecision:
     fallback: bool = False
     evidence: str = "rules"  # "rules+meaning" when the embedding model took part
     proposal: str | None = None  # what became of the bot's proposed_topic_key: "kept" or why not
+    # With filtered "noise": what it is ("ack", "greeting", "question", "empty", "progress", "tool_hint" from the
+    # patterns; "conversation" or "progress" from the fitted models), as topic_publish's filtered_noise names it.
+    noise_kind: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {

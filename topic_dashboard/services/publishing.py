@@ -28,6 +28,7 @@ from topic_dashboard.item_views import (
 from topic_dashboard.item_views.search_text import view_search_text
 from topic_dashboard.models import ItemState, Topic, TopicItem, utcnow
 from topic_dashboard.routing import RouteRequest
+from topic_dashboard.routing.engine import READS_AS_CONVERSATION
 from topic_dashboard.routing.noise import NOISE_REASONS, OVERRULED_BY, classify_item
 from topic_dashboard.routing.text import normalize
 from topic_dashboard.services.audit import CallAudit, add_call
@@ -143,7 +144,7 @@ def _read_as_noise(request: PublishRequest) -> str | None:
     # Conversation only: the stream model also reads terse results ("item 1 content", "Done") as work going
     # more often than the noise model reads them as talk, and a bot that names its topic has judged the work
     # finished; the patterns still refuse progress and tool calls there (`_check_not_noise`).
-    return read if read is not None and read.startswith("reads as conversation") else None
+    return read if read == READS_AS_CONVERSATION else None
 
 
 def _check_not_noise(title: str, content: str, overruled: bool) -> None:
@@ -184,7 +185,7 @@ def _resolve_topic(
             raise AppError(
                 "filtered_noise",
                 f"topic_route would not publish this: {decision.reason}; keep it in the chat",
-                noise_kind="conversation" if "conversation" in decision.reason else "progress",
+                noise_kind=decision.noise_kind,
             )
         if not decision.should_publish or decision.topic_key is None:
             raise AppError("not_routed", f"no topic_key given and topic_route says not to publish: {decision.reason}")
@@ -208,8 +209,9 @@ def _resolve_topic(
     decision = route_for_bot(session=session, bot_id=bot_id, request=_route_request(request))
     if decision.should_publish and decision.topic_key is not None and not decision.fallback:
         chosen = session.exec(select(Topic).where(Topic.bot_id == bot_id, Topic.topic_key == decision.topic_key)).one()
-        allowed = parse_allowed_view_types(chosen.view_schema_json)
-        if view is not None and view.get("type") not in allowed:
+        try:  # the check the named topic gets below: a topic that refuses the view leaves it to the fallback
+            check_view_allowed(view, parse_allowed_view_types(chosen.view_schema_json))
+        except AppError:
             return fallback_topic_row(session=session, bot_id=bot_id), True, why, []
         note = f"{why}: the rules placed it in {chosen.topic_key!r} ({decision.reason}); call topic_list_topics"
         return chosen, False, None, [note]

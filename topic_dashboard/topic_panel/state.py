@@ -312,12 +312,8 @@ class TopicPanelState(SignedInState):
         if self.selection.startswith("topic:"):
             key = self.selection.removeprefix("topic:")
             topic = next((row.name for row in self.topics if row.key == key), key)
-        if (
-            self.search_query.strip()
-        ):  # says where it searches: one topic's items, or all (a walkthrough could not tell)
-            return (
-                f"Search in {topic}: {self.search_query.strip()}" if topic else f"Search: {self.search_query.strip()}"
-            )
+        if query := self.search_query.strip():  # says where it searches: one topic, or all (a walkthrough asked)
+            return f"Search in {topic}: {query}" if topic else f"Search: {query}"
         if topic:
             return topic
         if self.bot_id == ALL_BOTS:

@@ -366,6 +366,16 @@ def test_without_topic_key_what_routing_reads_as_talk_is_filtered_not_refused(se
     assert _items(session, bot_id) == []
 
 
+def test_without_topic_key_a_pattern_verdict_keeps_its_own_kind(session: Session) -> None:
+    """With a view the publish path's own pattern check does not run, so routing's verdict is the one refused: a
+    greeting is named a greeting (the engine says which kind, not a guess from its reason's words)."""
+    bot_id = _bot(session)
+    view = {"type": "metric", "label": "open tickets", "value": 0}
+    error = _refused(session, bot_id, topic_key=None, title="Hi", content="Good morning!", view=view)
+    assert (error.code, error.details["noise_kind"]) == ("filtered_noise", "greeting")
+    assert _items(session, bot_id) == []
+
+
 def test_without_topic_key_unmatched_content_is_not_routed_under_policy_skip(session: Session) -> None:
     bot_id = _bot(session, fallback_policy="skip")
     error = _refused(session, bot_id, topic_key="  ", title="Bakery sales report", content=UNMATCHED_CONTENT)

@@ -75,20 +75,22 @@ PG_INDEX_NEW = (
 
 
 def _backfill(bind: sa.engine.Connection) -> None:
-    """Each stored item with a view gets its words (in batches: a large instance has many)."""
-    rows = bind.execute(sa.text("SELECT id, view_json FROM topic_item WHERE view_json IS NOT NULL")).fetchall()
+    """Each stored item with a view gets its words, read and written 500 at a time by id (a large instance holds
+    many: never all of them in memory at once)."""
+    page = sa.text(
+        "SELECT id, view_json FROM topic_item WHERE view_json IS NOT NULL AND id > :after ORDER BY id LIMIT 500"
+    )
     update = sa.text("UPDATE topic_item SET view_text = :text WHERE id = :id")
-    batch = []
-    for item_id, raw in rows:
-        view = json.loads(raw) if isinstance(raw, str) else raw
-        text = view_search_text(view)
-        if text:
-            batch.append({"id": item_id, "text": text})
-        if len(batch) >= 500:
+    after = 0
+    while rows := bind.execute(page, {"after": after}).fetchall():
+        batch = []
+        for item_id, raw in rows:
+            text = view_search_text(json.loads(raw) if isinstance(raw, str) else raw)
+            if text:
+                batch.append({"id": item_id, "text": text})
+        if batch:
             bind.execute(update, batch)
-            batch = []
-    if batch:
-        bind.execute(update, batch)
+        after = rows[-1][0]
 
 
 def _has_trigram_index(bind: sa.engine.Connection) -> bool:
