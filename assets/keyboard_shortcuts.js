@@ -26,6 +26,13 @@
     el.__tdAtEnd = true;
     requestAnimationFrame(() => { el.scrollTop = el.scrollHeight; });
   };
+  // A link to an item (?item=) shows its row too, wherever it is in the list: tried for up to 30 frames,
+  // until the list is drawn (topic_panel/state.py calls it once the item is opened).
+  window.__tdShowRow = (id, tries = 30) => {
+    const row = document.getElementById(id);
+    if (row) row.scrollIntoView({ block: "center" });
+    else if (tries > 0) requestAnimationFrame(() => window.__tdShowRow(id, tries - 1));
+  };
   // Back (or Forward) to an address without an open item: a page that shows items closes the one
   // it shows (the item was opened with history.pushState; see topic_panel/state.py _url_script).
   window.addEventListener("popstate", () => {

@@ -21,7 +21,11 @@ def list_audit(
     session: ReadSession,
     bot_id: str | None = None,
     tool: str | None = Query(default=None, description="An MCP tool or an action (bot.create, topic.update, …)."),
-    outcome: str | None = None,
+    outcome: str | None = Query(
+        default=None,
+        description="ok, deduplicated, updated, refused, error or suppressed; or failed: the rows Insights' failure "
+        "rate counts (refused or error, but not a filtered_* refusal, and suppressed).",
+    ),
     actor: str | None = Query(default=None, description="A username, API token name, bot id or system task."),
     actor_kind: str | None = Query(default=None, description="bot, user, api_token or system"),
     error_code: str | None = None,

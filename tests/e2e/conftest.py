@@ -39,7 +39,7 @@ from slugify import slugify
 from sqlalchemy.engine import Engine
 
 from tests.support.databases import TEST_DATABASE_URL, postgres_database
-from tests.support.server import configured, free_port
+from tests.support.server import COMPILE_LOCK, configured, free_port
 from tests.support.subprocess_server import ReflexRun, linked_web_dir
 from topic_dashboard.db import create_db_engine
 from topic_dashboard.launcher import built_port
@@ -111,7 +111,7 @@ class E2EApp:
         return self.url.rstrip("/") + route
 
 
-START_LOCK = ROOT / ".web-e2e.lock"
+START_LOCK = COMPILE_LOCK  # one start (one Reflex compile) at a time, unit suite included
 
 
 def _worker_web_dir(purpose: str = "") -> Path | None:

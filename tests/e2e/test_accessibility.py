@@ -114,3 +114,32 @@ def test_the_delivery_off_banner_reads_with_enough_contrast(page: Page, e2e_app:
     expect(page.locator("#delivery-off-banner")).to_be_visible()
     page.wait_for_load_state("networkidle")
     assert not _violations(page)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_audit_outcome_badge_reads_with_enough_contrast(page: Page, e2e_app: E2EApp, scheme: str) -> None:
+    """The Audit page is checked as it opens, with whatever rows the suite left: an `updated` row's cyan badge
+    failed the contrast check only when another flow had updated an item first. Here every outcome is there."""
+    from sqlmodel import Session
+
+    from topic_dashboard.models import AuditLog
+
+    bot_id, _ = make_bot(e2e_app, "ci")
+    with Session(e2e_app.engine) as session:
+        for outcome, code in (
+            ("ok", None),
+            ("deduplicated", None),
+            ("updated", None),
+            ("refused", "validation_error"),
+            ("refused", "filtered_progress"),
+            ("error", "internal_error"),
+            ("suppressed", None),
+        ):
+            session.add(AuditLog(bot_id=bot_id, tool="topic_publish", outcome=outcome, error_code=code))
+        session.commit()
+    page.emulate_media(color_scheme=scheme)
+    log_in(page, e2e_app, ADMIN)
+    page.goto(e2e_app.path(f"/audit?bot={bot_id}"))
+    expect(page.locator("#audit-table td[data-label='Outcome']")).to_have_count(8)  # and the topic's creation
+    page.wait_for_load_state("networkidle")
+    assert not _violations(page)

@@ -17,6 +17,7 @@ from sqlmodel import Session
 from tests.e2e.accounts_support import unique
 from tests.e2e.conftest import E2EApp, screenshot_path
 from tests.e2e.pages.audit import AuditPage
+from tests.e2e.pages.insights import InsightsPage
 from tests.e2e.topic_panel_support import log_in, make_bot, mcp_publish
 from topic_dashboard.models import Bot
 from topic_dashboard.services import accounts
@@ -217,3 +218,13 @@ def test_an_address_that_names_a_bot_opens_on_its_rows(page: Page, e2e_app: E2EA
     values = [int(text) for text in ticks.all_text_contents()]
     steps = {b - a for a, b in pairwise(values)}
     assert len(values) >= 3 and len(steps) == 1, values
+
+    # Its failures, as Insights counts them: the link from "Failure rate per bot" opened all of the bot's rows
+    _, answer = mcp_publish(e2e_app, token, title="Deploy finished", content="v2.4 is live", level="catastrophic")
+    assert answer["error"]["code"] == "validation_error", answer  # a failure: a level that does not exist
+    insights = InsightsPage(page, e2e_app.url).open(f"?bot={bot_id}")
+    insights.page.locator("#failures-table").get_by_role("link", name=bot_name).click()
+    page.wait_for_url(f"**/audit?bot={bot_id}&outcome=failed")
+    expect(audit.outcome_select()).to_contain_text("failures (as Insights counts)")
+    expect(audit.rows()).to_have_count(1)  # the refused publish; not the filtered progress nor the topic's creation
+    expect(audit.rows().first).not_to_contain_text("filtered")

@@ -202,6 +202,20 @@ def test_on_a_phone_back_closes_the_item_and_stays_in_the_app(page: Page, e2e_ap
     expect(panel.detail_title()).to_have_count(0)
     expect(panel.rows()).to_have_count(2)  # the list again, still in the app
 
+    # The way back is said on the page too (a walkthrough found only a small ×), and only on a phone.
+    panel.row(first).click()
+    back = page.locator("#detail-back")
+    expect(back).to_have_text("Back to All items")
+    expect(back).to_be_in_viewport()
+    page.screenshot(path=screenshot_path("phone-detail-back.png"))
+    back.click()
+    expect(panel.detail_title()).to_have_count(0)
+    expect(panel.rows()).to_have_count(2)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    panel.row(first).click()
+    expect(panel.detail_title()).to_have_text("first result")
+    expect(back).to_be_hidden()  # beside the list, the list is there already
+
 
 def test_timeline_times_are_shown_as_times_not_iso_strings(page: Page, e2e_app: E2EApp) -> None:
     bot_id, _ = make_bot(e2e_app, "ops")

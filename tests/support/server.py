@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import socket
 import threading
@@ -9,11 +10,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import uvicorn
 
 from topic_dashboard.db import dispose_engines
 from topic_dashboard.settings import reset_settings_cache
+
+# One Reflex compile at a time on this checkout: each writes reflex.lock/package.json and .web, and a second
+# worker that read the file while the first rewrote it found it empty and failed to set up (session 45; the
+# browser flows' apps take the same lock to start: tests/e2e/conftest.py START_LOCK).
+COMPILE_LOCK = Path(__file__).resolve().parents[2] / ".web-e2e.lock"
 
 
 @dataclass
@@ -69,7 +76,9 @@ def serve_app() -> Iterator[str]:
     reset_settings_cache()
     from reflex.utils import prerequisites
 
-    asgi = prerequisites.get_and_validate_app().app()
+    with COMPILE_LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        asgi = prerequisites.get_and_validate_app().app()
     server = uvicorn.Server(uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

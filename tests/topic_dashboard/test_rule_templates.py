@@ -131,6 +131,12 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
         "completed' shares its words, but the model does not hold its meaning close enough to veto (the English "
         "template does: session 44)"
     ),
+    ("english", "The weekly backup of the production database completed in 14 minutes"): (
+        "a coin's toss: alerts_en 0.47 against the inbox's 0.45 on session 45's machine (AMD EPYC, AVX2), where it "
+        "stayed out on session 44's: the model's int8 arithmetic differs between CPUs in the last digits, and "
+        "nothing else in the evidence tips it (the exclusion shares its words, not enough of its meaning; a "
+        "negative example of a routine backup moved it by 0.02)"
+    ),
     ("chinese", "The weekly backup of the production database completed in 14 minutes"): (
         "the exclusion is in the other language ('例行任务正常完成：备份完成'): its words are not in the message"
     ),

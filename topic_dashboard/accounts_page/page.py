@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from topic_dashboard.accounts_page.state import TOKEN_LABELS, AccountRow, AccountsState, TokenRow
+from topic_dashboard.components.confirm_dialog import confirm_dialog
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.services.accounts import MAX_API_TOKEN_DAYS, ROLES
 
@@ -314,7 +315,7 @@ def tokens_card() -> rx.Component:
     )
 
 
-def confirm_dialog() -> rx.Component:
+def account_action_dialog() -> rx.Component:
     descriptions = rx.match(
         S.confirm_action,
         ("disable", "They cannot log in until an admin enables them again; their open sessions end now."),
@@ -330,26 +331,14 @@ def confirm_dialog() -> rx.Component:
         ("revoke_token", "Programs using this token are refused from now on. This cannot be undone."),
         "",
     )
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title(S.confirm_button + ": " + S.confirm_label + "?"),
-            rx.alert_dialog.description(descriptions),
-            rx.hstack(
-                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                rx.alert_dialog.action(
-                    rx.button(
-                        S.confirm_button,
-                        color_scheme=rx.cond(S.confirm_action == "log_out_everywhere", "amber", "red"),
-                        on_click=S.confirm,
-                        id="confirm-action",
-                    )
-                ),
-                justify="end",
-                spacing="2",
-                margin_top="1rem",
-            ),
-        ),
-        open=S.confirm_open,
+    return confirm_dialog(
+        title=S.confirm_button + ": " + S.confirm_label + "?",
+        description=descriptions,
+        action_label=S.confirm_button,
+        action_color=rx.cond(S.confirm_action == "log_out_everywhere", "amber", "red"),
+        on_confirm=S.confirm,
+        action_id="confirm-action",
+        is_open=S.confirm_open,
         on_open_change=S.set_confirm_open,
     )
 
@@ -396,7 +385,7 @@ def accounts_page() -> rx.Component:
                 "Ask an admin to add a person, change a role or reset a password.",
             ),
         ),
-        confirm_dialog(),
+        account_action_dialog(),
         secret_dialog(),
         title="Accounts",
     )

@@ -5,26 +5,29 @@ from __future__ import annotations
 import reflex as rx
 
 from topic_dashboard.audit_page.detail import KIND_LABELS, DetailFact
-from topic_dashboard.audit_page.state import ALL, AuditRow, AuditState
+from topic_dashboard.audit_page.state import ALL, OUTCOMES, AuditRow, AuditState
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.layout import empty_state, page_shell
-from topic_dashboard.services.audit import ACTIONS, MCP_TOOLS
+from topic_dashboard.services.audit import ACTIONS, FAILED, MCP_TOOLS
 
 S = AuditState
-OUTCOMES = ("ok", "deduplicated", "updated", "refused", "error", "suppressed")
+# the rows Insights' failure rate counts: refused or error (a filtered refusal is not a failure) and suppressed
+OUTCOME_CHOICES = [(o, o) for o in OUTCOMES] + [(FAILED, "failures (as Insights counts)")]
 
 
 def _outcome(row: AuditRow) -> rx.Component:
     return rx.match(
         row.outcome,
         ("ok", rx.badge("ok", color_scheme="green", high_contrast=True, size="1")),
-        ("deduplicated", rx.badge("deduplicated", color_scheme="blue", size="1")),
-        ("updated", rx.badge("updated", color_scheme="cyan", size="1")),
+        ("deduplicated", rx.badge("deduplicated", color_scheme="blue", high_contrast=True, size="1")),
+        # blue, cyan and orange text on their own tint fall short of AA contrast in the light theme (axe)
+        ("updated", rx.badge("updated", color_scheme="cyan", high_contrast=True, size="1")),
         (
             "suppressed",
             rx.badge(
                 "suppressed ×" + row.calls.to_string(),
                 color_scheme="orange",
+                high_contrast=True,
                 size="1",
                 title="refusals beyond the per-minute cap, counted in one row",
             ),
@@ -155,7 +158,7 @@ def filters() -> rx.Component:
                 on_change=S.set_bot,
             ),
             _select(S.tool, S.set_tool, "All actions", actions),
-            _select(S.outcome, S.set_outcome, "All outcomes", [(o, o) for o in OUTCOMES]),
+            _select(S.outcome, S.set_outcome, "All outcomes", OUTCOME_CHOICES),
             rx.spacer(),
             rx.button(rx.icon("download", size=14), "CSV", variant="soft", on_click=S.export_csv, id="audit-export"),
             rx.icon_button(rx.icon("refresh-cw", size=14), variant="soft", on_click=S.refresh, aria_label="Refresh"),

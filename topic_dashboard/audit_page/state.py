@@ -19,6 +19,9 @@ from topic_dashboard.services import audit as audit_service
 
 PAGE = 100
 ALL = "all"
+OUTCOMES = ("ok", "deduplicated", "updated", "refused", "error", "suppressed")
+# what `?outcome=` may name: a stored outcome, or the failures as Insights counts them
+LINKED_OUTCOMES = frozenset((*OUTCOMES, audit_service.FAILED))
 
 
 @dataclasses.dataclass
@@ -98,9 +101,12 @@ class AuditState(SignedInState):
         """on_load: the whole trail. A trail narrowed to the bot last chosen would hide what people and tokens
         did (they have no bot): this page opens on all bots, and uses `bot_choice` for its options only."""
         self.bots, _ = bot_choice("", reader=self._principal().user_id, fallback=False)
-        wanted = self.router.url.query_parameters.get("bot", "")
+        query = self.router.url.query_parameters
+        wanted = query.get("bot", "")
         if any(bot.id == wanted for bot in self.bots):  # a link that names a bot (Insights' failure rate per bot)
             self.bot_id = wanted
+        if query.get("outcome", "") in LINKED_OUTCOMES:  # ... and its failures
+            self.outcome = query["outcome"]
         self._load()
 
     def _reader(self) -> audit_service.AuditReader:

@@ -8,6 +8,7 @@ import reflex as rx
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.bots_page.bot_settings import config_editor
 from topic_dashboard.bots_page.state import BotRow, BotsState
+from topic_dashboard.components.confirm_dialog import confirm_dialog
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.components.unsaved_dialog import unsaved_dialog
 
@@ -244,39 +245,22 @@ def token_dialog() -> rx.Component:
     )
 
 
-def confirm_dialog() -> rx.Component:
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title(
-                rx.cond(S.confirm_action == "rotate", "Rotate the token of ", "Delete ") + S.confirm_bot_name + "?"
-            ),
-            rx.alert_dialog.description(
-                rx.cond(
-                    S.confirm_action == "rotate",
-                    "A new token is written into the bot's config.json. The old token stops working at once; "
-                    "a bot still running with it sees 'failed to connect' until it reloads its config.",
-                    "Its topics, settings, conversations and all "
-                    + S.confirm_items.to_string()
-                    + " items are deleted. "
-                    "Its config.json stays on disk, but its token no longer works. The audit trail is kept.",
-                ),
-            ),
-            rx.hstack(
-                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                rx.alert_dialog.action(
-                    rx.button(
-                        rx.cond(S.confirm_action == "rotate", "Rotate token", "Delete bot"),
-                        color_scheme=rx.cond(S.confirm_action == "rotate", "amber", "red"),
-                        on_click=S.confirm,
-                        id="confirm-action",
-                    )
-                ),
-                justify="end",
-                spacing="2",
-                margin_top="1rem",
-            ),
+def token_action_dialog() -> rx.Component:
+    """Rotate a bot's token, or delete the bot: both ask first, saying what stops working."""
+    return confirm_dialog(
+        title=rx.cond(S.confirm_action == "rotate", "Rotate the token of ", "Delete ") + S.confirm_bot_name + "?",
+        description=rx.cond(
+            S.confirm_action == "rotate",
+            "A new token is written into the bot's config.json. The old token stops working at once; "
+            "a bot still running with it sees 'failed to connect' until it reloads its config.",
+            "Its topics, settings, conversations and all " + S.confirm_items.to_string() + " items are deleted. "
+            "Its config.json stays on disk, but its token no longer works. The audit trail is kept.",
         ),
-        open=S.confirm_open,
+        action_label=rx.cond(S.confirm_action == "rotate", "Rotate token", "Delete bot"),
+        action_color=rx.cond(S.confirm_action == "rotate", "amber", "red"),
+        on_confirm=S.confirm,
+        action_id="confirm-action",
+        is_open=S.confirm_open,
         on_open_change=S.set_confirm_open,
     )
 
@@ -321,7 +305,7 @@ def bots_page() -> rx.Component:
         config_editor(),
         create_dialog(),
         token_dialog(),
-        confirm_dialog(),
+        token_action_dialog(),
         # switching bots (another bot's Settings, a row's Topics, an address naming another bot) with edits unsaved
         unsaved_dialog(
             is_open=S.pending_url != "",

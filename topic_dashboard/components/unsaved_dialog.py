@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from topic_dashboard.components.confirm_dialog import confirm_dialog
+
 
 def unsaved_dialog(
     *,
@@ -19,29 +21,17 @@ def unsaved_dialog(
     id_prefix: str,
 ) -> rx.Component:
     """The dialog, open while `is_open`; its parts are `<id_prefix>-unsaved-dialog`, `-keep-editing`, `-discard`."""
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title("Discard unsaved changes?"),
-            rx.alert_dialog.description(description),
-            rx.hstack(
-                rx.alert_dialog.cancel(
-                    rx.button(
-                        "Keep editing",
-                        variant="soft",
-                        color_scheme="gray",
-                        on_click=on_keep,
-                        id=f"{id_prefix}-keep-editing",
-                    )
-                ),
-                rx.alert_dialog.action(
-                    rx.button("Discard changes", color_scheme="red", on_click=on_discard, id=f"{id_prefix}-discard")
-                ),
-                justify="end",
-                spacing="2",
-                margin_top="1rem",
-            ),
-            id=f"{id_prefix}-unsaved-dialog",
-        ),
-        open=is_open,
+    return confirm_dialog(
+        title="Discard unsaved changes?",
+        description=description,
+        cancel_label="Keep editing",
+        on_cancel=on_keep,
+        cancel_id=f"{id_prefix}-keep-editing",
+        action_label="Discard changes",
+        action_color="red",
+        on_confirm=on_discard,
+        action_id=f"{id_prefix}-discard",
+        dialog_id=f"{id_prefix}-unsaved-dialog",
+        is_open=is_open,
         on_open_change=on_open_change,
     )

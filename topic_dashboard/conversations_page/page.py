@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
+from topic_dashboard.components.confirm_dialog import confirm_dialog
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.conversations_page.state import (
     CARD_ID_FIELD,
@@ -263,25 +264,15 @@ def conversation_header() -> rx.Component:
                 spacing="2",
             ),
         ),
-        rx.alert_dialog.root(
-            rx.alert_dialog.content(
-                rx.alert_dialog.title("Delete this conversation?"),
-                rx.alert_dialog.description(
-                    "Its messages go; results the bot published from it stay in their topics.", size="2"
-                ),
-                rx.hstack(
-                    rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                    rx.alert_dialog.action(
-                        rx.button(
-                            "Delete", color_scheme="red", on_click=S.delete_open_conversation, id="delete-confirm"
-                        )
-                    ),
-                    justify="end",
-                    spacing="2",
-                    margin_top="1rem",
-                ),
-            ),
-            open=S.delete_open,
+        confirm_dialog(
+            title="Delete this conversation?",
+            description="Its messages go; results the bot published from it stay in their topics.",
+            description_size="2",
+            action_label="Delete",
+            action_color="red",
+            on_confirm=S.delete_open_conversation,
+            action_id="delete-confirm",
+            is_open=S.delete_open,
             on_open_change=S.set_delete_open,
         ),
         width="100%",

@@ -18,6 +18,7 @@ from topic_dashboard.insights_page.state import (
     ToolLatency,
 )
 from topic_dashboard.services.alerts import KINDS
+from topic_dashboard.services.audit import FAILED
 
 S = InsightsState
 RANGE_LABELS = (("24h", "24 hours"), ("7d", "7 days"), ("12w", "12 weeks"))
@@ -148,7 +149,7 @@ def decisions_chart() -> rx.Component:
 
 def _failure_row(row: BotFailure) -> rx.Component:
     return rx.table.row(
-        rx.table.row_header_cell(rx.link(row.name, href="/audit?bot=" + row.bot_id)),
+        rx.table.row_header_cell(rx.link(row.name, href="/audit?bot=" + row.bot_id + "&outcome=" + FAILED)),
         rx.table.cell(row.calls),
         rx.table.cell(row.failed),
         rx.table.cell(

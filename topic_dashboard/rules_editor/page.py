@@ -6,6 +6,7 @@ import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import BotOption
+from topic_dashboard.components.confirm_dialog import confirm_dialog
 from topic_dashboard.components.keyboard import hidden_button
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.components.unsaved_dialog import unsaved_dialog
@@ -810,44 +811,30 @@ def rules_unsaved_dialog() -> rx.Component:
 
 
 def delete_dialog() -> rx.Component:
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title("Delete topic " + RuleEditorState.selected_key + "?"),
-            rx.alert_dialog.description(
-                rx.cond(
-                    DeleteTopicState.delete_item_count > 0,
-                    "It has " + DeleteTopicState.delete_item_count.to_string() + " items. What should happen to them?",
-                    "It has no items. Bots can no longer publish to it; its rule's history is kept.",
+    return confirm_dialog(
+        title="Delete topic " + RuleEditorState.selected_key + "?",
+        description=rx.cond(
+            DeleteTopicState.delete_item_count > 0,
+            "It has " + DeleteTopicState.delete_item_count.to_string() + " items. What should happen to them?",
+            "It has no items. Bots can no longer publish to it; its rule's history is kept.",
+        ),
+        body=rx.cond(
+            DeleteTopicState.delete_item_count > 0,
+            rx.radio_group.root(
+                rx.vstack(
+                    rx.radio_group.item("Move them to the fallback topic", value="move"),
+                    rx.radio_group.item("Delete them", value="delete"),
                 ),
-            ),
-            rx.cond(
-                DeleteTopicState.delete_item_count > 0,
-                rx.radio_group.root(
-                    rx.vstack(
-                        rx.radio_group.item("Move them to the fallback topic", value="move"),
-                        rx.radio_group.item("Delete them", value="delete"),
-                    ),
-                    value=DeleteTopicState.delete_items,
-                    on_change=DeleteTopicState.set_delete_items,
-                    id="delete-items-choice",
-                ),
-            ),
-            rx.hstack(
-                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                rx.alert_dialog.action(
-                    rx.button(
-                        "Delete topic",
-                        color_scheme="red",
-                        on_click=DeleteTopicState.confirm_delete,
-                        id="delete-confirm",
-                    )
-                ),
-                justify="end",
-                spacing="2",
-                margin_top="1rem",
+                value=DeleteTopicState.delete_items,
+                on_change=DeleteTopicState.set_delete_items,
+                id="delete-items-choice",
             ),
         ),
-        open=DeleteTopicState.delete_open,
+        action_label="Delete topic",
+        action_color="red",
+        on_confirm=DeleteTopicState.confirm_delete,
+        action_id="delete-confirm",
+        is_open=DeleteTopicState.delete_open,
         on_open_change=DeleteTopicState.set_delete_open,
     )
 

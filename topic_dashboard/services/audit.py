@@ -45,6 +45,17 @@ def failed_call(outcome: Any, error_code: Any) -> sa.ColumnElement[bool]:
 
 
 SUPPRESSED = "suppressed"
+# Not an outcome that is stored: the filter for the rows the failure rate counts (`failing_row`), so that
+# Insights' "Failure rate per bot" can open the Audit page on a bot's failures and nothing else.
+FAILED = "failed"
+
+
+def failing_row(outcome: Any, error_code: Any) -> sa.ColumnElement[bool]:
+    """SQL: a row the failure rate counts: a failed call (`failed_call`) or a `suppressed` row, which counts
+    the refusals past the per-minute cap."""
+    return sa.or_(outcome == SUPPRESSED, failed_call(outcome, error_code))
+
+
 SUPPRESSED_TOOL = "*"
 ACTOR_KINDS = ("bot", "user", "api_token", "system")
 MCP_TOOLS = ("topic_list_topics", "topic_get_schema", "topic_route", "topic_publish", "ccweb_list_user_inputs")
@@ -478,10 +489,14 @@ def list_calls(
 ) -> list[AuditPublic]:
     """Audit rows newest first, filtered (by the values as stored; `tool` is the tool or action name;
     `since` inclusive, `until` exclusive; a naive time is UTC), paged by id: pass the last row's id
-    as `before_id` for the next page. With a `reader` who is no admin, others' account rows are left out."""
+    as `before_id` for the next page. `outcome` "failed" (FAILED) finds the rows the failure rate counts.
+    With a `reader` who is no admin, others' account rows are left out."""
     query = select(AuditLog)
     if reader is not None and not reader.is_admin:
         query = query.where(_readable_by(reader))
+    if outcome == FAILED:
+        query = query.where(failing_row(col(AuditLog.outcome), col(AuditLog.error_code)))
+        outcome = None
     for column, value, limit_chars in (
         (AuditLog.bot_id, bot_id, FIELD_MAX_CHARS),
         (AuditLog.tool, tool, FIELD_MAX_CHARS),

@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from topic_dashboard.models import AuditHour, AuditLog, AuditRollup, Bot, Topic, utcnow
 from topic_dashboard.models.audit import LATENCY_BANDS, LATENCY_EDGES_MS
-from topic_dashboard.services.audit import failed_call
+from topic_dashboard.services.audit import failing_row
 
 ROLLUP_GRACE = timedelta(minutes=5)
 HOUR_FORMAT = "%Y-%m-%d %H"
@@ -264,7 +264,7 @@ def insights(
         if (bot_id, topic_key) in fallbacks:
             result.fallback += int(n or 0)
 
-    failing = sa.or_(src.c.outcome == "suppressed", failed_call(src.c.outcome, src.c.error_code))
+    failing = failing_row(src.c.outcome, src.c.error_code)
     failed = sa.func.sum(sa.case((failing, src.c.calls), else_=0))
     per_bot = sa.select(src.c.bot_id, calls, failed).where(src.c.bot_id.is_not(None)).group_by(src.c.bot_id)
     result.bots = sorted(

@@ -8,6 +8,7 @@ import reflex as rx
 
 from topic_dashboard.auth.state import AuthState
 from topic_dashboard.components.bot_choice import BotOption
+from topic_dashboard.components.confirm_dialog import confirm_dialog
 from topic_dashboard.components.keyboard import KEYBOARD_ONLY, hidden_button, key_hint, shortcuts
 from topic_dashboard.components.layout import empty_state, page_shell
 from topic_dashboard.item_views.limits import LEVELS
@@ -79,29 +80,20 @@ def _delivery_switch() -> rx.Component:
 
 def delivery_off_dialog() -> rx.Component:
     """Turning delivery off asks first: results the bot finishes meanwhile stay in the chat for good."""
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title("Turn off topic delivery for " + S.bot_name + "?"),
-            rx.alert_dialog.description(
-                "Until it is on again, this bot's results are not published here: what it finishes stays in its "
-                "chats and is not added here later. Everything already here stays readable, and the bot keeps its "
-                "connection to the dashboard (topic_mcp).",
-                size="2",
-            ),
-            rx.hstack(
-                rx.alert_dialog.cancel(
-                    rx.button("Keep it on", variant="soft", color_scheme="gray", id="delivery-off-cancel")
-                ),
-                rx.alert_dialog.action(
-                    rx.button("Turn off", color_scheme="red", on_click=S.confirm_topic_off, id="delivery-off-ok")
-                ),
-                justify="end",
-                spacing="2",
-                margin_top="1rem",
-            ),
-            id="delivery-off-confirm",
-        ),
-        open=S.delivery_off_open,
+    return confirm_dialog(
+        title="Turn off topic delivery for " + S.bot_name + "?",
+        description="Until it is on again, this bot's results are not published here: what it finishes stays in its "
+        "chats and is not added here later. Everything already here stays readable, and the bot keeps its "
+        "connection to the dashboard (topic_mcp).",
+        description_size="2",
+        cancel_label="Keep it on",
+        cancel_id="delivery-off-cancel",
+        action_label="Turn off",
+        action_color="red",
+        on_confirm=S.confirm_topic_off,
+        action_id="delivery-off-ok",
+        dialog_id="delivery-off-confirm",
+        is_open=S.delivery_off_open,
         on_open_change=S.set_delivery_off_open,
     )
 
@@ -742,26 +734,17 @@ def _mobile_topic_picker() -> rx.Component:
 
 def mark_read_dialog() -> rx.Component:
     """'Mark all read' asks first, naming how many items of this view it will read."""
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title(
-                "Mark " + S.mark_read_count.to_string() + rx.cond(S.mark_read_count == 1, " item", " items") + " read?"
-            ),
-            rx.alert_dialog.description(
-                "Everything unread in " + S.heading + " with the filters you set, up to the newest item shown. "
-                "You can undo it for a few seconds.",
-                size="2",
-            ),
-            rx.hstack(
-                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", id="mark-read-cancel")),
-                rx.alert_dialog.action(rx.button("Mark read", on_click=S.confirm_mark_read, id="mark-read-ok")),
-                justify="end",
-                spacing="2",
-                margin_top="1rem",
-            ),
-            id="mark-read-confirm",
-        ),
-        open=S.mark_read_open,
+    return confirm_dialog(
+        title="Mark " + S.mark_read_count.to_string() + rx.cond(S.mark_read_count == 1, " item", " items") + " read?",
+        description="Everything unread in " + S.heading + " with the filters you set, up to the newest item shown. "
+        "You can undo it for a few seconds.",
+        description_size="2",
+        cancel_id="mark-read-cancel",
+        action_label="Mark read",
+        on_confirm=S.confirm_mark_read,
+        action_id="mark-read-ok",
+        dialog_id="mark-read-confirm",
+        is_open=S.mark_read_open,
         on_open_change=S.set_mark_read_open,
     )
 
@@ -1067,6 +1050,19 @@ def detail_column() -> rx.Component:
         rx.cond(
             S.has_detail,
             rx.vstack(
+                # On a phone the open item has the whole width: the way back to the list is said, not only a ×.
+                rx.button(
+                    rx.icon("arrow-left", size=14),
+                    rx.text("Back to " + S.heading, trim="both", overflow="hidden", text_overflow="ellipsis"),
+                    on_click=S.close_detail,
+                    variant="soft",
+                    color_scheme="gray",
+                    size="2",
+                    max_width="100%",
+                    white_space="nowrap",
+                    display=["flex", "flex", "none"],
+                    id="detail-back",
+                ),
                 _detail_actions(),
                 rx.heading(D.title, size="5", id="detail-title"),
                 rx.hstack(

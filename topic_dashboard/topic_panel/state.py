@@ -43,11 +43,8 @@ from topic_dashboard.topic_panel.rows import (
 )
 
 PAGE_SIZE = 40
-# Scroll a row into view once it is drawn (up to 30 frames).
-_SCROLL_TO_ROW = (
-    "(function go(n){const row=document.getElementById('item-%d');"
-    "if(row){row.scrollIntoView({block:'center'});}else if(n>0){requestAnimationFrame(()=>go(n-1));}})(30)"
-)
+# Scroll a row into view once it is drawn (assets/keyboard_shortcuts.js).
+_SCROLL_TO_ROW = "window.__tdShowRow?.('item-%d')"
 # The rows the list holds at most (in the state and in the page): a window that "Load more" moves
 # down and "Back to newest" resets, so a session that sees 10,000 items answers as fast as one of 40.
 LIST_WINDOW = 500

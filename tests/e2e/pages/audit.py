@@ -51,6 +51,9 @@ class AuditPage(Shell):
     def filter_since(self, day: str) -> None:
         self.page.locator("#audit-since").fill(day)
 
+    def outcome_select(self) -> Locator:
+        return self.page.get_by_role("combobox", name="All outcomes")
+
     def bot_select(self) -> Locator:
         """The bot filter: the page's first select."""
         return self.page.locator(self.BOT_SELECT)

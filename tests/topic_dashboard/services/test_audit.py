@@ -487,6 +487,37 @@ def test_hourly_counts_split_accepted_and_refused_per_hour_for_bots_only(session
     }
 
 
+def test_outcome_failed_finds_the_rows_the_failure_rate_counts_and_nothing_else(session: Session) -> None:
+    """Insights' "Failure rate per bot" opens the Audit page on `outcome=failed`: a refusal or error that says
+    something went wrong, and the suppressed rows; a filtered refusal (chat kept out), an accepted call, another
+    bot's failure are not among them. The other filters still apply beside it."""
+    now = utcnow()
+    session.add_all(
+        [
+            AuditLog(bot_id="b1", tool="topic_publish", outcome="ok", created_at=now),
+            AuditLog(bot_id="b1", tool="topic_publish", outcome="deduplicated", created_at=now),
+            AuditLog(bot_id="b1", tool="topic_route", outcome="refused", error_code="validation_error", created_at=now),
+            AuditLog(bot_id="b1", tool="topic_publish", outcome="refused", error_code="filtered_noise", created_at=now),
+            AuditLog(bot_id="b1", tool="topic_publish", outcome="error", error_code="internal_error", created_at=now),
+            AuditLog(bot_id="b1", tool="*", outcome="suppressed", item_id=4, created_at=now),
+            AuditLog(bot_id="b2", tool="topic_publish", outcome="refused", error_code="not_found", created_at=now),
+        ]
+    )
+    session.commit()
+    failed = list_calls(session=session, bot_id="b1", outcome=audit.FAILED)
+    assert sorted((row.outcome, row.error_code) for row in failed) == [
+        ("error", "internal_error"),
+        ("refused", "validation_error"),
+        ("suppressed", None),
+    ]
+    assert [row.tool for row in list_calls(session=session, bot_id="b1", outcome="failed", tool="topic_route")] == [
+        "topic_route"
+    ]
+    assert len(list_calls(session=session, outcome="failed")) == 4  # b2's too, without a bot
+    # a stored outcome is still matched as it is
+    assert len(list_calls(session=session, bot_id="b1", outcome="refused")) == 2
+
+
 # --- who reads what -------------------------------------------------------------------------------
 
 
