@@ -86,7 +86,7 @@ def test_what_a_bot_did_shows_in_the_charts_and_agrees_with_the_numbers(page: Pa
     expect(board.chart_legend("publishes")).to_have_count(2)  # builds, inbox
     expect(board.chart_legend("publishes").first).to_have_text("Builds")  # by name, as the panel says it
     expect(board.chart_drawing("decisions").first).to_be_visible()
-    expect(board.hottest_rows().first).to_contain_text("builds")
+    expect(board.hottest_rows().first).to_contain_text("Builds")  # by name too, as the legend (it said "builds")
     expect(board.latency_table()).to_contain_text("topic_publish")
     page.screenshot(path=str(screenshot_path(f"insights-{look}.png")), full_page=True)
 

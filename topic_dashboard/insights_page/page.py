@@ -171,7 +171,7 @@ def _failure_row(row: BotFailure) -> rx.Component:
 
 def _hot_row(row: HotTopic) -> rx.Component:
     return rx.table.row(
-        rx.table.row_header_cell(rx.link(row.topic_key, href="/?bot=" + row.bot_id + "&view=topic:" + row.topic_key)),
+        rx.table.row_header_cell(rx.link(row.topic_name, href="/?bot=" + row.bot_id + "&view=topic:" + row.topic_key)),
         rx.table.cell(row.bot_name),
         rx.table.cell(row.published),
     )
