@@ -149,7 +149,7 @@ class AuditState(SignedInState):
             latency_ms=row.latency_ms,
             calls=row.calls,
             has_detail=opens(row),
-            filtered=row.outcome == "refused" and (row.error_code or "").startswith(audit_service.FILTERED_PREFIX),
+            filtered=audit_service.is_filtered_refusal(row.outcome, row.error_code),
         )
 
     def _load(self, before_id: int | None = None) -> None:

@@ -146,12 +146,9 @@ class InsightsState(SignedInState):
             seen = insights_service.insights(session=session, bot_ids=scope, range_key=self.range_key)
             # The legend names topics as the panel does, not by key (a walkthrough read "deploys"); across bots
             # one key is one series, named by the first bot's topic of that key.
-            topic_names = topic_service.topic_names(session=session, bot_ids=scope or [bot.id for bot in self.bots])
-            # a hot topic is one bot's: named by that bot's topic (at most eight rows, a few bots)
-            hot_names = {
-                bot_id: topic_service.topic_names(session=session, bot_ids=[bot_id])
-                for bot_id in {row["bot_id"] for row in seen.hottest}
-            }
+            # A hot topic is one bot's: named by that bot's topic.
+            per_bot = topic_service.topic_names_per_bot(session=session, bot_ids=scope or [bot.id for bot in self.bots])
+        topic_names = topic_service.names_by_key(per_bot)
         names = {bot.id: bot.name for bot in self.bots}
         self.series = seen.series
         self.series_keys = [
@@ -188,7 +185,7 @@ class InsightsState(SignedInState):
                 bot_id=row["bot_id"],
                 bot_name=names.get(row["bot_id"], row["bot_id"]),
                 topic_key=row["topic_key"],
-                topic_name=hot_names.get(row["bot_id"], {}).get(row["topic_key"], row["topic_key"]),
+                topic_name=per_bot.get((row["bot_id"], row["topic_key"]), row["topic_key"]),
                 published=row["published"],
             )
             for row in seen.hottest

@@ -44,6 +44,11 @@ def failed_call(outcome: Any, error_code: Any) -> sa.ColumnElement[bool]:
     return sa.and_(outcome.in_(NOT_ACCEPTED), sa.not_(filtered))
 
 
+def is_filtered_refusal(outcome: str, error_code: str | None) -> bool:
+    """A stored row's `failed_call` counterpart: a refusal that kept chat, progress, tool hints or noise out."""
+    return outcome == "refused" and (error_code or "").startswith(FILTERED_PREFIX)
+
+
 SUPPRESSED = "suppressed"
 # Not an outcome that is stored: the filter for the rows the failure rate counts (`failing_row`), so that
 # Insights' "Failure rate per bot" can open the Audit page on a bot's failures and nothing else.
@@ -573,7 +578,8 @@ def hourly_counts(*, session: Session, bot_id: str | None = None, hours: int = 2
     filtered = sa.case((kept_out, 1), else_=0)
     refused = sa.case(
         (outcome == SUPPRESSED, sa.func.coalesce(col(AuditLog.item_id), 1)),
-        (sa.and_(outcome == "refused", sa.not_(kept_out)), 1),
+        (kept_out, 0),
+        (outcome == "refused", 1),
         else_=0,
     )
     accepted = sa.case((outcome.in_(("refused", SUPPRESSED)), 0), else_=1)

@@ -200,17 +200,27 @@ def topic_rows(*, session: Session, bot_id: str, active_only: bool = False) -> l
     return list(session.exec(query.order_by(col(Topic.is_default_fallback).desc(), col(Topic.topic_key))))
 
 
-def topic_names(*, session: Session, bot_ids: list[str]) -> dict[str, str]:
-    """Topic key -> name over `bot_ids` (one query); a key several bots use is named by the first bot's (by id)."""
+def topic_names_per_bot(*, session: Session, bot_ids: list[str]) -> dict[tuple[str, str], str]:
+    """(bot id, topic key) -> name over `bot_ids` (one query), by bot id and then topic id."""
     rows = session.exec(
-        select(Topic.topic_key, Topic.name)
+        select(Topic.bot_id, Topic.topic_key, Topic.name)
         .where(col(Topic.bot_id).in_(bot_ids))
         .order_by(col(Topic.bot_id), col(Topic.id))
     ).all()
+    return {(bot_id, key): name for bot_id, key, name in rows}
+
+
+def names_by_key(per_bot: dict[tuple[str, str], str]) -> dict[str, str]:
+    """Topic key -> name from `topic_names_per_bot`: a key several bots use is named by the first bot's (by id)."""
     names: dict[str, str] = {}
-    for key, name in rows:
+    for (_, key), name in per_bot.items():
         names.setdefault(key, name)
     return names
+
+
+def topic_names(*, session: Session, bot_ids: list[str]) -> dict[str, str]:
+    """Topic key -> name over `bot_ids` (one query); a key several bots use is named by the first bot's (by id)."""
+    return names_by_key(topic_names_per_bot(session=session, bot_ids=bot_ids))
 
 
 def list_topics(*, session: Session, bot_id: str, active_only: bool = False) -> list[TopicPublic]:
